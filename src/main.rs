@@ -1,1 +1,156 @@
-fn main() {}
+//! `sward` command line: parses arguments and dispatches to the crates.
+//!
+//! Every command's real work lives in a library crate (`sward_engine`,
+//! `sward_scenes`, `sward_passes`, `sward_profiling`); this file only turns the
+//! command line into calls and errors into a non-zero exit with a clear message.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+
+/// GPU-driven terrain and grass renderer research engine.
+#[derive(Parser, Debug)]
+#[command(name = "sward", version, about, long_about = None)]
+struct Cli {
+    /// Adapter to use: a case-insensitive substring of the adapter name, or an index
+    /// from `sward info`. `WGPU_BACKEND` selects the backend.
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print adapter, backend, features, limits and tier caps.
+    Info {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List scene presets with their ADTs, MCNKs, placements and models.
+    Presets {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run tier combinations side by side and write a report.
+    Bench(BenchArgs),
+    /// Write a puffin capture of N frames of one tier combination.
+    Capture {
+        #[arg(long)]
+        preset: String,
+        #[arg(long)]
+        tier: String,
+        #[arg(long, default_value_t = 60)]
+        frames: u32,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Render one view of one tier combination to PNG.
+    Shot {
+        #[arg(long)]
+        preset: String,
+        #[arg(long, default_value = "static-batch+static-chunks")]
+        tier: String,
+        /// Named view of the preset (defaults to its first view).
+        #[arg(long)]
+        view: Option<String>,
+        /// Image size as WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// MSAA sample count: 1 or 4.
+        #[arg(long, default_value_t = 4)]
+        msaa: u32,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Interactive viewer (opens a window).
+    Run {
+        #[arg(long, default_value = "elwynn-dense")]
+        preset: String,
+    },
+    /// Write a preset as ADT/WDT/DBC/M2 files.
+    Export {
+        #[arg(long)]
+        preset: String,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Inspect game files.
+    Inspect {
+        #[command(subcommand)]
+        what: InspectCommand,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    #[arg(long, default_value = "elwynn-dense")]
+    preset: String,
+    /// Comma-separated tier combinations, each GRASS or GRASS+TERRAIN.
+    #[arg(long)]
+    tiers: Option<String>,
+    #[arg(long)]
+    frames: Option<u32>,
+    #[arg(long)]
+    warmup: Option<u32>,
+    /// Render size as WxH.
+    #[arg(long)]
+    size: Option<String>,
+    /// MSAA sample count: 1 or 4.
+    #[arg(long)]
+    msaa: Option<u32>,
+    /// Reduced configuration for CI and first runs.
+    #[arg(long)]
+    quick: bool,
+    #[arg(long, default_value = "out/bench")]
+    out: PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+enum InspectCommand {
+    /// Parse an ADT file and print its MCNK headers.
+    Adt {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+        /// Print the interpolated height at world X,Y.
+        #[arg(long, value_name = "X,Y")]
+        height_at: Option<String>,
+    },
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    if let Err(err) = run(cli) {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Info { json } => {
+            let _ = (json, cli.adapter);
+            bail!("`sward info` is not built yet")
+        }
+        Command::Presets { json } => {
+            let _ = json;
+            bail!("`sward presets` is not built yet")
+        }
+        Command::Bench(args) => {
+            let _ = args;
+            bail!("`sward bench` is not built yet")
+        }
+        Command::Capture { .. } => bail!("`sward capture` is not built yet"),
+        Command::Shot { .. } => bail!("`sward shot` is not built yet"),
+        Command::Run { .. } => bail!("`sward run` is not built yet"),
+        Command::Export { .. } => bail!("`sward export` is not built yet"),
+        Command::Inspect { what } => match what {
+            InspectCommand::Adt { .. } => bail!("`sward inspect adt` is not built yet"),
+        },
+    }
+}
