@@ -1,1 +1,16 @@
-//! placeholder
+//! sward's world data: the ADT-like world model and its exact height
+//! reference ([`world`]), ground-effect tables ([`effects`]), detail doodad
+//! models ([`models`]), grass placement ([`placement`]), procedural presets
+//! ([`presets`]) and the streaming 3x3 ADT window ([`window`]).
+//!
+//! Nothing here touches the GPU; renderers consume these types.
+
+pub mod effects;
+pub mod models;
+pub mod world;
+
+pub use effects::{
+    EffectError, GroundEffectDoodad, GroundEffectLayout, GroundEffectTexture, GroundEffects,
+};
+pub use models::{DetailModel, DetailTexture, DetailVertex};
+pub use world::{AdtTile, ChunkCoord, Layer, Mcnk, McnkHeader, TileCoord, World, WorldError};

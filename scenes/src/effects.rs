@@ -1,0 +1,555 @@
+//! Ground-effect tables: GroundEffectTexture (which doodads a terrain layer
+//! grows, how densely) and GroundEffectDoodad (doodad id -> model path), the
+//! three GroundEffectTexture record layouts, and layout detection from a raw
+//! WDBC view (the formats module parses the file, this module types it).
+//!
+//! Layouts (every field a u32):
+//!
+//! | layout | fields | bytes | order |
+//! |---|---|---|---|
+//! | [`GroundEffectLayout::Legacy053`] | 11 | 44 | id, date stamp, continent, zone, texture id, doodad[4], density, sound |
+//! | [`GroundEffectLayout::Classic1121`] | 7 | 28 | id, doodad[4], density, sound |
+//! | [`GroundEffectLayout::Wotlk335`] | 11 | 44 | id, doodad[4], weight[4], density, terrain type |
+//!
+//! Layouts without stored weights give every non-empty slot weight 1. A slot
+//! is empty when it holds 0 or 0xFFFFFFFF. Density 0 means 8 and anything
+//! above 24 is clamped to 24 ([`effective_density`]).
+
+use std::collections::{HashMap, HashSet};
+
+/// Density used when a record stores 0.
+pub const DEFAULT_DENSITY: u32 = 8;
+/// Largest density honoured; larger values are clamped.
+pub const MAX_DENSITY: u32 = 24;
+/// Directory that detail-doodad model names resolve under.
+pub const DETAIL_DIR: &str = "World\\NoDXT\\Detail\\";
+
+/// The density a record's stored value stands for: 0 means 8, above 24 is 24.
+pub fn effective_density(stored: u32) -> u32 {
+    match stored {
+        0 => DEFAULT_DENSITY,
+        d => d.min(MAX_DENSITY),
+    }
+}
+
+/// Whether a doodad slot value means "no doodad".
+pub fn slot_is_empty(v: u32) -> bool {
+    v == 0 || v == u32::MAX
+}
+
+/// A GroundEffectTexture record layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum GroundEffectLayout {
+    /// 0.5.3-era 11 fields: id, date, continent, zone, texture, doodad[4], density, sound.
+    Legacy053,
+    /// 1.12.1 7 fields: id, doodad[4], density, sound.
+    Classic1121,
+    /// 3.3.5a 11 fields: id, doodad[4], weight[4], density, terrain type.
+    Wotlk335,
+}
+
+impl GroundEffectLayout {
+    /// Every layout.
+    pub const ALL: [Self; 3] = [Self::Legacy053, Self::Classic1121, Self::Wotlk335];
+
+    /// Number of u32 fields per record.
+    pub fn field_count(self) -> u32 {
+        match self {
+            Self::Classic1121 => 7,
+            Self::Legacy053 | Self::Wotlk335 => 11,
+        }
+    }
+
+    /// Record size in bytes.
+    pub fn record_size(self) -> u32 {
+        self.field_count() * 4
+    }
+
+    /// Short name (`0.5.3`, `1.12.1`, `3.3.5a`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Legacy053 => "0.5.3",
+            Self::Classic1121 => "1.12.1",
+            Self::Wotlk335 => "3.3.5a",
+        }
+    }
+
+    fn doodad_fields(self) -> std::ops::Range<usize> {
+        match self {
+            Self::Legacy053 => 5..9,
+            Self::Classic1121 | Self::Wotlk335 => 1..5,
+        }
+    }
+}
+
+/// One GroundEffectTexture record, layout-independent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct GroundEffectTexture {
+    /// Record id (what MCLY `effect_id` refers to).
+    pub id: u32,
+    /// GroundEffectDoodad ids of the four slots (0 or 0xFFFFFFFF = empty).
+    pub doodads: [u32; 4],
+    /// Selection weight per slot (1 per non-empty slot in unweighted layouts).
+    pub weights: [u32; 4],
+    /// Density as stored (see [`effective_density`]).
+    pub density: u32,
+    /// Sound id (0.5.3 and 1.12.1), 0 otherwise.
+    pub sound: u32,
+    /// Terrain type (3.3.5a), 0 otherwise.
+    pub terrain_type: u32,
+    /// 0.5.3 date stamp, continent, zone and texture id; zeros otherwise.
+    pub legacy: [u32; 4],
+}
+
+impl GroundEffectTexture {
+    /// [`effective_density`] of this record.
+    pub fn effective_density(&self) -> u32 {
+        effective_density(self.density)
+    }
+
+    /// Decodes one record of `layout` from its u32 fields.
+    pub fn from_fields(layout: GroundEffectLayout, f: &[u32]) -> Result<Self, EffectError> {
+        if f.len() != layout.field_count() as usize {
+            return Err(EffectError::BadShape {
+                reason: format!(
+                    "{} fields for a {} record of {}",
+                    f.len(),
+                    layout.name(),
+                    layout.field_count()
+                ),
+            });
+        }
+        let slots: [u32; 4] = std::array::from_fn(|i| f[layout.doodad_fields().start + i]);
+        let uniform = slots.map(|s| u32::from(!slot_is_empty(s)));
+        Ok(match layout {
+            GroundEffectLayout::Legacy053 => Self {
+                id: f[0],
+                doodads: slots,
+                weights: uniform,
+                density: f[9],
+                sound: f[10],
+                terrain_type: 0,
+                legacy: [f[1], f[2], f[3], f[4]],
+            },
+            GroundEffectLayout::Classic1121 => Self {
+                id: f[0],
+                doodads: slots,
+                weights: uniform,
+                density: f[5],
+                sound: f[6],
+                ..Self::default()
+            },
+            GroundEffectLayout::Wotlk335 => Self {
+                id: f[0],
+                doodads: slots,
+                weights: [f[5], f[6], f[7], f[8]],
+                density: f[9],
+                terrain_type: f[10],
+                ..Self::default()
+            },
+        })
+    }
+
+    /// Encodes this record in `layout` (fields a layout lacks are dropped).
+    pub fn to_fields(&self, layout: GroundEffectLayout) -> Vec<u32> {
+        let d = self.doodads;
+        match layout {
+            GroundEffectLayout::Legacy053 => {
+                let l = self.legacy;
+                vec![
+                    self.id,
+                    l[0],
+                    l[1],
+                    l[2],
+                    l[3],
+                    d[0],
+                    d[1],
+                    d[2],
+                    d[3],
+                    self.density,
+                    self.sound,
+                ]
+            }
+            GroundEffectLayout::Classic1121 => {
+                vec![self.id, d[0], d[1], d[2], d[3], self.density, self.sound]
+            }
+            GroundEffectLayout::Wotlk335 => {
+                let w = self.weights;
+                vec![
+                    self.id,
+                    d[0],
+                    d[1],
+                    d[2],
+                    d[3],
+                    w[0],
+                    w[1],
+                    w[2],
+                    w[3],
+                    self.density,
+                    self.terrain_type,
+                ]
+            }
+        }
+    }
+}
+
+/// One GroundEffectDoodad record.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct GroundEffectDoodad {
+    /// Record id (what GroundEffectTexture slots refer to).
+    pub id: u32,
+    /// Model name as stored (often a bare `ElwGra01.mdl`).
+    pub model: String,
+    /// Flags as stored (0 where the layout has none).
+    pub flags: u32,
+}
+
+impl GroundEffectDoodad {
+    /// The model path the renderer loads: [`normalize_model_path`] of `model`.
+    pub fn model_path(&self) -> String {
+        normalize_model_path(&self.model)
+    }
+}
+
+/// Resolves a GroundEffectDoodad model name: forward slashes become
+/// backslashes, `.mdl`/`.mdx` become `.m2`, and a bare file name is placed
+/// under `World\NoDXT\Detail\`.
+pub fn normalize_model_path(name: &str) -> String {
+    let mut path = name.trim().replace('/', "\\");
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".mdl") || lower.ends_with(".mdx") {
+        path.truncate(path.len() - 4);
+        path.push_str(".m2");
+    }
+    if !path.contains('\\') {
+        path.insert_str(0, DETAIL_DIR);
+    }
+    path
+}
+
+/// A raw WDBC view of a GroundEffectTexture file, as the formats parser sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct RawTable<'a> {
+    /// Record count from the header.
+    pub record_count: u32,
+    /// Field count from the header.
+    pub field_count: u32,
+    /// Record size in bytes from the header.
+    pub record_size: u32,
+    /// The records as little-endian u32s, `record_count * field_count` long.
+    pub rows: &'a [u32],
+}
+
+impl RawTable<'_> {
+    fn row(&self, i: usize) -> &[u32] {
+        let n = self.field_count as usize;
+        &self.rows[i * n..(i + 1) * n]
+    }
+}
+
+/// Detects the GroundEffectTexture layout of `raw`.
+///
+/// The shape (field count, record size) picks the candidates; plausibility
+/// then decides between the two 11-field layouts: every doodad slot must be
+/// empty or a known GroundEffectDoodad id (`known_doodads`; without it, a value
+/// below 65536), at least one slot in the table must be non-empty, and density
+/// must be at most 1000. More or fewer than one plausible layout is an error.
+pub fn detect_layout(
+    raw: &RawTable<'_>,
+    known_doodads: Option<&HashSet<u32>>,
+) -> Result<GroundEffectLayout, EffectError> {
+    let expected = raw.record_count as usize * raw.field_count as usize;
+    if raw.rows.len() != expected || raw.record_size != raw.field_count * 4 {
+        return Err(EffectError::BadShape {
+            reason: format!(
+                "{} records x {} fields, record size {}, {} values",
+                raw.record_count,
+                raw.field_count,
+                raw.record_size,
+                raw.rows.len()
+            ),
+        });
+    }
+    let shaped: Vec<_> = GroundEffectLayout::ALL
+        .into_iter()
+        .filter(|l| l.field_count() == raw.field_count)
+        .collect();
+    if shaped.is_empty() {
+        return Err(EffectError::UnknownLayout {
+            field_count: raw.field_count,
+            record_size: raw.record_size,
+        });
+    }
+    let plausible: Vec<_> = shaped
+        .iter()
+        .copied()
+        .filter(|&l| is_plausible(raw, l, known_doodads))
+        .collect();
+    match plausible.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(EffectError::Implausible { candidates: shaped }),
+        many => Err(EffectError::Ambiguous {
+            candidates: many.to_vec(),
+        }),
+    }
+}
+
+fn is_plausible(
+    raw: &RawTable<'_>,
+    layout: GroundEffectLayout,
+    known: Option<&HashSet<u32>>,
+) -> bool {
+    let valid_ref = |v: u32| slot_is_empty(v) || known.map_or(v < 0x1_0000, |k| k.contains(&v));
+    let mut any_slot = false;
+    for i in 0..raw.record_count as usize {
+        let row = raw.row(i);
+        let slots = &row[layout.doodad_fields()];
+        if !slots.iter().all(|&v| valid_ref(v)) {
+            return false;
+        }
+        any_slot |= slots.iter().any(|&v| !slot_is_empty(v));
+        let density = match layout {
+            GroundEffectLayout::Classic1121 => row[5],
+            _ => row[9],
+        };
+        if density > 1000 {
+            return false;
+        }
+        if layout == GroundEffectLayout::Wotlk335 && row[5..9].iter().any(|&w| w > 0x1_0000) {
+            return false;
+        }
+    }
+    any_slot
+}
+
+/// The two ground-effect tables, indexed by id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroundEffects {
+    /// Layout the GroundEffectTexture records came from (or are written in).
+    pub layout: GroundEffectLayout,
+    /// GroundEffectTexture records.
+    pub textures: Vec<GroundEffectTexture>,
+    /// GroundEffectDoodad records.
+    pub doodads: Vec<GroundEffectDoodad>,
+    texture_index: HashMap<u32, usize>,
+    doodad_index: HashMap<u32, usize>,
+}
+
+impl GroundEffects {
+    /// Builds indexed tables; ids must be unique within each table.
+    pub fn new(
+        layout: GroundEffectLayout,
+        textures: Vec<GroundEffectTexture>,
+        doodads: Vec<GroundEffectDoodad>,
+    ) -> Result<Self, EffectError> {
+        let mut texture_index = HashMap::with_capacity(textures.len());
+        for (i, t) in textures.iter().enumerate() {
+            if texture_index.insert(t.id, i).is_some() {
+                return Err(EffectError::DuplicateId {
+                    table: "GroundEffectTexture",
+                    id: t.id,
+                });
+            }
+        }
+        let mut doodad_index = HashMap::with_capacity(doodads.len());
+        for (i, d) in doodads.iter().enumerate() {
+            if doodad_index.insert(d.id, i).is_some() {
+                return Err(EffectError::DuplicateId {
+                    table: "GroundEffectDoodad",
+                    id: d.id,
+                });
+            }
+        }
+        Ok(Self {
+            layout,
+            textures,
+            doodads,
+            texture_index,
+            doodad_index,
+        })
+    }
+
+    /// Decodes GroundEffectTexture rows (layout detected with the doodad ids
+    /// as the plausibility oracle) and indexes both tables.
+    pub fn from_raw(
+        raw: &RawTable<'_>,
+        doodads: Vec<GroundEffectDoodad>,
+    ) -> Result<Self, EffectError> {
+        let known: HashSet<u32> = doodads.iter().map(|d| d.id).collect();
+        let layout = detect_layout(raw, Some(&known))?;
+        let textures = (0..raw.record_count as usize)
+            .map(|i| GroundEffectTexture::from_fields(layout, raw.row(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(layout, textures, doodads)
+    }
+
+    /// The GroundEffectTexture rows in `layout`, flattened (for writers).
+    pub fn texture_rows(&self, layout: GroundEffectLayout) -> Vec<u32> {
+        self.textures
+            .iter()
+            .flat_map(|t| t.to_fields(layout))
+            .collect()
+    }
+
+    /// The GroundEffectTexture record with `id`.
+    pub fn texture(&self, id: u32) -> Option<&GroundEffectTexture> {
+        self.texture_index.get(&id).map(|&i| &self.textures[i])
+    }
+
+    /// The GroundEffectDoodad record with `id`.
+    pub fn doodad(&self, id: u32) -> Option<&GroundEffectDoodad> {
+        self.doodad_index.get(&id).map(|&i| &self.doodads[i])
+    }
+
+    /// Resolves every effect's slots to indices in `model_paths` (matched
+    /// case-insensitively after [`normalize_model_path`]). A slot naming an
+    /// unknown doodad or a model not in the list is an error.
+    pub fn resolve(&self, model_paths: &[&str]) -> Result<ResolvedEffects, EffectError> {
+        let by_path: HashMap<String, u16> = model_paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (normalize_model_path(p).to_ascii_lowercase(), i as u16))
+            .collect();
+        let mut effects = Vec::with_capacity(self.textures.len());
+        for t in &self.textures {
+            let mut slots = [None; 4];
+            for (slot, &d) in slots.iter_mut().zip(&t.doodads) {
+                if slot_is_empty(d) {
+                    continue;
+                }
+                let doodad = self.doodad(d).ok_or(EffectError::UnknownDoodad {
+                    effect: t.id,
+                    doodad: d,
+                })?;
+                let path = doodad.model_path();
+                *slot = Some(*by_path.get(&path.to_ascii_lowercase()).ok_or(
+                    EffectError::UnknownModel {
+                        doodad: d,
+                        path: path.clone(),
+                    },
+                )?);
+            }
+            let weights =
+                std::array::from_fn(|i| if slots[i].is_some() { t.weights[i] } else { 0 });
+            effects.push(ResolvedEffect {
+                id: t.id,
+                density: t.effective_density(),
+                slots,
+                weights,
+            });
+        }
+        let index = effects
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id, i as u32))
+            .collect();
+        Ok(ResolvedEffects { effects, index })
+    }
+}
+
+/// A ground effect with its slots resolved to detail-model indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResolvedEffect {
+    /// GroundEffectTexture id.
+    pub id: u32,
+    /// Effective density (already defaulted and clamped).
+    pub density: u32,
+    /// Model index per slot; `None` for an empty slot.
+    pub slots: [Option<u16>; 4],
+    /// Selection weight per slot (0 for empty slots).
+    pub weights: [u32; 4],
+}
+
+impl ResolvedEffect {
+    /// Sum of the slot weights.
+    pub fn total_weight(&self) -> u32 {
+        self.weights.iter().sum()
+    }
+
+    /// Weighted slot choice for a uniform `r` in `[0, total_weight)`;
+    /// `None` when every weight is zero.
+    pub fn pick_weighted(&self, r: u32) -> Option<u16> {
+        let mut acc = 0;
+        for (w, s) in self.weights.iter().zip(self.slots) {
+            acc += w;
+            if r < acc {
+                return s;
+            }
+        }
+        None
+    }
+}
+
+/// Ground effects ready for placement: O(1) id lookup of resolved effects.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResolvedEffects {
+    /// The effects, in table order.
+    pub effects: Vec<ResolvedEffect>,
+    index: HashMap<u32, u32>,
+}
+
+impl ResolvedEffects {
+    /// The resolved effect with GroundEffectTexture id `id`.
+    pub fn get(&self, id: u32) -> Option<&ResolvedEffect> {
+        self.index.get(&id).map(|&i| &self.effects[i as usize])
+    }
+}
+
+/// Errors of the ground-effect tables.
+#[derive(Debug, thiserror::Error)]
+pub enum EffectError {
+    /// Header and data disagree.
+    #[error("GroundEffectTexture table has a bad shape: {reason}")]
+    BadShape {
+        /// What disagrees.
+        reason: String,
+    },
+    /// No known layout has this field count / record size.
+    #[error(
+        "unknown GroundEffectTexture layout: {field_count} fields, {record_size}-byte records"
+    )]
+    UnknownLayout {
+        /// Field count from the header.
+        field_count: u32,
+        /// Record size from the header.
+        record_size: u32,
+    },
+    /// Several layouts fit the data.
+    #[error("ambiguous GroundEffectTexture layout: the data fits {candidates:?}")]
+    Ambiguous {
+        /// The layouts that fit.
+        candidates: Vec<GroundEffectLayout>,
+    },
+    /// The shape fits but the values do not.
+    #[error(
+        "GroundEffectTexture data is implausible for every layout of its shape ({candidates:?})"
+    )]
+    Implausible {
+        /// The layouts with the right shape.
+        candidates: Vec<GroundEffectLayout>,
+    },
+    /// An id appears twice.
+    #[error("{table} id {id} appears twice")]
+    DuplicateId {
+        /// Which table.
+        table: &'static str,
+        /// The id.
+        id: u32,
+    },
+    /// A slot names a doodad id the GroundEffectDoodad table lacks.
+    #[error("ground effect {effect} names unknown GroundEffectDoodad {doodad}")]
+    UnknownDoodad {
+        /// The effect.
+        effect: u32,
+        /// The missing doodad id.
+        doodad: u32,
+    },
+    /// A doodad's model is not among the loaded detail models.
+    #[error("GroundEffectDoodad {doodad} model {path} is not loaded")]
+    UnknownModel {
+        /// The doodad id.
+        doodad: u32,
+        /// Its normalised path.
+        path: String,
+    },
+}
