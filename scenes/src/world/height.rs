@@ -207,9 +207,59 @@ fn normalize(n: [f32; 3]) -> [f32; 3] {
 
 impl World {
     /// Locates world `(x, y)` on the grid and returns the resident MCNK there.
+    ///
+    /// A point within a few millimetres of the edge of the resident area (on
+    /// the border with a tile that is not resident) resolves to the resident
+    /// MCNK it touches, so edge vertices of the resident set have a height.
     pub fn locate(&self, x: f64, y: f64) -> Option<(GridLocation, &Mcnk)> {
+        const EDGE: f64 = 1e-3; // cells (~4 mm): covers f32 rounding of stored positions
         let loc = coords::locate(x, y)?;
-        Some((loc, self.mcnk(loc.chunk)?))
+        if let Some(m) = self.mcnk(loc.chunk) {
+            return Some((loc, m));
+        }
+        // Within EDGE of an MCNK border, try the neighbour(s) across it.
+        let (gx, gy) = (
+            loc.chunk.x as f64 * 8.0 + loc.cell.col as f64 + loc.u,
+            loc.chunk.y as f64 * 8.0 + loc.cell.row as f64 + loc.v,
+        );
+        let near = |g: f64| {
+            let k = (g / 8.0).round();
+            ((g - k * 8.0).abs() < EDGE).then_some(k)
+        };
+        let (kx, ky) = (near(gx), near(gy));
+        let xs = [Some(loc.chunk.x as f64), kx.map(|k| k - 1.0), kx];
+        let ys = [Some(loc.chunk.y as f64), ky.map(|k| k - 1.0), ky];
+        for cy in ys.into_iter().flatten() {
+            for cx in xs.into_iter().flatten() {
+                if cx < 0.0 || cy < 0.0 || (cx == loc.chunk.x as f64 && cy == loc.chunk.y as f64) {
+                    continue;
+                }
+                let chunk = coords::ChunkCoord {
+                    x: cx as u32,
+                    y: cy as u32,
+                };
+                if let Some(m) = self.mcnk(chunk) {
+                    let lx = (gx - cx * 8.0).clamp(0.0, 8.0 - 1e-9);
+                    let ly = (gy - cy * 8.0).clamp(0.0, 8.0 - 1e-9);
+                    let cell = coords::CellCoord {
+                        row: ly as u32,
+                        col: lx as u32,
+                    };
+                    let (u, v) = (lx - cell.col as f64, ly - cell.row as f64);
+                    return Some((
+                        GridLocation {
+                            tile: chunk.tile(),
+                            chunk,
+                            cell,
+                            u,
+                            v,
+                        },
+                        m,
+                    ));
+                }
+            }
+        }
+        None
     }
 
     /// Exact terrain height at world `(x, y)`; `None` outside the world or

@@ -19,11 +19,15 @@
 //! * MCAL: one 64x64 `u8` alpha map per layer above 0, row-major, rows and
 //!   columns oriented like the cells (texel `(r, c)` covers cell `(r / 8, c / 8)`).
 
+mod build;
 pub mod coords;
 pub mod height;
+#[cfg(test)]
+mod tests;
 
 use std::sync::Arc;
 
+pub use build::mcvt_vertex_grid;
 pub use coords::{CellCoord, ChunkCoord, GridLocation, TileCoord};
 
 /// Heights (and normals) per MCNK: 9x9 outer plus 8x8 inner vertices.
