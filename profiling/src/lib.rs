@@ -1,1 +1,34 @@
-//! placeholder
+//! Measurement plumbing and bench reports for sward.
+//!
+//! Plain data in, files out; this crate knows nothing about the GPU or the world:
+//! - [`assemble`]: per-frame [`RunSamples`] -> report [`Run`]s and [`Comparison`]s;
+//! - [`stats`]: median / p95 / min / max / mean and hitch counting;
+//! - [`report`]: the `report.json` model, schema `sward-bench/1`;
+//! - [`validate`]: schema and ratio checks on a raw `report.json`;
+//! - [`imagediff`]: screenshot differences against the baseline;
+//! - [`markdown`]: `report.md` and the terminal headline table;
+//! - [`charts`]: SVG charts beside the report;
+//! - [`writer`]: staging and committing a report directory;
+//! - [`puffin_bridge`]: GPU timestamp scopes as a puffin "GPU" thread, `.puffin` files.
+
+pub mod assemble;
+pub mod charts;
+pub mod clock;
+pub mod imagediff;
+pub mod markdown;
+pub mod puffin_bridge;
+pub mod report;
+pub mod stats;
+pub mod validate;
+pub mod writer;
+
+#[cfg(test)]
+pub(crate) mod testutil;
+
+pub use assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
+pub use report::{Comparison, ImageDiff, Report, Run, TierPair};
+pub use stats::Stats;
+pub use validate::validate_report;
+
+#[cfg(test)]
+pub(crate) use testutil::test_dir;

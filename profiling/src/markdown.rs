@@ -1,0 +1,390 @@
+//! Human-readable renderings of a [`Report`]: `report.md` (Markdown tables, links
+//! to charts and screenshots) and a plain-text headline table for the terminal.
+//! Every figure shown is read from the report; nothing is recomputed here except
+//! looking up a run's comparison.
+
+use std::fmt::Write as _;
+
+use crate::charts::Chart;
+use crate::report::{Comparison, Report, Run};
+use crate::stats::Stats;
+
+/// Milliseconds with three decimals, `-` when absent.
+fn ms(s: Option<&Stats>) -> String {
+    s.map_or_else(|| "-".to_owned(), |s| format!("{:.3}", s.median))
+}
+
+/// A ratio as `0.42x`, `-` when undefined (no baseline figure).
+fn ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}x"))
+}
+
+/// A count with thousands separators (`465,524`).
+fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// A byte count in binary units (`1.5 MiB`).
+fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// Escapes text for a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// A relative file name as a Markdown link target (spaces would end the link).
+fn link(file: &str) -> String {
+    file.replace(' ', "%20")
+}
+
+fn comparison_of<'r>(report: &'r Report, run: &Run) -> Option<&'r Comparison> {
+    report.comparisons.iter().find(|c| c.tier == run.tier)
+}
+
+fn indirect_validation(report: &Report) -> &'static str {
+    match report.indirect_validation() {
+        Some(true) => "on (wgpu validates every indirect draw: extra GPU work)",
+        Some(false) => "off",
+        None => "not recorded",
+    }
+}
+
+/// Renders `report.md`; `charts` are the chart files written beside it.
+pub fn render(report: &Report, charts: &[Chart]) -> String {
+    let mut md = String::new();
+    let a = &report.adapter;
+    let s = &report.scene;
+    let _ = writeln!(md, "# sward bench report: {}\n", cell(&report.preset));
+    md.push_str("| | |\n|---|---|\n");
+    let rows = [
+        ("preset", report.preset.clone()),
+        (
+            "adapter",
+            format!(
+                "{} ({}, {}, {})",
+                a.name, a.backend, a.device_type, a.driver
+            ),
+        ),
+        ("size", format!("{}x{}", report.size[0], report.size[1])),
+        ("msaa", format!("{}x", report.msaa)),
+        (
+            "frames",
+            format!("{} measured after {} warm-up", report.frames, report.warmup),
+        ),
+        (
+            "scene",
+            format!(
+                "{} ADTs, {} MCNKs, {} placements, {} models, {} terrain triangles",
+                s.adts,
+                count(u64::from(s.mcnks)),
+                count(s.placements),
+                s.models,
+                count(s.triangles_terrain)
+            ),
+        ),
+        (
+            "indirect validation",
+            indirect_validation(report).to_owned(),
+        ),
+        ("sward", report.sward_version.clone()),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(md, "| {k} | {} |", cell(&v));
+    }
+    if a.device_type.eq_ignore_ascii_case("cpu") {
+        md.push_str(
+            "\n> The adapter is a CPU (software) rasterizer: absolute times are CPU-emulated \
+             GPU work. Compare tiers by their ratios to the baseline, measured in this same run.\n",
+        );
+    }
+
+    md.push_str("\n## Headline (per-frame medians)\n\n");
+    md.push_str(
+        "| tier | CPU frame ms | CPU grass ms | GPU frame ms | GPU grass ms | draw calls \
+         | instances drawn | triangles | uploaded | CPU frame vs base | CPU grass vs base \
+         | GPU frame vs base | GPU grass vs base | hitches |\n",
+    );
+    md.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for run in &report.runs {
+        let c = comparison_of(report, run);
+        let base = run.tier.is_baseline();
+        let r = |f: fn(&Comparison) -> Option<f64>| {
+            if base {
+                "baseline".to_owned()
+            } else {
+                ratio(c.and_then(f))
+            }
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(&run.tier.to_string()),
+            ms(Some(&run.cpu_frame_ms)),
+            ms(Some(&run.cpu_grass_ms)),
+            ms(run.gpu_frame_ms.as_ref()),
+            ms(run.gpu_grass_ms.as_ref()),
+            count(run.draw_calls),
+            count(run.instances_drawn),
+            count(run.triangles),
+            bytes(run.bytes_uploaded),
+            r(|c| c.cpu_frame_ratio),
+            r(|c| c.cpu_grass_ratio),
+            r(|c| c.gpu_frame_ratio),
+            r(|c| c.gpu_grass_ratio),
+            run.hitches,
+        );
+    }
+    md.push_str(
+        "\nRatios are tier / baseline (static-batch+static-chunks) medians from this run; \
+         below 1 is faster. Hitches: frames slower than twice the median CPU frame.\n",
+    );
+
+    render_passes(&mut md, report);
+    render_comparisons(&mut md, report);
+    render_links(&mut md, report, charts);
+    md
+}
+
+/// Per-pass GPU medians: one row per pass, one column per run.
+fn render_passes(md: &mut String, report: &Report) {
+    let mut passes: Vec<&str> = report
+        .runs
+        .iter()
+        .flat_map(|r| r.gpu_pass_ms.keys().map(String::as_str))
+        .collect();
+    passes.sort_unstable();
+    passes.dedup();
+    if passes.is_empty() {
+        md.push_str("\n## GPU time per pass\n\nNo GPU timestamps were recorded.\n");
+        return;
+    }
+    md.push_str("\n## GPU time per pass (median ms, p95 in brackets)\n\n| pass |");
+    for run in &report.runs {
+        let _ = write!(md, " {} |", cell(&run.tier.to_string()));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"--:|".repeat(report.runs.len()));
+    md.push('\n');
+    for pass in passes {
+        let _ = write!(md, "| {} |", cell(pass));
+        for run in &report.runs {
+            match run.gpu_pass_ms.get(pass) {
+                Some(s) => {
+                    let _ = write!(md, " {:.3} ({:.3}) |", s.median, s.p95);
+                }
+                None => md.push_str(" - |"),
+            }
+        }
+        md.push('\n');
+    }
+}
+
+/// Comparison table with image differences.
+fn render_comparisons(md: &mut String, report: &Report) {
+    md.push_str("\n## Comparisons with the baseline\n\n");
+    if report.comparisons.is_empty() {
+        md.push_str("Only the baseline was run.\n");
+        return;
+    }
+    md.push_str(
+        "| tier | baseline | CPU frame | CPU grass | GPU frame | GPU grass | image RMSE (0-255) \
+         | differing pixels |\n|---|---|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for c in &report.comparisons {
+        let (rmse, frac) = c.image_diff.map_or(("-".to_owned(), "-".to_owned()), |d| {
+            (
+                format!("{:.2}", d.rmse),
+                format!("{:.2} %", 100.0 * d.differing_pixels_fraction),
+            )
+        });
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {rmse} | {frac} |",
+            cell(&c.tier.to_string()),
+            cell(&c.baseline.to_string()),
+            ratio(c.cpu_frame_ratio),
+            ratio(c.cpu_grass_ratio),
+            ratio(c.gpu_frame_ratio),
+            ratio(c.gpu_grass_ratio),
+        );
+    }
+}
+
+/// Links to charts, screenshots and configuration notes.
+fn render_links(md: &mut String, report: &Report, charts: &[Chart]) {
+    if !charts.is_empty() {
+        md.push_str("\n## Charts\n\n");
+        for c in charts {
+            let _ = writeln!(md, "![{}]({})\n", cell(&c.title), link(&c.file));
+        }
+    }
+    let shots: Vec<_> = report
+        .runs
+        .iter()
+        .filter_map(|r| r.image.as_ref().map(|i| (r, i)))
+        .collect();
+    if !shots.is_empty() {
+        md.push_str("\n## Screenshots\n\n| tier | screenshot |\n|---|---|\n");
+        for (run, image) in shots {
+            let _ = writeln!(
+                md,
+                "| {} | [{}]({}) |",
+                cell(&run.tier.to_string()),
+                cell(image),
+                link(image)
+            );
+        }
+    }
+    let extras: Vec<_> = report.runs.iter().filter(|r| !r.extra.is_empty()).collect();
+    if !report.config.is_empty() || !extras.is_empty() {
+        md.push_str("\n## Configuration\n\n");
+        for (k, v) in &report.config {
+            let _ = writeln!(md, "- `{k}`: {}", cell(&v.to_string()));
+        }
+        for run in extras {
+            for (k, v) in &run.extra {
+                let _ = writeln!(
+                    md,
+                    "- {} `{k}`: {}",
+                    cell(&run.tier.to_string()),
+                    cell(&v.to_string())
+                );
+            }
+        }
+    }
+}
+
+/// A plain-text headline table for the terminal (fixed-width columns).
+pub fn headline_text(report: &Report) -> String {
+    let header = [
+        "tier",
+        "cpu ms",
+        "grass ms",
+        "gpu ms",
+        "gpu grass",
+        "draws",
+        "drawn",
+        "tris",
+        "upload",
+        "cpu x",
+        "gpu x",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| (*s).to_owned()).collect()];
+    for run in &report.runs {
+        let c = comparison_of(report, run);
+        let (cpu_x, gpu_x) = if run.tier.is_baseline() {
+            ("base".to_owned(), "base".to_owned())
+        } else {
+            (
+                ratio(c.and_then(|c| c.cpu_frame_ratio)),
+                ratio(c.and_then(|c| c.gpu_frame_ratio)),
+            )
+        };
+        rows.push(vec![
+            run.tier.to_string(),
+            ms(Some(&run.cpu_frame_ms)),
+            ms(Some(&run.cpu_grass_ms)),
+            ms(run.gpu_frame_ms.as_ref()),
+            ms(run.gpu_grass_ms.as_ref()),
+            count(run.draw_calls),
+            count(run.instances_drawn),
+            count(run.triangles),
+            bytes(run.bytes_uploaded),
+            cpu_x,
+            gpu_x,
+        ]);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = String::new();
+        for (i, v) in row.iter().enumerate() {
+            if i == 0 {
+                let _ = write!(line, "{v:<w$}", w = widths[i]);
+            } else {
+                let _ = write!(line, "  {v:>w$}", w = widths[i]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::sample_report;
+
+    #[test]
+    fn helpers_format_as_documented() {
+        assert_eq!(count(465_524), "465,524");
+        assert_eq!(count(999), "999");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(3 * 1024 * 1024 / 2), "1.5 MiB");
+        assert_eq!(ratio(None), "-");
+        assert_eq!(ratio(Some(0.4)), "0.40x");
+    }
+
+    #[test]
+    fn report_md_has_a_row_per_run_with_its_figures() {
+        let report = sample_report();
+        let charts = [Chart {
+            file: "frame_times.svg".to_owned(),
+            title: "Frame time".to_owned(),
+        }];
+        let md = render(&report, &charts);
+        assert!(md.contains("| msaa | 4x |"), "{md}");
+        assert!(md.contains("| indirect validation | off |"));
+        for run in &report.runs {
+            let row_start = format!("| {} | {:.3} |", run.tier, run.cpu_frame_ms.median);
+            assert!(md.contains(&row_start), "missing {row_start} in\n{md}");
+        }
+        let fast = &report.comparisons[0];
+        assert!(md.contains(&format!("{:.2}x", fast.cpu_frame_ratio.unwrap())));
+        assert!(md.contains("| grass.cull |"));
+        assert!(md.contains("![Frame time](frame_times.svg)"));
+        assert!(md.contains("(gpu-cull+gpu-cull.png)"));
+        assert!(
+            md.contains("| 2.00 | 0.30 % |"),
+            "image diff row missing:\n{md}"
+        );
+        assert!(md.contains("CPU (software) rasterizer"));
+    }
+
+    #[test]
+    fn terminal_table_aligns_columns() {
+        let report = sample_report();
+        let text = headline_text(&report);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + report.runs.len());
+        assert!(lines[0].starts_with("tier"));
+        assert!(text.contains("base"));
+        // Right-aligned numeric columns: every row ends at the same width.
+        let widths: Vec<usize> = lines.iter().map(|l| l.chars().count()).collect();
+        assert!(widths.iter().all(|&w| w == widths[0]), "{text}");
+    }
+}

@@ -1,0 +1,219 @@
+//! The `report.json` data model, schema `sward-bench/1` (DESIGN.md, "Report
+//! contract"): plain serde types, no behaviour beyond a few lookups.
+//!
+//! Fields beyond the contract are allowed where they make a report more honest:
+//! a top-level `config` map (e.g. whether wgpu's injected indirect-draw validation
+//! was on), per-run `gpu_grass_ms`/`gpu_terrain_ms` (the figures behind
+//! `gpu_grass_ratio`), per-run `frame_series` (the per-frame times behind the
+//! charts) and a per-run `extra` map. Readers must ignore fields they don't know.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::Stats;
+
+/// The schema tag written into every report.
+pub const SCHEMA: &str = "sward-bench/1";
+/// Grass tier of the baseline run.
+pub const BASELINE_GRASS: &str = "static-batch";
+/// Terrain tier of the baseline run.
+pub const BASELINE_TERRAIN: &str = "static-chunks";
+/// Well-known key of [`Report::config`]: whether wgpu's injected indirect-draw
+/// validation was enabled (it adds GPU work to every indirect draw).
+pub const CONFIG_INDIRECT_VALIDATION: &str = "indirect_validation";
+
+/// A whole bench report (`DIR/report.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// Version of the `sward` binary that measured this.
+    pub sward_version: String,
+    /// Preset name the world was built from.
+    pub preset: String,
+    /// The adapter every run used.
+    pub adapter: AdapterInfo,
+    /// Render target size `[width, height]` in pixels.
+    pub size: [u32; 2],
+    /// MSAA sample count (1 or 4).
+    pub msaa: u32,
+    /// Measured frames per run.
+    pub frames: u32,
+    /// Unmeasured warm-up frames per run.
+    pub warmup: u32,
+    /// Size of the world that was rendered.
+    pub scene: SceneInfo,
+    /// Settings that shape the figures (indirect validation, patch size, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub config: BTreeMap<String, serde_json::Value>,
+    /// One entry per tier combination measured.
+    pub runs: Vec<Run>,
+    /// One entry per non-baseline run: ratios against the baseline run.
+    pub comparisons: Vec<Comparison>,
+}
+
+impl Report {
+    /// The baseline run (`static-batch` + `static-chunks`), if present.
+    pub fn baseline(&self) -> Option<&Run> {
+        self.runs.iter().find(|r| r.tier.is_baseline())
+    }
+
+    /// The run measured for `tier`, if any.
+    pub fn run(&self, tier: &TierPair) -> Option<&Run> {
+        self.runs.iter().find(|r| &r.tier == tier)
+    }
+
+    /// Whether wgpu's indirect-draw validation was on, when the runner recorded it.
+    pub fn indirect_validation(&self) -> Option<bool> {
+        self.config
+            .get(CONFIG_INDIRECT_VALIDATION)
+            .and_then(serde_json::Value::as_bool)
+    }
+}
+
+/// The adapter the bench ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterInfo {
+    /// Adapter name as wgpu reports it (e.g. `llvmpipe (LLVM 19.1.7, 256 bits)`).
+    pub name: String,
+    /// Backend (`vulkan`, `metal`, `dx12`, `gl`).
+    pub backend: String,
+    /// Device type (`Cpu`, `DiscreteGpu`, ...).
+    pub device_type: String,
+    /// Driver name and version.
+    pub driver: String,
+}
+
+/// Size of the rendered world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SceneInfo {
+    /// ADT tiles loaded.
+    pub adts: u32,
+    /// MCNK chunks loaded.
+    pub mcnks: u32,
+    /// Ground-effect placements (grass clumps).
+    pub placements: u64,
+    /// Distinct detail models.
+    pub models: u32,
+    /// Terrain triangles at full resolution.
+    pub triangles_terrain: u64,
+}
+
+/// A tier combination: one grass tier and one terrain tier (`off` disables one).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TierPair {
+    /// Grass tier name (`legacy-cpu`, `static-batch`, `gpu-cull`, `camera-grid`, `off`).
+    pub grass: String,
+    /// Terrain tier name (`static-chunks`, `atlas-instanced`, `gpu-cull`, `clipmap`, `off`).
+    pub terrain: String,
+}
+
+impl TierPair {
+    /// A combination from its two tier names.
+    pub fn new(grass: impl Into<String>, terrain: impl Into<String>) -> Self {
+        Self {
+            grass: grass.into(),
+            terrain: terrain.into(),
+        }
+    }
+
+    /// The baseline combination, `static-batch` + `static-chunks`.
+    pub fn baseline() -> Self {
+        Self::new(BASELINE_GRASS, BASELINE_TERRAIN)
+    }
+
+    /// Whether this is the baseline combination.
+    pub fn is_baseline(&self) -> bool {
+        self.grass == BASELINE_GRASS && self.terrain == BASELINE_TERRAIN
+    }
+}
+
+impl std::fmt::Display for TierPair {
+    /// The `--tiers` spelling: `GRASS+TERRAIN`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}+{}", self.grass, self.terrain)
+    }
+}
+
+/// Everything measured for one tier combination.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Which combination this is.
+    pub tier: TierPair,
+    /// CPU time per frame (ms).
+    pub cpu_frame_ms: Stats,
+    /// CPU time per frame in passes named `grass.*` (ms, summed per frame).
+    pub cpu_grass_ms: Stats,
+    /// CPU time per frame in passes named `terrain.*` (ms, summed per frame).
+    pub cpu_terrain_ms: Stats,
+    /// GPU time per frame (ms); `null` when the device gave no timestamps.
+    pub gpu_frame_ms: Option<Stats>,
+    /// GPU time per frame in passes named `grass.*` (ms, summed per frame).
+    #[serde(default)]
+    pub gpu_grass_ms: Option<Stats>,
+    /// GPU time per frame in passes named `terrain.*` (ms, summed per frame).
+    #[serde(default)]
+    pub gpu_terrain_ms: Option<Stats>,
+    /// GPU time per pass (ms), over the frames where that pass was timed.
+    pub gpu_pass_ms: BTreeMap<String, Stats>,
+    /// Draw calls per frame (median), indirect draws counted as submitted.
+    pub draw_calls: u64,
+    /// Instances submitted per frame (median), before any GPU culling.
+    pub instances_submitted: u64,
+    /// Instances actually drawn per frame (median), after culling.
+    pub instances_drawn: u64,
+    /// Triangles drawn per frame (median).
+    pub triangles: u64,
+    /// Bytes uploaded CPU -> GPU per frame (median).
+    pub bytes_uploaded: u64,
+    /// GPU memory held by the run's buffers and textures (bytes).
+    pub gpu_memory_bytes: u64,
+    /// Frames whose CPU frame time exceeded twice the median.
+    pub hitches: u32,
+    /// File name of the run's screenshot, relative to the report directory.
+    pub image: Option<String>,
+    /// Per-frame times in camera-path order (drives the frame-time chart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_series: Option<FrameSeries>,
+    /// Run-specific settings and notes (e.g. `multi_draw_count_used`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// Per-frame times of one run, in the order the camera path visited them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameSeries {
+    /// CPU frame time per measured frame (ms).
+    pub cpu_frame_ms: Vec<f64>,
+    /// GPU frame time per measured frame (ms), `null` where not timed.
+    pub gpu_frame_ms: Vec<Option<f64>>,
+}
+
+/// One tier measured against the baseline in the same process run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The combination being compared.
+    pub tier: TierPair,
+    /// The baseline combination (`static-batch` + `static-chunks`).
+    pub baseline: TierPair,
+    /// `tier.cpu_frame_ms.median / baseline.cpu_frame_ms.median`.
+    pub cpu_frame_ratio: Option<f64>,
+    /// `tier.cpu_grass_ms.median / baseline.cpu_grass_ms.median`.
+    pub cpu_grass_ratio: Option<f64>,
+    /// `tier.gpu_frame_ms.median / baseline.gpu_frame_ms.median`.
+    pub gpu_frame_ratio: Option<f64>,
+    /// `tier.gpu_grass_ms.median / baseline.gpu_grass_ms.median`.
+    pub gpu_grass_ratio: Option<f64>,
+    /// Screenshot difference against the baseline's, `null` without screenshots.
+    pub image_diff: Option<ImageDiff>,
+}
+
+/// How different two screenshots are (see `imagediff` for the definitions).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ImageDiff {
+    /// Root mean square difference over the R, G and B channels, 0..255 scale.
+    pub rmse: f64,
+    /// Fraction (0..1) of pixels whose largest channel difference exceeds the threshold.
+    pub differing_pixels_fraction: f64,
+}

@@ -1,0 +1,177 @@
+//! Summary statistics of per-frame samples: the `{median, p95, min, max, mean}`
+//! object of the report, hitch counting and the median of integer counters.
+//!
+//! Percentiles use linear interpolation between closest ranks (the method numpy
+//! calls `linear` and spreadsheets call `PERCENTILE.INC`): for sorted samples
+//! `x[0..n]` and a fraction `q`, take `h = (n - 1) * q` and return
+//! `x[floor(h)] + (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)])`. The median is
+//! the same rule at `q = 0.5`, so for an even count it is the mean of the two middle
+//! samples. A single sample is its own median, p95, min, max and mean.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a set of samples could not be summarised.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// No samples at all: there is no honest median of nothing.
+    #[error("no samples to summarise")]
+    Empty,
+    /// A sample is NaN or infinite (a broken timer or a division by zero upstream).
+    #[error("sample {index} is not a finite number ({value})")]
+    NonFinite {
+        /// Position of the offending sample in the input.
+        index: usize,
+        /// The offending value.
+        value: f64,
+    },
+}
+
+/// Summary of one measured quantity over the measured frames (milliseconds for times).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Middle value (mean of the two middle samples for an even count).
+    pub median: f64,
+    /// 95th percentile, linear interpolation between closest ranks.
+    pub p95: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+}
+
+impl Stats {
+    /// Summarises `samples`; an empty slice or a non-finite sample is an error.
+    pub fn from_samples(samples: &[f64]) -> Result<Self, StatsError> {
+        if samples.is_empty() {
+            return Err(StatsError::Empty);
+        }
+        if let Some((index, &value)) = samples.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(StatsError::NonFinite { index, value });
+        }
+        let mut sorted = samples.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let sum: f64 = sorted.iter().sum();
+        Ok(Self {
+            median: percentile_sorted(&sorted, 0.5),
+            p95: percentile_sorted(&sorted, 0.95),
+            min: sorted[0],
+            max: sorted[sorted.len() - 1],
+            mean: sum / sorted.len() as f64,
+        })
+    }
+}
+
+/// Percentile `q` (0..=1) of already sorted, non-empty samples, linear interpolation
+/// between closest ranks (see the module docs).
+fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    let frac = h - lo as f64;
+    sorted[lo] + frac * (sorted[hi] - sorted[lo])
+}
+
+/// Number of frames slower than twice the median frame time (`t > 2 * median`).
+///
+/// Returns 0 for an empty slice: there are no frames, so none hitched.
+pub fn count_hitches(frame_ms: &[f64]) -> u32 {
+    let Ok(stats) = Stats::from_samples(frame_ms) else {
+        return 0;
+    };
+    let limit = 2.0 * stats.median;
+    frame_ms.iter().filter(|&&t| t > limit).count() as u32
+}
+
+/// Median of an integer per-frame counter.
+///
+/// For an even count this is the lower of the two middle values, so the reported
+/// figure is always a value some frame actually had (a draw count of 12.5 would be
+/// a value no frame produced). `None` for an empty slice.
+pub fn counter_median(values: &[u64]) -> Option<u64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    Some(sorted[(sorted.len() - 1) / 2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn odd_count_median_is_the_middle_sample_regardless_of_order() {
+        let s = Stats::from_samples(&[5.0, 1.0, 3.0]).unwrap();
+        assert!(close(s.median, 3.0));
+        assert!(close(s.min, 1.0));
+        assert!(close(s.max, 5.0));
+        assert!(close(s.mean, 3.0));
+    }
+
+    #[test]
+    fn even_count_median_averages_the_two_middle_samples() {
+        let s = Stats::from_samples(&[4.0, 1.0, 2.0, 10.0]).unwrap();
+        assert!(close(s.median, 3.0), "{}", s.median);
+        assert!(close(s.mean, 4.25));
+    }
+
+    #[test]
+    fn p95_interpolates_between_closest_ranks() {
+        // 0..=20: h = 20 * 0.95 = 19 exactly -> sample 19.
+        let samples: Vec<f64> = (0..=20).map(f64::from).collect();
+        assert!(close(Stats::from_samples(&samples).unwrap().p95, 19.0));
+        // 1..=10: h = 9 * 0.95 = 8.55 -> 9 + 0.55 * (10 - 9) = 9.55.
+        let samples: Vec<f64> = (1..=10).map(f64::from).collect();
+        let s = Stats::from_samples(&samples).unwrap();
+        assert!(close(s.p95, 9.55), "{}", s.p95);
+        assert!(close(s.median, 5.5));
+    }
+
+    #[test]
+    fn single_sample_is_every_statistic() {
+        let s = Stats::from_samples(&[7.5]).unwrap();
+        assert_eq!(
+            s,
+            Stats {
+                median: 7.5,
+                p95: 7.5,
+                min: 7.5,
+                max: 7.5,
+                mean: 7.5
+            }
+        );
+    }
+
+    #[test]
+    fn empty_and_non_finite_inputs_are_errors_not_nan() {
+        assert_eq!(Stats::from_samples(&[]), Err(StatsError::Empty));
+        match Stats::from_samples(&[1.0, f64::NAN]) {
+            Err(StatsError::NonFinite { index: 1, .. }) => {}
+            other => panic!("expected NonFinite at 1, got {other:?}"),
+        }
+        assert!(Stats::from_samples(&[f64::INFINITY]).is_err());
+    }
+
+    #[test]
+    fn hitches_are_frames_strictly_slower_than_twice_the_median() {
+        // median 10: 20 is not a hitch (not strictly slower), 20.5 and 50 are.
+        let frames = [10.0, 10.0, 10.0, 9.0, 11.0, 20.0, 20.5, 50.0, 10.0];
+        assert_eq!(count_hitches(&frames), 2);
+        assert_eq!(count_hitches(&[1.0, 1.0, 1.0]), 0);
+        assert_eq!(count_hitches(&[]), 0);
+    }
+
+    #[test]
+    fn counter_median_is_a_value_that_occurred() {
+        assert_eq!(counter_median(&[3, 1, 2]), Some(2));
+        assert_eq!(counter_median(&[4, 1, 3, 2]), Some(2));
+        assert_eq!(counter_median(&[]), None);
+    }
+}
