@@ -7,6 +7,7 @@
 
 pub mod effects;
 pub mod models;
+pub mod placement;
 pub mod rng;
 pub mod world;
 

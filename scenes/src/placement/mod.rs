@@ -1,0 +1,369 @@
+//! Ground-effect placement: turns MCNK data + resolved ground effects into
+//! detail-doodad placements, with two named policies:
+//!
+//! * [`Policy::Client`] ([`client`]): the client's detail-doodad routine as
+//!   public reverse engineering describes it (random `frillDensity` cells per
+//!   MCNK, `density` doodads per picked cell, slot `(n + cellIndex) & 3`).
+//! * [`Policy::PerCell`] ([`per_cell`]): the seed's authoritative builder
+//!   (every cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
+//!   min(density, 24))), 12)`, weighted model choice).
+//!
+//! Both are pure functions of one MCNK's data and its global coordinate, so a
+//! tile's placements do not depend on which other tiles are loaded, in which
+//! order, or where the window is. Neither places anything in a
+//! noEffectDoodad cell, a hole, or a cell whose predTex layer has no effect;
+//! a predTex layer `>= n_layers` is counted in [`PlacementStats`] and skipped.
+//!
+//! Output ([`Placements`]) is sorted by tile (row, column), MCNK (row-major
+//! inside the tile) and model; each (MCNK, model) run is a
+//! [`PlacementGroup`], so both the per-MCNK and the per-model views are cheap.
+
+pub mod client;
+pub mod per_cell;
+mod stats;
+
+use std::ops::Range;
+
+pub use client::ClientParams;
+pub use per_cell::PerCellParams;
+pub use stats::PlacementStats;
+
+use crate::effects::{ResolvedEffect, ResolvedEffects};
+use crate::world::{AdtTile, ChunkCoord, Mcnk, World};
+
+/// One placed detail doodad (`#[repr(C)]`, 24 bytes, bytemuck-castable).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Placement {
+    /// World position; z is the exact terrain height ([`World::height_at`]).
+    pub position: [f32; 3],
+    /// Rotation about +Z in radians, in `[-pi, pi)`.
+    pub yaw: f32,
+    /// Uniform scale.
+    pub scale: f32,
+    /// Per-placement seed (wind phase, variation).
+    pub seed: u32,
+}
+
+/// A run of placements of one model inside one MCNK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlacementGroup {
+    /// The MCNK.
+    pub chunk: ChunkCoord,
+    /// Detail model index.
+    pub model: u16,
+    /// First placement in [`Placements::items`].
+    pub start: u32,
+    /// Number of placements.
+    pub count: u32,
+}
+
+impl PlacementGroup {
+    /// The index range of this group in [`Placements::items`].
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..(self.start + self.count) as usize
+    }
+}
+
+/// Placements grouped by MCNK then model.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Placements {
+    /// Every placement, in group order.
+    pub items: Vec<Placement>,
+    /// (MCNK, model) runs, sorted by tile, MCNK and model.
+    pub groups: Vec<PlacementGroup>,
+}
+
+/// Placement policy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Policy {
+    /// The client's detail-doodad routine.
+    Client(ClientParams),
+    /// The seed's per-cell builder.
+    PerCell(PerCellParams),
+}
+
+impl Policy {
+    /// The policy's name (`client` or `per-cell`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Client(_) => "client",
+            Self::PerCell(_) => "per-cell",
+        }
+    }
+}
+
+/// Receives the placements of one MCNK from a policy.
+pub(crate) trait Sink {
+    /// Whether positions are needed (false: only count).
+    const WANTS_PLACEMENTS: bool;
+    /// One placement of `model`.
+    fn push(&mut self, model: u16, p: Placement);
+}
+
+struct Collect<'a>(&'a mut Vec<(u16, Placement)>);
+
+impl Sink for Collect<'_> {
+    const WANTS_PLACEMENTS: bool = true;
+    fn push(&mut self, model: u16, p: Placement) {
+        self.0.push((model, p));
+    }
+}
+
+struct Count;
+
+impl Sink for Count {
+    const WANTS_PLACEMENTS: bool = false;
+    fn push(&mut self, _: u16, _: Placement) {}
+}
+
+/// The shared cell checks: suppression, hole, predTex layer, effect. Counts
+/// the reason when the cell is skipped.
+pub(crate) fn cell_effect<'e>(
+    mcnk: &Mcnk,
+    row: u32,
+    col: u32,
+    effects: &'e ResolvedEffects,
+    stats: &mut PlacementStats,
+) -> Option<(usize, &'e ResolvedEffect)> {
+    stats.cells_visited += 1;
+    let h = &mcnk.header;
+    if h.no_effect_doodad.is_set(row, col) {
+        stats.cells_no_effect_doodad += 1;
+        return None;
+    }
+    if h.is_hole(row, col) {
+        stats.cells_hole += 1;
+        return None;
+    }
+    let layer = h.pred_tex.layer(row, col) as usize;
+    let Some(l) = mcnk.layers.get(layer) else {
+        stats.cells_invalid_layer += 1;
+        return None;
+    };
+    let Some(id) = l.effect() else {
+        stats.cells_no_effect += 1;
+        return None;
+    };
+    let Some(e) = effects.get(id) else {
+        stats.cells_unknown_effect += 1;
+        return None;
+    };
+    if e.total_weight() == 0 && e.slots.iter().all(Option::is_none) {
+        stats.cells_empty_effect += 1;
+        return None;
+    }
+    Some((layer, e))
+}
+
+/// Records one placement in the stats and the sink.
+pub(crate) fn emit<S: Sink>(stats: &mut PlacementStats, sink: &mut S, model: u16, p: Placement) {
+    stats.placements += 1;
+    if let Some(c) = stats.per_model.get_mut(model as usize) {
+        *c += 1;
+    }
+    sink.push(model, p);
+}
+
+fn place_mcnk<S: Sink>(
+    chunk: ChunkCoord,
+    mcnk: &Mcnk,
+    effects: &ResolvedEffects,
+    policy: &Policy,
+    stats: &mut PlacementStats,
+    sink: &mut S,
+) {
+    stats.mcnks += 1;
+    match policy {
+        Policy::Client(p) => client::place(chunk, mcnk, effects, p, stats, sink),
+        Policy::PerCell(p) => per_cell::place(chunk, mcnk, effects, p, stats, sink),
+    }
+}
+
+impl Placements {
+    /// Builds the placements of one tile with `policy`. `model_count` is the
+    /// number of detail models (indices in `effects` are below it).
+    pub fn build_tile(
+        tile: &AdtTile,
+        effects: &ResolvedEffects,
+        model_count: usize,
+        policy: &Policy,
+    ) -> (Self, PlacementStats) {
+        let mut out = Self::default();
+        let mut stats = PlacementStats::new(model_count);
+        let mut scratch = Vec::new();
+        let mut counts = vec![0u32; model_count];
+        for m in &tile.mcnks {
+            let chunk = m.chunk_coord(tile.coord);
+            scratch.clear();
+            place_mcnk(
+                chunk,
+                m,
+                effects,
+                policy,
+                &mut stats,
+                &mut Collect(&mut scratch),
+            );
+            out.append_mcnk(chunk, &scratch, &mut counts);
+        }
+        (out, stats)
+    }
+
+    /// Counts what [`Placements::build_tile`] would place, without computing
+    /// positions (fast; used by `sward presets`).
+    pub fn count_tile(
+        tile: &AdtTile,
+        effects: &ResolvedEffects,
+        model_count: usize,
+        policy: &Policy,
+    ) -> PlacementStats {
+        let mut stats = PlacementStats::new(model_count);
+        for m in &tile.mcnks {
+            place_mcnk(
+                m.chunk_coord(tile.coord),
+                m,
+                effects,
+                policy,
+                &mut stats,
+                &mut Count,
+            );
+        }
+        stats
+    }
+
+    /// Builds the placements of every resident tile of `world`, in tile order.
+    pub fn build_world(
+        world: &World,
+        effects: &ResolvedEffects,
+        model_count: usize,
+        policy: &Policy,
+    ) -> (Self, PlacementStats) {
+        let parts: Vec<_> = world
+            .tiles()
+            .into_iter()
+            .map(|t| Self::build_tile(t, effects, model_count, policy))
+            .collect();
+        let stats = parts
+            .iter()
+            .fold(PlacementStats::new(model_count), |mut s, (_, p)| {
+                s.add(p);
+                s
+            });
+        (Self::concat(parts.iter().map(|(p, _)| p)), stats)
+    }
+
+    /// Sorts one MCNK's placements by model (stable counting sort) and
+    /// appends them as groups.
+    fn append_mcnk(&mut self, chunk: ChunkCoord, scratch: &[(u16, Placement)], counts: &mut [u32]) {
+        counts.iter_mut().for_each(|c| *c = 0);
+        for (m, _) in scratch {
+            counts[*m as usize] += 1;
+        }
+        let base = self.items.len();
+        let mut offsets = Vec::with_capacity(counts.len());
+        let mut acc = base as u32;
+        for (model, &c) in counts.iter().enumerate() {
+            offsets.push(acc);
+            if c > 0 {
+                self.groups.push(PlacementGroup {
+                    chunk,
+                    model: model as u16,
+                    start: acc,
+                    count: c,
+                });
+            }
+            acc += c;
+        }
+        self.items
+            .resize(base + scratch.len(), Placement::default());
+        for (m, p) in scratch {
+            let slot = &mut offsets[*m as usize];
+            self.items[*slot as usize] = *p;
+            *slot += 1;
+        }
+    }
+
+    /// Concatenates per-tile placements (given in tile order) into one set,
+    /// rebasing group starts.
+    pub fn concat<'a>(parts: impl IntoIterator<Item = &'a Placements>) -> Self {
+        let mut out = Self::default();
+        for p in parts {
+            let base = out.items.len() as u32;
+            out.items.extend_from_slice(&p.items);
+            out.groups.extend(p.groups.iter().map(|g| PlacementGroup {
+                start: g.start + base,
+                ..*g
+            }));
+        }
+        out
+    }
+
+    /// Number of placements.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no placements.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The placements of one group.
+    pub fn group_items(&self, g: &PlacementGroup) -> &[Placement] {
+        &self.items[g.range()]
+    }
+
+    /// Groups per MCNK: `(chunk, groups of that chunk)` in order.
+    pub fn by_chunk(&self) -> impl Iterator<Item = (ChunkCoord, &[PlacementGroup])> + '_ {
+        self.groups
+            .chunk_by(|a, b| a.chunk == b.chunk)
+            .map(|g| (g[0].chunk, g))
+    }
+
+    /// Indices into [`Placements::groups`] per model (`model_count` lists).
+    pub fn groups_by_model(&self, model_count: usize) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); model_count];
+        for (i, g) in self.groups.iter().enumerate() {
+            if let Some(list) = out.get_mut(g.model as usize) {
+                list.push(i as u32);
+            }
+        }
+        out
+    }
+
+    /// Placements regrouped contiguously per model (the static-batch layout):
+    /// the items and each model's range in them.
+    pub fn model_major(&self, model_count: usize) -> (Vec<Placement>, Vec<Range<usize>>) {
+        let by_model = self.groups_by_model(model_count);
+        let mut items = Vec::with_capacity(self.items.len());
+        let mut ranges = Vec::with_capacity(model_count);
+        for list in by_model {
+            let start = items.len();
+            for gi in list {
+                items.extend_from_slice(self.group_items(&self.groups[gi as usize]));
+            }
+            ranges.push(start..items.len());
+        }
+        (items, ranges)
+    }
+
+    /// Placements per model.
+    pub fn per_model_counts(&self, model_count: usize) -> Vec<u64> {
+        let mut out = vec![0u64; model_count];
+        for g in &self.groups {
+            if let Some(c) = out.get_mut(g.model as usize) {
+                *c += g.count as u64;
+            }
+        }
+        out
+    }
+
+    /// Bytes of placement data held.
+    pub fn bytes(&self) -> usize {
+        self.items.len() * std::mem::size_of::<Placement>()
+            + self.groups.len() * std::mem::size_of::<PlacementGroup>()
+    }
+}
+
+#[cfg(test)]
+mod tests;
