@@ -1,1 +1,10 @@
-//! placeholder
+//! sward's rendering techniques. Each technique is a struct that owns its GPU
+//! resources and adds its passes to the frame's render graph with a
+//! `record(&mut self, graph, view, targets)` method; every GPU formula has its
+//! CPU reference beside it.
+//!
+//! - [`frame`]: per-frame view, settings and target handles shared by all passes.
+
+pub mod frame;
+
+pub use frame::{FrameView, PassTargets, RenderSettings};

@@ -1,0 +1,120 @@
+//! What every technique gets each frame: the camera-derived view
+//! ([`FrameView`]), the user-facing render settings ([`RenderSettings`]) and
+//! the graph handles of the frame's render targets ([`PassTargets`]).
+//!
+//! Techniques never own the render targets; the [`crate::renderer`] facade (or a
+//! test) imports them into the graph and tells each technique whether it is the
+//! pass that clears and the pass that resolves MSAA.
+
+use glam::{Mat4, Vec3};
+use sward_engine::graph::TextureId;
+use sward_engine::{Camera, Frustum};
+
+/// Seed constants for grass (seed 001/000) and the scene's look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RenderSettings {
+    /// Wind sway on/off.
+    pub wind: bool,
+    /// Distance fade on/off (off: hard cut at `grass_distance`).
+    pub fade: bool,
+    /// Alpha-to-coverage for alpha-key materials under MSAA (off: hard discard).
+    pub alpha_to_coverage: bool,
+    /// Grass draw distance in world units (seed: 220).
+    pub grass_distance: f32,
+    /// Where the grass fade starts (seed: 160).
+    pub fade_start: f32,
+    /// Wind phase per world unit along X and Y (seed: 0.917, 1.481 rad).
+    pub wind_phase: [f32; 2],
+    /// Wind speed (seed: 1.7).
+    pub wind_speed: f32,
+    /// Sway amplitude as a fraction of model height (seed: 0.12).
+    pub wind_amplitude: f32,
+    /// Fraction of blade height that stays anchored (seed: 0.15).
+    pub root_fraction: f32,
+    /// Horizontal sway direction (normalised in the shader).
+    pub wind_dir: [f32; 2],
+    /// Fog start and end distances in world units.
+    pub fog_range: [f32; 2],
+    /// Fog and clear colour (linear RGB).
+    pub fog_color: [f32; 3],
+    /// Direction towards the sun (normalised in the shader).
+    pub sun_dir: [f32; 3],
+    /// Terrain draw distance for CPU/GPU culling of MCNKs.
+    pub terrain_distance: f32,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        RenderSettings {
+            wind: true,
+            fade: true,
+            alpha_to_coverage: true,
+            grass_distance: 220.0,
+            fade_start: 160.0,
+            wind_phase: [0.917, 1.481],
+            wind_speed: 1.7,
+            wind_amplitude: 0.12,
+            root_fraction: 0.15,
+            wind_dir: [0.8, 0.6],
+            fog_range: [400.0, 1000.0],
+            fog_color: [0.55, 0.68, 0.85],
+            sun_dir: [0.35, 0.25, 0.9],
+            terrain_distance: 1000.0,
+        }
+    }
+}
+
+/// The camera-derived state of one frame, computed once and shared by passes.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameView {
+    /// The camera.
+    pub camera: Camera,
+    /// Target size in pixels.
+    pub size: [u32; 2],
+    /// MSAA sample count of the colour/depth targets (1 or 4).
+    pub sample_count: u32,
+    /// `camera.view_proj(aspect)`.
+    pub view_proj: Mat4,
+    /// Frustum planes of `view_proj`.
+    pub frustum: Frustum,
+    /// Animation time in seconds (wind).
+    pub time_s: f32,
+    /// Render settings.
+    pub settings: RenderSettings,
+}
+
+impl FrameView {
+    /// Derives the view for `camera` at `size` pixels.
+    pub fn new(camera: Camera, size: [u32; 2], sample_count: u32, time_s: f32, settings: RenderSettings) -> Self {
+        let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;
+        let view_proj = camera.view_proj(aspect);
+        FrameView {
+            camera,
+            size,
+            sample_count,
+            view_proj,
+            frustum: Frustum::from_view_proj(view_proj),
+            time_s,
+            settings,
+        }
+    }
+
+    /// Eye position.
+    pub fn eye(&self) -> Vec3 {
+        self.camera.eye
+    }
+}
+
+/// Graph handles of the frame's targets, and this pass's duties towards them.
+#[derive(Debug, Clone, Copy)]
+pub struct PassTargets {
+    /// Colour target (multisampled when `sample_count` is 4).
+    pub color: TextureId,
+    /// Depth target (reverse-Z, same sample count as `color`).
+    pub depth: TextureId,
+    /// Single-sample texture to resolve `color` into, when this is the last
+    /// pass of the frame and `color` is multisampled.
+    pub resolve: Option<TextureId>,
+    /// Whether this pass is the first to touch the targets (clears them).
+    pub clear: bool,
+}
