@@ -15,8 +15,10 @@
 //! however, prints the raw timespec (`Instant { tv_sec: 466, tv_nsec: 704088065 }`).
 //! [`monotonic_now_ns`] parses that. The format is not a stable std API, so a
 //! change is reported as [`ClockError::UnrecognisedInstant`] instead of guessed
-//! around; the unit test pins the format and checks the value against
-//! `/proc/uptime` (boot time, never behind the monotonic clock).
+//! around; the unit tests pin the format and check the readings advance exactly
+//! with `Instant`. (That `Instant` is `CLOCK_MONOTONIC` on Linux is documented in
+//! std's platform table for `Instant`.) Use [`ClockAlignment::is_near_now`] to
+//! catch a GPU whose timestamps are on some other clock.
 
 use std::time::Instant;
 
@@ -106,6 +108,15 @@ impl ClockAlignment {
         self.offset_ns
     }
 
+    /// Whether a GPU time that was just measured lands within `tolerance_s` of
+    /// puffin's "now" once aligned. A `false` means the GPU clock is not the one
+    /// assumed (e.g. [`Self::monotonic_gpu`] on a GPU with its own time base); the
+    /// caller should warn and skip the GPU thread rather than draw it misplaced.
+    pub fn is_near_now(&self, gpu_s: f64, tolerance_s: f64) -> bool {
+        let delta_ns = (self.to_puffin_ns(gpu_s) - puffin::now_ns()).abs();
+        (delta_ns as f64) <= tolerance_s * 1e9
+    }
+
     /// A GPU time in seconds on puffin's clock (nanoseconds since the Unix epoch).
     pub fn to_puffin_ns(&self, gpu_s: f64) -> i64 {
         (gpu_s * 1e9).round() as i64 + self.offset_ns
@@ -128,26 +139,17 @@ mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn monotonic_clock_tracks_instant_and_trails_boot_time() {
+    fn monotonic_clock_advances_with_instant() {
+        // Ordered reads make both bounds hold however the thread is scheduled.
+        let t0 = Instant::now();
         let a = monotonic_now_ns().unwrap();
-        let t = Instant::now();
+        let t1 = Instant::now();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let elapsed = t.elapsed().as_nanos() as i64;
+        let inner = t1.elapsed().as_nanos() as i64;
         let b = monotonic_now_ns().unwrap();
-        assert!(b - a >= elapsed, "{} < {elapsed}", b - a);
-        assert!(
-            b - a < elapsed + 50_000_000,
-            "clock ran {} ns for {elapsed}",
-            b - a
-        );
-        // CLOCK_BOOTTIME (/proc/uptime, 10 ms resolution) never trails CLOCK_MONOTONIC.
-        if let Ok(uptime) = std::fs::read_to_string("/proc/uptime") {
-            let boot_s: f64 = uptime.split_whitespace().next().unwrap().parse().unwrap();
-            assert!(
-                b as f64 / 1e9 <= boot_s + 0.02,
-                "monotonic {b} ns > uptime {boot_s} s"
-            );
-        }
+        let outer = t0.elapsed().as_nanos() as i64;
+        assert!(b - a >= inner, "{} < {inner}", b - a);
+        assert!(b - a <= outer, "{} > {outer}", b - a);
     }
 
     #[test]
@@ -162,9 +164,16 @@ mod tests {
     #[test]
     fn monotonic_alignment_puts_now_at_now() {
         let align = ClockAlignment::monotonic_gpu().unwrap();
+        let before = puffin::now_ns();
         let gpu_now_s = monotonic_now_ns().unwrap() as f64 / 1e9;
-        let puffin_now = puffin::now_ns();
-        let err = (align.to_puffin_ns(gpu_now_s) - puffin_now).abs();
-        assert!(err < 5_000_000, "aligned clock off by {err} ns");
+        let after = puffin::now_ns();
+        let aligned = align.to_puffin_ns(gpu_now_s);
+        // 1 ms slack covers the alignment's own sandwich error and f64 rounding.
+        assert!(
+            aligned >= before - 1_000_000 && aligned <= after + 1_000_000,
+            "aligned {aligned} outside [{before}, {after}]"
+        );
+        assert!(align.is_near_now(gpu_now_s, 1.0));
+        assert!(!align.is_near_now(gpu_now_s - 3600.0, 1.0));
     }
 }

@@ -388,6 +388,43 @@ mod tests {
         assert_eq!(order[..3], ["frame", "grass.cull", "terrain.draw"]);
     }
 
+    /// The only test that touches puffin's global profiler.
+    #[test]
+    fn capture_collects_global_frames_with_cpu_and_gpu_threads() {
+        let capture = Capture::start();
+        let align = ClockAlignment::from_offset_ns(0);
+        std::thread::Builder::new()
+            .name("bench".to_owned())
+            .spawn(|| {
+                puffin::profile_scope!("grass.legacy_build");
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let gpu = [scope("grass.draw", 5.0, 5.002, vec![])];
+        assert_eq!(report_gpu_scopes(&gpu, &align).unwrap(), 1);
+        GlobalProfiler::lock().new_frame();
+        assert_eq!(capture.frames(), 1);
+
+        let path = crate::test_dir("puffin-global").join("capture.puffin");
+        capture.write(&path).unwrap();
+        let summary = read_capture(&path).unwrap();
+        assert_eq!(
+            summary.scope_names(GPU_THREAD_NAME),
+            BTreeSet::from(["grass.draw"])
+        );
+        assert_eq!(
+            summary.scope_names("bench"),
+            BTreeSet::from(["grass.legacy_build"])
+        );
+        let draw = summary
+            .scopes
+            .iter()
+            .find(|s| s.name == "grass.draw")
+            .unwrap();
+        assert_eq!((draw.start_ns, draw.end_ns), (5_000_000_000, 5_002_000_000));
+    }
+
     #[test]
     fn bad_scopes_are_rejected_before_anything_is_reported() {
         let (mut profiler, _view) = private_profiler();

@@ -296,6 +296,9 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
                 ),
             }
         }
+        if let Some(series) = o.get("frame_series") {
+            check_series(c, series, &p("frame_series"), frames);
+        }
         if let Some((grass, terrain)) = tier {
             if out
                 .iter()
@@ -312,6 +315,30 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
         }
     }
     out
+}
+
+/// The optional per-frame series: one CPU time (and one GPU time or null) per
+/// measured frame.
+fn check_series(c: &mut Checker, series: &Value, path: &str, frames: Option<u64>) {
+    let Some(o) = c.object(Some(series), path) else {
+        return;
+    };
+    for (key, nullable) in [("cpu_frame_ms", false), ("gpu_frame_ms", true)] {
+        let Some(v) = c.field(o, path, key) else {
+            continue;
+        };
+        let ok = v.as_array().is_some_and(|a| {
+            a.iter()
+                .all(|x| x.as_f64().is_some_and(|f| f >= 0.0) || (nullable && x.is_null()))
+                && frames.is_none_or(|n| a.len() as u64 == n)
+        });
+        if !ok {
+            c.fail(
+                &format!("{path}.{key}"),
+                format!("expected one time >= 0 per measured frame ({frames:?})"),
+            );
+        }
+    }
 }
 
 fn check_comparisons(c: &mut Checker, top: &Map<String, Value>, runs: &[RunMedians]) {
@@ -584,6 +611,21 @@ mod tests {
         let p = problems(&v);
         assert!(
             p.iter().any(|m| m.contains("differing_pixels_fraction")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn frame_series_must_cover_every_measured_frame() {
+        let mut v = value();
+        v["runs"][0]["frame_series"]["cpu_frame_ms"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        let p = problems(&v);
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("$.runs[0].frame_series.cpu_frame_ms")),
             "{p:?}"
         );
     }
