@@ -9,7 +9,10 @@
 //! - [`markdown`]: `report.md` and the terminal headline table;
 //! - [`charts`]: SVG charts beside the report;
 //! - [`writer`]: staging and committing a report directory;
-//! - [`puffin_bridge`]: GPU timestamp scopes as a puffin "GPU" thread, `.puffin` files.
+//! - [`puffin_bridge`]: GPU timestamp scopes as a puffin "GPU" thread, `.puffin` files;
+//! - [`clock`]: aligning the GPU timestamp clock with puffin's clock.
+
+#![warn(missing_docs)]
 
 pub mod assemble;
 pub mod charts;
