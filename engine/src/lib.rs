@@ -1,1 +1,21 @@
-//! placeholder
+//! sward's engine: the headless GPU context and its capabilities, technique
+//! tiers and tier capping, the per-frame render graph with its transient pool
+//! and profiling scopes, offscreen targets and readback, and the camera.
+//!
+//! Start with [`GpuContext::new`], build a [`graph::RenderGraph`] each frame
+//! and run it with a [`graph::GraphExecutor`].
+
+pub mod camera;
+pub mod caps;
+pub mod context;
+pub mod graph;
+pub mod targets;
+pub mod testing;
+pub mod tiers;
+
+pub use camera::{Camera, Frustum};
+pub use caps::{Capability, Caps};
+pub use context::{AdapterSummary, ContextError, GpuContext, GpuOptions};
+pub use graph::{GraphError, GraphExecutor, RenderGraph};
+pub use targets::{OffscreenTarget, COLOR_FORMAT, DEPTH_CLEAR, DEPTH_COMPARE, DEPTH_FORMAT};
+pub use tiers::{GrassTier, TerrainTier, TierCombo, TierParseError};

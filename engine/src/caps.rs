@@ -1,0 +1,383 @@
+//! Device capabilities the tiers depend on, detected once per device, and the
+//! capping of requested tiers (and MSAA) to what the device can run.
+//!
+//! A capped request always produces exactly one warning per capped subsystem that
+//! names the missing capabilities; nothing here panics or falls back silently.
+
+use std::fmt;
+
+use crate::tiers::{GrassTier, TerrainTier, TierCombo};
+
+/// One thing a tier or pass may need from the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capability {
+    /// Compute shaders with storage buffers.
+    Compute,
+    /// Indirect draws, including `multi_draw_*_indirect` (native or emulated).
+    MultiDrawIndirect,
+    /// `multi_draw_*_indirect_count` (`Features::MULTI_DRAW_INDIRECT_COUNT`).
+    MultiDrawIndirectCount,
+    /// A non-zero `first_instance` in indirect draw args (`Features::INDIRECT_FIRST_INSTANCE`).
+    IndirectFirstInstance,
+    /// Timestamp queries at pass boundaries (`Features::TIMESTAMP_QUERY`).
+    TimestampQuery,
+    /// Timestamp writes on command encoders (`Features::TIMESTAMP_QUERY_INSIDE_ENCODERS`).
+    TimestampInsideEncoders,
+    /// Timestamp writes inside passes (`Features::TIMESTAMP_QUERY_INSIDE_PASSES`).
+    TimestampInsidePasses,
+    /// 4x MSAA on `Rgba8UnormSrgb` colour (with resolve) and `Depth32Float` depth,
+    /// which alpha-to-coverage rides on.
+    Msaa4x,
+    /// `R32Float` textures bound for sampling / `textureLoad` (vertex and fragment).
+    R32FloatTexture,
+    /// `R32Float` filtering (`Features::FLOAT32_FILTERABLE`).
+    R32FloatFilterable,
+    /// Storage buffers readable from vertex shaders.
+    VertexStorage,
+}
+
+impl Capability {
+    /// Every capability, in declaration order.
+    pub const ALL: [Capability; 11] = [
+        Capability::Compute,
+        Capability::MultiDrawIndirect,
+        Capability::MultiDrawIndirectCount,
+        Capability::IndirectFirstInstance,
+        Capability::TimestampQuery,
+        Capability::TimestampInsideEncoders,
+        Capability::TimestampInsidePasses,
+        Capability::Msaa4x,
+        Capability::R32FloatTexture,
+        Capability::R32FloatFilterable,
+        Capability::VertexStorage,
+    ];
+
+    /// Short kebab-case name used in warnings, `sward info` and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Capability::Compute => "compute",
+            Capability::MultiDrawIndirect => "multi-draw-indirect",
+            Capability::MultiDrawIndirectCount => "multi-draw-indirect-count",
+            Capability::IndirectFirstInstance => "indirect-first-instance",
+            Capability::TimestampQuery => "timestamp-query",
+            Capability::TimestampInsideEncoders => "timestamp-query-inside-encoders",
+            Capability::TimestampInsidePasses => "timestamp-query-inside-passes",
+            Capability::Msaa4x => "msaa-4x",
+            Capability::R32FloatTexture => "r32float-texture",
+            Capability::R32FloatFilterable => "r32float-filterable",
+            Capability::VertexStorage => "vertex-storage",
+        }
+    }
+}
+
+impl fmt::Display for Capability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Limits that matter to sward's techniques, copied from the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct KeyLimits {
+    /// `max_storage_buffer_binding_size` in bytes.
+    pub max_storage_buffer_binding_size: u32,
+    /// `max_buffer_size` in bytes.
+    pub max_buffer_size: u64,
+    /// `max_storage_buffers_per_shader_stage`.
+    pub max_storage_buffers_per_shader_stage: u32,
+    /// `max_texture_dimension_2d` in texels.
+    pub max_texture_dimension_2d: u32,
+    /// `max_texture_array_layers`.
+    pub max_texture_array_layers: u32,
+    /// `max_compute_workgroup_size_x`.
+    pub max_compute_workgroup_size_x: u32,
+    /// `max_compute_invocations_per_workgroup`.
+    pub max_compute_invocations_per_workgroup: u32,
+    /// `max_compute_workgroups_per_dimension`.
+    pub max_compute_workgroups_per_dimension: u32,
+}
+
+impl KeyLimits {
+    /// Picks the limits sward cares about out of a full `wgpu::Limits`.
+    pub fn from_limits(l: &wgpu::Limits) -> Self {
+        KeyLimits {
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+            max_buffer_size: l.max_buffer_size,
+            max_storage_buffers_per_shader_stage: l.max_storage_buffers_per_shader_stage,
+            max_texture_dimension_2d: l.max_texture_dimension_2d,
+            max_texture_array_layers: l.max_texture_array_layers,
+            max_compute_workgroup_size_x: l.max_compute_workgroup_size_x,
+            max_compute_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+        }
+    }
+}
+
+/// What the device can do, as far as sward's tiers are concerned.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Caps {
+    /// Capabilities present on the device, in [`Capability::ALL`] order.
+    pub present: Vec<Capability>,
+    /// Limits that matter.
+    pub limits: KeyLimits,
+}
+
+/// Minimum storage buffer binding the GPU-driven tiers assume (16 MiB holds the
+/// per-placement descriptors of the reference 3x3 ADT window several times).
+pub const MIN_STORAGE_BINDING: u32 = 16 << 20;
+
+impl Caps {
+    /// Features sward asks the device for when the adapter has them.
+    pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+        .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+        .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
+        .union(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+        .union(wgpu::Features::FLOAT32_FILTERABLE);
+
+    /// Detects capabilities from an adapter and the features/limits its device got.
+    pub fn detect(
+        adapter: &wgpu::Adapter,
+        features: wgpu::Features,
+        limits: &wgpu::Limits,
+    ) -> Self {
+        let down = adapter.get_downlevel_capabilities().flags;
+        let color = adapter.get_texture_format_features(wgpu::TextureFormat::Rgba8UnormSrgb);
+        let depth = adapter.get_texture_format_features(crate::targets::DEPTH_FORMAT);
+        let r32 = adapter.get_texture_format_features(wgpu::TextureFormat::R32Float);
+        use wgpu::TextureFormatFeatureFlags as F;
+        let msaa4 = color.flags.sample_count_supported(4)
+            && color.flags.contains(F::MULTISAMPLE_RESOLVE)
+            && depth.flags.sample_count_supported(4);
+        let has = |c: Capability| -> bool {
+            match c {
+                Capability::Compute => {
+                    down.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                        && limits.max_storage_buffers_per_shader_stage >= 4
+                        && limits.max_storage_buffer_binding_size >= MIN_STORAGE_BINDING
+                }
+                Capability::MultiDrawIndirect => {
+                    down.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
+                }
+                Capability::MultiDrawIndirectCount => {
+                    features.contains(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
+                }
+                Capability::IndirectFirstInstance => {
+                    features.contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+                }
+                Capability::TimestampQuery => features.contains(wgpu::Features::TIMESTAMP_QUERY),
+                Capability::TimestampInsideEncoders => {
+                    features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+                }
+                Capability::TimestampInsidePasses => {
+                    features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+                }
+                Capability::Msaa4x => msaa4,
+                Capability::R32FloatTexture => {
+                    r32.allowed_usages
+                        .contains(wgpu::TextureUsages::TEXTURE_BINDING)
+                        && limits.max_sampled_textures_per_shader_stage > 0
+                }
+                Capability::R32FloatFilterable => {
+                    features.contains(wgpu::Features::FLOAT32_FILTERABLE)
+                }
+                Capability::VertexStorage => {
+                    down.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+                        && limits.max_storage_buffers_per_shader_stage >= 4
+                }
+            }
+        };
+        Caps {
+            present: Capability::ALL.into_iter().filter(|c| has(*c)).collect(),
+            limits: KeyLimits::from_limits(limits),
+        }
+    }
+
+    /// Caps with every capability present (for CPU-only tests of graph logic).
+    pub fn everything() -> Self {
+        Caps {
+            present: Capability::ALL.to_vec(),
+            limits: KeyLimits::from_limits(&wgpu::Limits::default()),
+        }
+    }
+
+    /// Caps with the given capabilities only.
+    pub fn with(present: &[Capability]) -> Self {
+        Caps {
+            present: Capability::ALL
+                .into_iter()
+                .filter(|c| present.contains(c))
+                .collect(),
+            limits: KeyLimits::from_limits(&wgpu::Limits::default()),
+        }
+    }
+
+    /// Whether the device has `cap`.
+    pub fn has(&self, cap: Capability) -> bool {
+        self.present.contains(&cap)
+    }
+
+    /// The capabilities in `needed` the device lacks.
+    pub fn missing(&self, needed: &[Capability]) -> Vec<Capability> {
+        needed.iter().copied().filter(|c| !self.has(*c)).collect()
+    }
+
+    /// Whether the device can run `tier`.
+    pub fn supports_grass(&self, tier: GrassTier) -> bool {
+        self.missing(tier.required_capabilities()).is_empty()
+    }
+
+    /// Whether the device can run `tier`.
+    pub fn supports_terrain(&self, tier: TerrainTier) -> bool {
+        self.missing(tier.required_capabilities()).is_empty()
+    }
+
+    /// The best grass tier at or below `tier` that the device can run.
+    pub fn cap_grass(&self, tier: GrassTier) -> GrassTier {
+        let mut t = tier;
+        while !self.supports_grass(t) {
+            match t.fallback() {
+                Some(next) => t = next,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// The best terrain tier at or below `tier` that the device can run.
+    pub fn cap_terrain(&self, tier: TerrainTier) -> TerrainTier {
+        let mut t = tier;
+        while !self.supports_terrain(t) {
+            match t.fallback() {
+                Some(next) => t = next,
+                None => break,
+            }
+        }
+        t
+    }
+
+    /// Caps a requested combination to what the device can run. Returns the combo
+    /// to run and one warning per capped subsystem naming what is missing.
+    pub fn cap_combo(&self, combo: TierCombo) -> (TierCombo, Vec<String>) {
+        let mut warnings = Vec::new();
+        let grass = self.cap_grass(combo.grass);
+        if grass != combo.grass {
+            warnings.push(format!(
+                "grass tier `{}` needs {} which this device lacks; running `{}` instead",
+                combo.grass,
+                list(&self.missing(combo.grass.required_capabilities())),
+                grass
+            ));
+        }
+        let terrain = self.cap_terrain(combo.terrain);
+        if terrain != combo.terrain {
+            warnings.push(format!(
+                "terrain tier `{}` needs {} which this device lacks; running `{}` instead",
+                combo.terrain,
+                list(&self.missing(combo.terrain.required_capabilities())),
+                terrain
+            ));
+        }
+        (TierCombo { grass, terrain }, warnings)
+    }
+
+    /// Caps an MSAA sample count (1 or 4) to what the device supports.
+    /// Counts other than 1 and 4 are rejected with a warning and run at 1.
+    pub fn cap_msaa(&self, requested: u32) -> (u32, Option<String>) {
+        match requested {
+            1 => (1, None),
+            4 if self.has(Capability::Msaa4x) => (4, None),
+            4 => (
+                1,
+                Some(format!(
+                    "4x MSAA needs {} which this device lacks; rendering at 1x",
+                    Capability::Msaa4x
+                )),
+            ),
+            n => (
+                1,
+                Some(format!(
+                    "MSAA {n}x is not supported (use 1 or 4); rendering at 1x"
+                )),
+            ),
+        }
+    }
+
+    /// Every grass/terrain combination (tiers `off` excluded) the device runs
+    /// without capping.
+    pub fn supported_combos(&self) -> Vec<TierCombo> {
+        TierCombo::all_on()
+            .into_iter()
+            .filter(|c| self.supports_grass(c.grass) && self.supports_terrain(c.terrain))
+            .collect()
+    }
+}
+
+fn list(caps: &[Capability]) -> String {
+    caps.iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_device_runs_everything_uncapped() {
+        let caps = Caps::everything();
+        for c in TierCombo::all_on() {
+            assert_eq!(caps.cap_combo(c), (c, vec![]));
+        }
+        assert_eq!(caps.cap_msaa(4), (4, None));
+    }
+
+    #[test]
+    fn missing_first_instance_caps_gpu_cull_with_one_named_warning() {
+        let present: Vec<_> = Capability::ALL
+            .into_iter()
+            .filter(|c| *c != Capability::IndirectFirstInstance)
+            .collect();
+        let caps = Caps::with(&present);
+        let want = TierCombo::new(GrassTier::GpuCull, TerrainTier::GpuCull);
+        let (got, warnings) = caps.cap_combo(want);
+        assert_eq!(
+            got,
+            TierCombo::new(GrassTier::StaticBatch, TerrainTier::AtlasInstanced)
+        );
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings
+                .iter()
+                .all(|w| w.contains("indirect-first-instance")),
+            "{warnings:?}"
+        );
+        // camera-grid does not need first-instance and stays.
+        let (got, warnings) = caps.cap_combo(TierCombo::new(
+            GrassTier::CameraGrid,
+            TerrainTier::StaticChunks,
+        ));
+        assert_eq!(got.grass, GrassTier::CameraGrid);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn bare_device_falls_back_to_baselines() {
+        let caps = Caps::with(&[]);
+        let (got, warnings) =
+            caps.cap_combo(TierCombo::new(GrassTier::CameraGrid, TerrainTier::Clipmap));
+        assert_eq!(got, TierCombo::BASELINE);
+        assert_eq!(warnings.len(), 2);
+        assert!(warnings[0].contains("vertex-storage"), "{}", warnings[0]);
+        let (n, w) = caps.cap_msaa(4);
+        assert_eq!(n, 1);
+        assert!(w.is_some_and(|w| w.contains("msaa-4x")));
+        let expected = vec![
+            TierCombo::new(GrassTier::LegacyCpu, TerrainTier::StaticChunks),
+            TierCombo::BASELINE,
+        ];
+        assert_eq!(caps.supported_combos(), expected);
+    }
+}

@@ -1,0 +1,283 @@
+//! The headless GPU context: instance, adapter choice, device and queue, the
+//! capabilities detected once at creation, and a printable adapter summary.
+//!
+//! Adapter choice: `GpuOptions::adapter` (a case-insensitive name substring or an
+//! index into [`list_adapters`]) wins; otherwise hardware is preferred over
+//! software. `WGPU_BACKEND` selects backends (all by default).
+
+use crate::caps::{Caps, KeyLimits};
+
+/// How to create a [`GpuContext`].
+#[derive(Debug, Clone)]
+pub struct GpuOptions {
+    /// Adapter selector: a case-insensitive substring of the adapter name or an
+    /// index from [`list_adapters`]. `None` picks the best adapter.
+    pub adapter: Option<String>,
+    /// Backends to consider; `None` reads `WGPU_BACKEND` (all backends if unset).
+    pub backends: Option<wgpu::Backends>,
+    /// Keep wgpu's injected validation of indirect draw/dispatch arguments
+    /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`). Benchmarks record this because
+    /// it adds a compute pass per indirect call.
+    pub validate_indirect_calls: bool,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            adapter: None,
+            backends: None,
+            validate_indirect_calls: true,
+        }
+    }
+}
+
+/// Why a context could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    /// No adapter at all on the selected backends.
+    #[error(
+        "no GPU adapter found on backends {backends}. Install a GPU driver, or a CPU Vulkan \
+         driver with `apt-get install mesa-vulkan-drivers libvulkan1` and run with \
+         WGPU_BACKEND=vulkan"
+    )]
+    NoAdapter {
+        /// The backends that were searched.
+        backends: String,
+    },
+    /// `--adapter` matched nothing.
+    #[error("no adapter matches `{selector}`; available: {available}")]
+    NoMatch {
+        /// The selector that was given.
+        selector: String,
+        /// The adapters that exist, `index: name (backend)`.
+        available: String,
+    },
+    /// The adapter refused the device request.
+    #[error("adapter `{adapter}` refused to create a device: {source}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's reason.
+        source: wgpu::RequestDeviceError,
+    },
+}
+
+/// A printable, serialisable description of the adapter and device in use.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AdapterSummary {
+    /// Adapter name.
+    pub name: String,
+    /// Backend (`vulkan`, `metal`, ...).
+    pub backend: String,
+    /// `discrete-gpu`, `integrated-gpu`, `virtual-gpu`, `cpu` or `other`.
+    pub device_type: String,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version/info string.
+    pub driver_info: String,
+    /// Whether wgpu validates indirect call arguments with an injected pass.
+    pub validate_indirect_calls: bool,
+    /// Features enabled on the device (wgpu names).
+    pub features: Vec<String>,
+    /// Limits that matter.
+    pub limits: KeyLimits,
+}
+
+/// One adapter found by [`list_adapters`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AdapterEntry {
+    /// Index usable with `--adapter`.
+    pub index: usize,
+    /// Adapter name.
+    pub name: String,
+    /// Backend name.
+    pub backend: String,
+    /// Device type name.
+    pub device_type: String,
+}
+
+/// The device everything renders on.
+pub struct GpuContext {
+    /// The wgpu instance.
+    pub instance: wgpu::Instance,
+    /// The chosen adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device.
+    pub device: wgpu::Device,
+    /// The queue.
+    pub queue: wgpu::Queue,
+    /// Capabilities detected at creation.
+    pub caps: Caps,
+    /// Adapter summary (for `sward info` and reports).
+    pub summary: AdapterSummary,
+}
+
+fn instance(opts: &GpuOptions) -> (wgpu::Instance, wgpu::Backends) {
+    let backends = opts
+        .backends
+        .unwrap_or_else(|| wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()));
+    let mut flags = wgpu::InstanceFlags::from_build_config().with_env();
+    // Vulkan validation layers are slow and usually absent; opt in with WGPU_VALIDATION=1.
+    if std::env::var_os("WGPU_VALIDATION").is_none() {
+        flags.remove(wgpu::InstanceFlags::VALIDATION);
+    }
+    flags.set(
+        wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL,
+        opts.validate_indirect_calls,
+    );
+    let instance = wgpu::Instance::new(&wgpu::InstanceDescriptor {
+        backends,
+        flags,
+        ..wgpu::InstanceDescriptor::from_env_or_default()
+    });
+    (instance, backends)
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// Kebab-case name of a device type.
+pub fn device_type_name(t: wgpu::DeviceType) -> &'static str {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => "discrete-gpu",
+        wgpu::DeviceType::IntegratedGpu => "integrated-gpu",
+        wgpu::DeviceType::VirtualGpu => "virtual-gpu",
+        wgpu::DeviceType::Other => "other",
+        wgpu::DeviceType::Cpu => "cpu",
+    }
+}
+
+fn entry(index: usize, a: &wgpu::Adapter) -> AdapterEntry {
+    let info = a.get_info();
+    AdapterEntry {
+        index,
+        name: info.name,
+        backend: info.backend.to_str().to_owned(),
+        device_type: device_type_name(info.device_type).to_owned(),
+    }
+}
+
+/// Lists the adapters on the backends `opts` selects, in `--adapter` index order.
+pub fn list_adapters(opts: &GpuOptions) -> Vec<AdapterEntry> {
+    let (instance, backends) = instance(opts);
+    instance
+        .enumerate_adapters(backends)
+        .iter()
+        .enumerate()
+        .map(|(i, a)| entry(i, a))
+        .collect()
+}
+
+fn pick_adapter(
+    adapters: Vec<wgpu::Adapter>,
+    selector: Option<&str>,
+    backends: wgpu::Backends,
+) -> Result<wgpu::Adapter, ContextError> {
+    if adapters.is_empty() {
+        return Err(ContextError::NoAdapter {
+            backends: format!("{backends:?}"),
+        });
+    }
+    let Some(sel) = selector else {
+        let mut adapters = adapters;
+        // Stable sort keeps enumeration order among equals.
+        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
+        return Ok(adapters.swap_remove(0));
+    };
+    let available = adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let e = entry(i, a);
+            format!("{}: {} ({})", e.index, e.name, e.backend)
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sel_lower = sel.trim().to_lowercase();
+    let found = match sel_lower.parse::<usize>() {
+        Ok(i) if i < adapters.len() => Some(i),
+        _ => adapters
+            .iter()
+            .position(|a| a.get_info().name.to_lowercase().contains(&sel_lower)),
+    };
+    match found {
+        Some(i) => Ok(adapters.into_iter().nth(i).ok_or(ContextError::NoMatch {
+            selector: sel.to_owned(),
+            available: available.clone(),
+        })?),
+        None => Err(ContextError::NoMatch {
+            selector: sel.to_owned(),
+            available,
+        }),
+    }
+}
+
+impl GpuContext {
+    /// Creates a headless context: picks an adapter, requests the features sward
+    /// wants that the adapter has (and all of its limits), detects [`Caps`].
+    pub fn new(opts: &GpuOptions) -> Result<Self, ContextError> {
+        let (instance, backends) = instance(opts);
+        let adapters = instance.enumerate_adapters(backends);
+        let adapter = pick_adapter(adapters, opts.adapter.as_deref(), backends)?;
+        let info = adapter.get_info();
+        let features = adapter.features() & Caps::WANTED_FEATURES;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("sward.device"),
+            required_features: features,
+            required_limits: limits.clone(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|source| ContextError::RequestDevice {
+            adapter: info.name.clone(),
+            source,
+        })?;
+        let caps = Caps::detect(&adapter, device.features(), &device.limits());
+        let summary = AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend.to_str().to_owned(),
+            device_type: device_type_name(info.device_type).to_owned(),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            validate_indirect_calls: opts.validate_indirect_calls,
+            features: device
+                .features()
+                .iter_names()
+                .map(|(n, _)| n.to_owned())
+                .collect(),
+            limits: caps.limits,
+        };
+        log::info!(
+            "sward: using adapter {} ({})",
+            summary.name,
+            summary.backend
+        );
+        Ok(GpuContext {
+            instance,
+            adapter,
+            device,
+            queue,
+            caps,
+            summary,
+        })
+    }
+
+    /// Blocks until all submitted GPU work has finished.
+    pub fn wait_idle(&self) {
+        // A lost device surfaces on the next call that uses it; nothing to do here.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
+    /// Nanoseconds per timestamp tick.
+    pub fn timestamp_period(&self) -> f32 {
+        self.queue.get_timestamp_period()
+    }
+}

@@ -1,0 +1,384 @@
+//! Runs a [`RenderGraph`]: validates it, resolves handles (pooled transients,
+//! imports), records every pass inside a puffin scope and a GPU timestamp scope
+//! named after the pass, submits one command buffer per frame, and collects GPU
+//! pass times a few frames later without stalling (or blocking, via `flush`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
+
+use super::{
+    BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph, ResourcePool,
+    Resources, TextureSource, TransferCtx,
+};
+use crate::caps::Capability;
+use crate::context::GpuContext;
+
+/// CPU time and counters of one pass in one frame.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PassReport {
+    /// Pass name (`subsystem.name`).
+    pub name: String,
+    /// CPU milliseconds spent recording the pass.
+    pub cpu_ms: f64,
+    /// What the pass reported.
+    pub counters: Counters,
+}
+
+/// What executing one frame's graph produced on the CPU side.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct FrameReport {
+    /// Frame number of this executor (matches [`GpuFrameTimes::frame`]).
+    pub frame: u64,
+    /// Passes in declaration order.
+    pub passes: Vec<PassReport>,
+    /// CPU milliseconds for the whole `execute` (resolve, record, submit).
+    pub cpu_ms: f64,
+    /// Sum of all pass counters.
+    pub counters: Counters,
+}
+
+impl FrameReport {
+    /// Sum of CPU ms over passes whose name starts with `prefix` (e.g. `"grass."`).
+    pub fn cpu_ms_with_prefix(&self, prefix: &str) -> f64 {
+        self.passes
+            .iter()
+            .filter(|p| p.name.starts_with(prefix))
+            .map(|p| p.cpu_ms)
+            .sum()
+    }
+
+    /// The report of the pass called `name`.
+    pub fn pass(&self, name: &str) -> Option<&PassReport> {
+        self.passes.iter().find(|p| p.name == name)
+    }
+}
+
+/// GPU interval of one pass, in nanoseconds on the GPU timestamp clock
+/// (tick * timestamp period). On lavapipe the clock is `CLOCK_MONOTONIC`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GpuPassTime {
+    /// Pass name.
+    pub name: String,
+    /// Start timestamp in ns.
+    pub start_ns: u64,
+    /// End timestamp in ns.
+    pub end_ns: u64,
+}
+
+impl GpuPassTime {
+    /// Duration in milliseconds.
+    pub fn ms(&self) -> f64 {
+        self.end_ns.saturating_sub(self.start_ns) as f64 / 1e6
+    }
+}
+
+/// GPU pass times of one frame (only passes that got timestamps).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GpuFrameTimes {
+    /// The frame they belong to (see [`FrameReport::frame`]).
+    pub frame: u64,
+    /// Timed passes in recording order.
+    pub passes: Vec<GpuPassTime>,
+}
+
+impl GpuFrameTimes {
+    /// Sum of GPU ms over passes whose name starts with `prefix`.
+    pub fn ms_with_prefix(&self, prefix: &str) -> f64 {
+        self.passes
+            .iter()
+            .filter(|p| p.name.starts_with(prefix))
+            .map(GpuPassTime::ms)
+            .sum()
+    }
+
+    /// Sum of GPU ms over all passes.
+    pub fn total_ms(&self) -> f64 {
+        self.passes.iter().map(GpuPassTime::ms).sum()
+    }
+
+    /// The time of the pass called `name`.
+    pub fn pass(&self, name: &str) -> Option<&GpuPassTime> {
+        self.passes.iter().find(|p| p.name == name)
+    }
+}
+
+/// Executes graphs frame after frame, owning the transient pool and the GPU profiler.
+pub struct GraphExecutor {
+    pool: ResourcePool,
+    profiler: GpuProfiler,
+    timestamps: bool,
+    frame: u64,
+    /// Frames handed to the profiler whose results have not come back, oldest first.
+    pending: VecDeque<u64>,
+    finished: Vec<GpuFrameTimes>,
+}
+
+const MAX_PENDING_FRAMES: usize = 4;
+
+/// A puffin scope whose name is the (dynamic) pass name. `puffin::profile_scope!`
+/// registers one name per call site, so pass names are registered here once each.
+fn pass_scope(name: &str) -> Option<puffin::ProfilerScope> {
+    if !puffin::are_scopes_on() {
+        return None;
+    }
+    static IDS: OnceLock<Mutex<HashMap<String, puffin::ScopeId>>> = OnceLock::new();
+    let mut ids = IDS.get_or_init(Default::default).lock().ok()?;
+    let id = *ids.entry(name.to_owned()).or_insert_with(|| {
+        puffin::ThreadProfiler::call(|tp| {
+            tp.register_named_scope(name.to_owned(), "sward_engine::graph", file!(), line!())
+        })
+    });
+    drop(ids);
+    Some(puffin::ProfilerScope::new(id, ""))
+}
+
+impl GraphExecutor {
+    /// An executor for `gpu`. GPU timing is on where the device has timestamp queries.
+    pub fn new(gpu: &GpuContext) -> Result<Self, GraphError> {
+        let timestamps = gpu.caps.has(Capability::TimestampQuery);
+        let settings = GpuProfilerSettings {
+            enable_timer_queries: timestamps,
+            enable_debug_groups: true,
+            max_num_pending_frames: MAX_PENDING_FRAMES,
+        };
+        let profiler = GpuProfiler::new(&gpu.device, settings)
+            .map_err(|e| GraphError::Profiler(e.to_string()))?;
+        Ok(GraphExecutor {
+            pool: ResourcePool::default(),
+            profiler,
+            timestamps,
+            frame: 0,
+            pending: VecDeque::new(),
+            finished: Vec::new(),
+        })
+    }
+
+    /// Whether passes get GPU timestamps on this device.
+    pub fn timestamps_enabled(&self) -> bool {
+        self.timestamps
+    }
+
+    /// The transient resource pool.
+    pub fn pool(&self) -> &ResourcePool {
+        &self.pool
+    }
+
+    /// Validates and runs one frame's graph; returns CPU times and counters.
+    /// GPU times for this frame arrive later through [`Self::poll_gpu_times`].
+    pub fn execute(
+        &mut self,
+        gpu: &GpuContext,
+        graph: RenderGraph<'_>,
+    ) -> Result<FrameReport, GraphError> {
+        let started = Instant::now();
+        graph.validate(&gpu.caps)?;
+        let (device, queue) = (&gpu.device, &gpu.queue);
+
+        let mut textures = Vec::with_capacity(graph.textures.len());
+        let mut views = Vec::with_capacity(graph.textures.len());
+        for decl in &graph.textures {
+            match &decl.source {
+                TextureSource::Imported(t) => {
+                    views.push(t.create_view(&wgpu::TextureViewDescriptor::default()));
+                    textures.push(t.clone());
+                }
+                TextureSource::Transient(desc) => {
+                    let mut desc = *desc;
+                    desc.usage |= decl.extra_usage;
+                    let (t, v) = self.pool.take_texture(device, &decl.name, desc);
+                    textures.push(t);
+                    views.push(v);
+                }
+            }
+        }
+        let buffers: Vec<wgpu::Buffer> = graph
+            .buffers
+            .iter()
+            .map(|decl| match &decl.source {
+                BufferSource::Imported(b) => b.clone(),
+                BufferSource::Transient(desc) => self.pool.take_buffer(device, &decl.name, *desc),
+            })
+            .collect();
+
+        device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("sward.frame"),
+        });
+        let mut passes = Vec::with_capacity(graph.passes.len());
+        let mut total = Counters::default();
+        for node in graph.passes {
+            let _scope = pass_scope(&node.name);
+            let t0 = Instant::now();
+            let mut counters = Counters::default();
+            let res = || Resources {
+                textures: &textures,
+                views: &views,
+                buffers: &buffers,
+            };
+            match node.kind {
+                PassKind::Compute(record) => {
+                    let query = self
+                        .profiler
+                        .begin_pass_query(node.name.as_str(), &mut encoder);
+                    {
+                        let pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some(&node.name),
+                            timestamp_writes: query.compute_pass_timestamp_writes(),
+                        });
+                        let mut ctx = ComputeCtx {
+                            pass,
+                            device,
+                            queue,
+                            res: res(),
+                            counters: &mut counters,
+                        };
+                        record(&mut ctx);
+                    }
+                    self.profiler.end_query(&mut encoder, query);
+                }
+                PassKind::Render {
+                    colors,
+                    depth,
+                    record,
+                } => {
+                    let query = self
+                        .profiler
+                        .begin_pass_query(node.name.as_str(), &mut encoder);
+                    let color_attachments: Vec<_> = colors
+                        .iter()
+                        .map(|c| {
+                            Some(wgpu::RenderPassColorAttachment {
+                                view: &views[c.texture.0],
+                                depth_slice: None,
+                                resolve_target: c.resolve.map(|r| &views[r.0]),
+                                ops: wgpu::Operations {
+                                    load: c.load,
+                                    store: wgpu::StoreOp::Store,
+                                },
+                            })
+                        })
+                        .collect();
+                    let depth_attachment = depth.map(|d| wgpu::RenderPassDepthStencilAttachment {
+                        view: &views[d.texture.0],
+                        depth_ops: Some(wgpu::Operations {
+                            load: d.load,
+                            store: d.store,
+                        }),
+                        stencil_ops: None,
+                    });
+                    let sample_count = colors
+                        .first()
+                        .map(|c| textures[c.texture.0].sample_count())
+                        .or(depth.map(|d| textures[d.texture.0].sample_count()))
+                        .unwrap_or(1);
+                    {
+                        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                            label: Some(&node.name),
+                            color_attachments: &color_attachments,
+                            depth_stencil_attachment: depth_attachment,
+                            timestamp_writes: query.render_pass_timestamp_writes(),
+                            occlusion_query_set: None,
+                        });
+                        let mut ctx = RenderCtx {
+                            pass,
+                            device,
+                            queue,
+                            res: res(),
+                            counters: &mut counters,
+                            sample_count,
+                        };
+                        record(&mut ctx);
+                    }
+                    self.profiler.end_query(&mut encoder, query);
+                }
+                PassKind::Transfer(record) => {
+                    let query = self.profiler.begin_query(node.name.as_str(), &mut encoder);
+                    {
+                        let mut ctx = TransferCtx {
+                            encoder: &mut encoder,
+                            device,
+                            queue,
+                            res: res(),
+                            counters: &mut counters,
+                        };
+                        record(&mut ctx);
+                    }
+                    self.profiler.end_query(&mut encoder, query);
+                }
+            }
+            total += counters;
+            passes.push(PassReport {
+                name: node.name,
+                cpu_ms: t0.elapsed().as_secs_f64() * 1e3,
+                counters,
+            });
+        }
+        self.profiler.resolve_queries(&mut encoder);
+        queue.submit([encoder.finish()]);
+        let error = pollster::block_on(device.pop_error_scope());
+        self.profiler
+            .end_frame()
+            .map_err(|e| GraphError::Profiler(e.to_string()))?;
+        if self.pending.len() == MAX_PENDING_FRAMES {
+            // The profiler drops its newest pending frame when full; mirror that.
+            self.pending.pop_back();
+        }
+        self.pending.push_back(self.frame);
+        self.pool.end_frame();
+        let frame = self.frame;
+        self.frame += 1;
+        let _ = device.poll(wgpu::PollType::Poll);
+        self.collect(gpu);
+        if let Some(e) = error {
+            return Err(GraphError::Wgpu(e.to_string()));
+        }
+        Ok(FrameReport {
+            frame,
+            passes,
+            cpu_ms: started.elapsed().as_secs_f64() * 1e3,
+            counters: total,
+        })
+    }
+
+    fn collect(&mut self, gpu: &GpuContext) {
+        let period = gpu.timestamp_period();
+        while let Some(results) = self.profiler.process_finished_frame(period) {
+            let Some(frame) = self.pending.pop_front() else {
+                break;
+            };
+            let mut passes = Vec::new();
+            flatten(&results, &mut passes);
+            self.finished.push(GpuFrameTimes { frame, passes });
+        }
+    }
+
+    /// GPU times of frames that finished since the last call (non-blocking).
+    pub fn poll_gpu_times(&mut self, gpu: &GpuContext) -> Vec<GpuFrameTimes> {
+        let _ = gpu.device.poll(wgpu::PollType::Poll);
+        self.collect(gpu);
+        std::mem::take(&mut self.finished)
+    }
+
+    /// Waits for the GPU and returns the times of every frame still outstanding.
+    pub fn flush(&mut self, gpu: &GpuContext) -> Vec<GpuFrameTimes> {
+        gpu.wait_idle();
+        self.collect(gpu);
+        std::mem::take(&mut self.finished)
+    }
+}
+
+fn flatten(results: &[GpuTimerQueryResult], out: &mut Vec<GpuPassTime>) {
+    for r in results {
+        if let Some(t) = &r.time {
+            out.push(GpuPassTime {
+                name: r.label.clone(),
+                start_ns: (t.start * 1e9).round() as u64,
+                end_ns: (t.end * 1e9).round() as u64,
+            });
+        }
+        flatten(&r.nested_queries, out);
+    }
+}
