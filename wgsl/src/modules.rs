@@ -1,0 +1,38 @@
+//! The shader library: one constant per WGSL file in `wgsl/shaders/`, embedded
+//! with `include_str!`. Call sites name these constants, never file paths.
+//!
+//! To add a shader: put `NAME.wgsl` in `shaders/` and add one line below; it is
+//! then composed and naga-validated by the registry test automatically.
+
+use crate::Module;
+
+macro_rules! shader_modules {
+    ($($(#[$doc:meta])* $ident:ident = $name:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub const $ident: Module = Module {
+                name: $name,
+                source: include_str!(concat!("../shaders/", $name, ".wgsl")),
+            };
+        )*
+        /// Every module of the library (the import namespace and the test registry).
+        pub const ALL: &[Module] = &[$($ident),*];
+    };
+}
+
+shader_modules! {
+    /// Integer hashes (`pcg_hash`, `hash2`, `hash_unit`).
+    HASH = "hash";
+    /// The `Frustum` struct and sphere/AABB visibility tests.
+    FRUSTUM = "frustum";
+    /// Compute probe comparing `frustum` with the CPU camera (tests).
+    PROBE_FRUSTUM = "probe_frustum";
+    /// Compute probe comparing `hash` with its CPU mirror (tests).
+    PROBE_HASH = "probe_hash";
+    /// Structs shared by the built-in test scene's shaders.
+    TEST_SCENE_TYPES = "test_scene_types";
+    /// Test scene: per-instance frustum culling writing indirect args.
+    TEST_SCENE_CULL = "test_scene_cull";
+    /// Test scene: instanced lit draw of the culled instances.
+    TEST_SCENE_DRAW = "test_scene_draw";
+}
