@@ -8,11 +8,16 @@
 pub mod effects;
 pub mod models;
 pub mod placement;
+pub mod presets;
 pub mod rng;
+pub mod window;
 pub mod world;
 
 pub use effects::{
     EffectError, GroundEffectDoodad, GroundEffectLayout, GroundEffectTexture, GroundEffects,
 };
 pub use models::{DetailModel, DetailTexture, DetailVertex};
+pub use placement::{Placement, PlacementStats, Placements, Policy};
+pub use presets::{Preset, PresetError, PresetSummary, Scene};
+pub use window::{TileSource, WindowSlide, WorldWindow};
 pub use world::{AdtTile, ChunkCoord, Layer, Mcnk, McnkHeader, TileCoord, World, WorldError};

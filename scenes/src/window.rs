@@ -1,0 +1,252 @@
+//! The streaming world window: the resident 3x3 ADT tiles around the camera
+//! and their placements.
+//!
+//! When the camera enters another tile the window slides: tiles that stay
+//! resident are reused as they are (same `Arc`s, same placements), new ones
+//! are loaded from the [`TileSource`] and placed, and the rest are dropped.
+//! Placement is a pure function of each MCNK, so a tile's placements are the
+//! same whichever window it is loaded in. Every slide is reported as a
+//! [`WindowSlide`] (tiles loaded/reused/dropped, milliseconds, bytes) so the
+//! bench can count hitches.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::effects::ResolvedEffects;
+use crate::placement::{PlacementStats, Placements, Policy};
+use crate::world::{coords, AdtTile, Mcnk, TileCoord, World, WorldError, ALPHA_TEXELS};
+
+/// Where tiles come from (a generator or a file reader).
+pub trait TileSource: Send + Sync + std::fmt::Debug {
+    /// Whether the source has tile `coord`.
+    fn contains(&self, coord: TileCoord) -> bool;
+    /// Produces tile `coord`.
+    fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError>;
+    /// Number of tiles the source has.
+    fn tile_count(&self) -> usize;
+}
+
+/// Errors of the world window.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    /// The source could not produce a tile.
+    #[error("cannot load ADT tile ({}, {}): {reason}", tile.x, tile.y)]
+    Load {
+        /// The tile.
+        tile: TileCoord,
+        /// Why.
+        reason: String,
+    },
+    /// A loaded tile is invalid.
+    #[error(transparent)]
+    World(#[from] WorldError),
+    /// The requested centre is outside the world.
+    #[error("position ({x}, {y}) is outside the world")]
+    OutsideWorld {
+        /// World x.
+        x: f64,
+        /// World y.
+        y: f64,
+    },
+}
+
+/// What one window change did and cost.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct WindowSlide {
+    /// Centre before (`None` for the first load).
+    pub from: Option<TileCoord>,
+    /// Centre after.
+    pub to: TileCoord,
+    /// Tiles loaded and placed.
+    pub loaded: Vec<TileCoord>,
+    /// Tiles kept from the previous window.
+    pub reused: usize,
+    /// Tiles dropped.
+    pub dropped: usize,
+    /// Wall time of the change in milliseconds.
+    pub ms: f64,
+    /// Bytes of tile and placement data produced.
+    pub bytes: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Resident {
+    tile: Arc<AdtTile>,
+    placements: Arc<Placements>,
+    stats: PlacementStats,
+}
+
+/// Approximate heap + inline bytes of a tile.
+pub fn tile_bytes(tile: &AdtTile) -> usize {
+    let alpha: usize = tile
+        .mcnks
+        .iter()
+        .map(|m| m.layers.iter().filter(|l| l.alpha.is_some()).count())
+        .sum();
+    tile.mcnks.len() * std::mem::size_of::<Mcnk>() + alpha * ALPHA_TEXELS
+}
+
+/// The resident (2r+1)x(2r+1) tiles around a centre tile (r = 1: 3x3).
+#[derive(Debug)]
+pub struct WorldWindow {
+    source: Arc<dyn TileSource>,
+    effects: Arc<ResolvedEffects>,
+    model_count: usize,
+    policy: Policy,
+    radius: u32,
+    centre: TileCoord,
+    resident: BTreeMap<(u32, u32), Resident>,
+    world: World,
+}
+
+impl WorldWindow {
+    /// A window of `radius` (1 = 3x3) centred on `centre`, loaded at once.
+    pub fn new(
+        name: &str,
+        source: Arc<dyn TileSource>,
+        effects: Arc<ResolvedEffects>,
+        model_count: usize,
+        policy: Policy,
+        radius: u32,
+        centre: TileCoord,
+    ) -> Result<(Self, WindowSlide), WindowError> {
+        let mut w = Self {
+            source,
+            effects,
+            model_count,
+            policy,
+            radius,
+            centre,
+            resident: BTreeMap::new(),
+            world: World::new(name),
+        };
+        let mut slide = w.recentre(centre)?;
+        slide.from = None;
+        Ok((w, slide))
+    }
+
+    /// Tiles the window wants around `centre` (present in the source).
+    fn wanted(&self, centre: TileCoord) -> Vec<TileCoord> {
+        let r = self.radius as i32;
+        let mut out = Vec::new();
+        for dy in -r..=r {
+            for dx in -r..=r {
+                if let Some(t) = centre.offset(dx, dy).filter(|t| self.source.contains(*t)) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// Moves the window to `centre`, reusing overlapping tiles.
+    pub fn recentre(&mut self, centre: TileCoord) -> Result<WindowSlide, WindowError> {
+        let start = Instant::now();
+        let wanted = self.wanted(centre);
+        let keys: Vec<(u32, u32)> = wanted.iter().map(|t| (t.y, t.x)).collect();
+        let drop: Vec<(u32, u32)> = self
+            .resident
+            .keys()
+            .filter(|k| !keys.contains(k))
+            .copied()
+            .collect();
+        for k in &drop {
+            self.resident.remove(k);
+            self.world.remove(TileCoord::new(k.1, k.0));
+        }
+        let mut loaded = Vec::new();
+        let mut bytes = 0;
+        let mut reused = 0;
+        for t in wanted {
+            if self.resident.contains_key(&(t.y, t.x)) {
+                reused += 1;
+                continue;
+            }
+            let tile = Arc::new(self.source.load(t)?);
+            let (placements, stats) =
+                Placements::build_tile(&tile, &self.effects, self.model_count, &self.policy);
+            bytes += tile_bytes(&tile) + placements.bytes();
+            self.world.insert(Arc::clone(&tile))?;
+            self.resident.insert(
+                (t.y, t.x),
+                Resident {
+                    tile,
+                    placements: Arc::new(placements),
+                    stats,
+                },
+            );
+            loaded.push(t);
+        }
+        let from = Some(self.centre);
+        self.centre = centre;
+        Ok(WindowSlide {
+            from,
+            to: centre,
+            loaded,
+            reused,
+            dropped: drop.len(),
+            ms: start.elapsed().as_secs_f64() * 1e3,
+            bytes,
+        })
+    }
+
+    /// Follows the camera: slides when `(x, y)` is in another tile than the
+    /// centre; `Ok(None)` when nothing changed.
+    pub fn update(&mut self, x: f64, y: f64) -> Result<Option<WindowSlide>, WindowError> {
+        let tile = coords::tile_at(x, y).ok_or(WindowError::OutsideWorld { x, y })?;
+        if tile == self.centre {
+            return Ok(None);
+        }
+        self.recentre(tile).map(Some)
+    }
+
+    /// The centre tile.
+    pub fn centre(&self) -> TileCoord {
+        self.centre
+    }
+
+    /// The resident world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Resident tile coordinates in (row, column) order.
+    pub fn tiles(&self) -> Vec<TileCoord> {
+        self.resident
+            .keys()
+            .map(|&(y, x)| TileCoord::new(x, y))
+            .collect()
+    }
+
+    /// The placements of one resident tile.
+    pub fn tile_placements(&self, t: TileCoord) -> Option<&Arc<Placements>> {
+        self.resident.get(&(t.y, t.x)).map(|r| &r.placements)
+    }
+
+    /// The resident tile `t`.
+    pub fn tile(&self, t: TileCoord) -> Option<&Arc<AdtTile>> {
+        self.resident.get(&(t.y, t.x)).map(|r| &r.tile)
+    }
+
+    /// All resident placements, in tile order (the same order
+    /// [`Placements::build_world`] uses).
+    pub fn placements(&self) -> Placements {
+        Placements::concat(self.resident.values().map(|r| r.placements.as_ref()))
+    }
+
+    /// Placement statistics of the resident tiles.
+    pub fn stats(&self) -> PlacementStats {
+        self.resident
+            .values()
+            .fold(PlacementStats::new(self.model_count), |mut s, r| {
+                s.add(&r.stats);
+                s
+            })
+    }
+
+    /// The placement policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+}
