@@ -1,0 +1,444 @@
+//! Classic M2 detail models (magic `MD20`, version 256: the pre-WotLK
+//! layout whose views are embedded in the file).
+//!
+//! [`write_m2`] writes a 0x144-byte header of counted arrays (count, offset)
+//! and the data blocks it points to, each 16-byte aligned: the name, one
+//! "Stand" sequence, one bone without keys, the 48-byte vertices (position,
+//! bone weights[4], bone indices[4], normal, tex coords[2]), one view
+//! (identity vertex list, triangle indices, bone properties, one submesh,
+//! one batch), one texture (type 0, file name), one texture weight, one
+//! material (render flags, blend mode), the lookup tables and the bounds.
+//! [`read_m2`] reads back what sward models: name, vertices, the first view's
+//! triangles, the bone count, the texture names, the first material and the
+//! bounding box.
+
+use super::bytes::{u32_of, Out, Reader};
+use super::FormatError;
+use crate::models::{Aabb, DetailModel, DetailTexture, DetailVertex};
+
+/// Version written (1.12 clients use 256).
+pub const VERSION: u32 = 256;
+/// Last version with embedded views (WotLK, 264, moved them to .skin files).
+pub const LAST_EMBEDDED_VERSION: u32 = 263;
+const HEADER_SIZE: usize = 0x144;
+const VERTEX_SIZE: usize = 48;
+const VIEW_SIZE: usize = 44;
+const BONE_SIZE: usize = 108;
+const SEQUENCE_SIZE: usize = 68;
+const TEXTURE_SIZE: usize = 16;
+const SUBMESH_SIZE: usize = 32;
+const BATCH_SIZE: usize = 24;
+const TRACK_SIZE: usize = 28;
+
+/// Header offsets of the counted arrays and fields sward writes or reads.
+mod h {
+    pub const NAME: usize = 0x08;
+    pub const SEQUENCES: usize = 0x1C;
+    pub const SEQUENCE_LOOKUP: usize = 0x24;
+    pub const BONES: usize = 0x34;
+    pub const VERTICES: usize = 0x44;
+    pub const VIEWS: usize = 0x4C;
+    pub const TEXTURES: usize = 0x5C;
+    pub const TEXTURE_WEIGHTS: usize = 0x64;
+    pub const MATERIALS: usize = 0x84;
+    pub const BONE_LOOKUP: usize = 0x8C;
+    pub const TEXTURE_LOOKUP: usize = 0x94;
+    pub const TEX_UNIT_LOOKUP: usize = 0x9C;
+    pub const TRANSPARENCY_LOOKUP: usize = 0xA4;
+    pub const TEXTURE_TRANSFORM_LOOKUP: usize = 0xAC;
+    pub const BOUNDING_BOX: usize = 0xB4;
+    pub const BOUNDING_RADIUS: usize = 0xCC;
+    pub const COLLISION_BOX: usize = 0xD0;
+    pub const COLLISION_RADIUS: usize = 0xE8;
+}
+
+/// What [`read_m2`] returns: the model without its texture pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct M2Model {
+    /// Version from the header.
+    pub version: u32,
+    /// Model name stored in the file.
+    pub name: String,
+    /// Vertices (bone = the index with the largest weight).
+    pub vertices: Vec<DetailVertex>,
+    /// Triangle-list indices of the first view, into `vertices`.
+    pub indices: Vec<u16>,
+    /// Bone count.
+    pub bones: u32,
+    /// Render flags of the first material.
+    pub render_flags: u16,
+    /// Blend mode of the first material.
+    pub blend_mode: u16,
+    /// Bounding box.
+    pub bounds: Aabb,
+    /// File names of the textures.
+    pub textures: Vec<String>,
+}
+
+impl M2Model {
+    /// The detail model at archive path `path` with texture `texture`,
+    /// validated.
+    pub fn into_detail_model(
+        self,
+        file: &str,
+        path: String,
+        texture: DetailTexture,
+    ) -> Result<DetailModel, FormatError> {
+        let m = DetailModel {
+            name: self.name,
+            path,
+            vertices: self.vertices,
+            indices: self.indices,
+            texture,
+            render_flags: self.render_flags,
+            blend_mode: self.blend_mode,
+            bones: self.bones,
+            height: self.bounds.max[2],
+            bounds: self.bounds,
+        };
+        m.validate().map_err(|source| FormatError::Model {
+            file: file.to_owned(),
+            source,
+        })?;
+        Ok(m)
+    }
+}
+
+/// Writes a counted array's data at the next 16-byte boundary and patches
+/// its (count, offset) pair at header field `field`.
+fn array(o: &mut Out, field: usize, count: usize, body: impl FnOnce(&mut Out)) {
+    o.align(16);
+    let at = o.pos();
+    body(o);
+    o.patch_u32(field, u32_of(count));
+    o.patch_u32(field + 4, if count == 0 { 0 } else { u32_of(at) });
+}
+
+/// An empty M2Track (no interpolation, no global sequence, no keys).
+fn empty_track(o: &mut Out) {
+    o.u16(0);
+    o.u16(0xFFFF);
+    o.zeros(24);
+}
+
+/// Serialises `model` as a classic M2 whose one texture is `texture_path`.
+pub fn write_m2(model: &DetailModel, texture_path: &str) -> Result<Vec<u8>, FormatError> {
+    model.validate().map_err(|e| FormatError::Unwritable {
+        what: format!("M2 {}", model.path),
+        reason: e.to_string(),
+    })?;
+    if model.vertices.len() > u16::MAX as usize || model.bones > 255 {
+        return Err(FormatError::Unwritable {
+            what: format!("M2 {}", model.path),
+            reason: "more than 65535 vertices or 255 bones".into(),
+        });
+    }
+    let n = model.vertices.len();
+    let mut o = Out::default();
+    o.bytes(b"MD20");
+    o.u32(VERSION);
+    o.zeros(HEADER_SIZE - 8);
+    array(&mut o, h::NAME, model.name.len() + 1, |o| {
+        o.bytes(model.name.as_bytes());
+        o.bytes(&[0]);
+    });
+    array(&mut o, h::SEQUENCES, 1, |o| {
+        let start = o.pos();
+        o.u16(0); // Stand
+        o.u16(0);
+        o.u32(0);
+        o.u32(1000);
+        o.f32(0.0);
+        o.u32(0x20); // looped
+        o.u16(0x7FFF);
+        o.u16(0);
+        o.zeros(8 + 4);
+        bounds_block(o, &model.bounds);
+        o.u16(0xFFFF);
+        o.u16(0);
+        debug_assert_eq!(o.pos() - start, SEQUENCE_SIZE);
+    });
+    array(&mut o, h::SEQUENCE_LOOKUP, 1, |o| o.u16(0));
+    array(&mut o, h::BONES, model.bones as usize, |o| {
+        for _ in 0..model.bones {
+            o.u32(u32::MAX); // no key bone
+            o.u32(0);
+            o.u16(0xFFFF); // no parent
+            o.u16(0);
+            for _ in 0..3 {
+                empty_track(o);
+            }
+            o.zeros(12);
+        }
+    });
+    array(&mut o, h::VERTICES, n, |o| {
+        for v in &model.vertices {
+            v.position.iter().for_each(|c| o.f32(*c));
+            o.bytes(&[255, 0, 0, 0, v.bone as u8, 0, 0, 0]);
+            v.normal.iter().for_each(|c| o.f32(*c));
+            v.uv.iter().for_each(|c| o.f32(*c));
+            o.zeros(8);
+        }
+    });
+    array(&mut o, h::VIEWS, 1, |o| o.zeros(VIEW_SIZE));
+    let view = u32_from(&o.buf, h::VIEWS + 4);
+    let sub = |o: &mut Out, k: usize, count: usize, body: &dyn Fn(&mut Out)| {
+        array(o, view + 8 * k, count, body);
+    };
+    sub(&mut o, 0, n, &|o| (0..n).for_each(|i| o.u16(i as u16)));
+    sub(&mut o, 1, model.indices.len(), &|o| {
+        model.indices.iter().for_each(|i| o.u16(*i))
+    });
+    sub(&mut o, 2, n, &|o| o.zeros(4 * n));
+    sub(&mut o, 3, 1, &|o| {
+        let start = o.pos();
+        o.u16(0);
+        o.u16(0);
+        o.u16(0);
+        o.u16(n as u16);
+        o.u16(0);
+        o.u16(model.indices.len().min(u16::MAX as usize) as u16);
+        o.u16(model.bones as u16);
+        o.u16(0);
+        o.u16(1);
+        o.u16(0);
+        o.zeros(12);
+        debug_assert_eq!(o.pos() - start, SUBMESH_SIZE);
+    });
+    sub(&mut o, 4, 1, &|o| {
+        let start = o.pos();
+        o.bytes(&[0, 0]);
+        o.u16(0); // shader
+        o.u16(0); // submesh
+        o.u16(0); // geoset
+        o.u16(0xFFFF); // no colour
+        o.u16(0); // material
+        o.u16(0); // material layer
+        o.u16(1); // texture count
+        o.u16(0); // texture combo
+        o.u16(0); // tex coord combo
+        o.u16(0); // weight combo
+        o.u16(0); // transform combo
+        debug_assert_eq!(o.pos() - start, BATCH_SIZE);
+    });
+    o.patch_u32(view + 40, model.bones);
+    let tex_entry = {
+        array(&mut o, h::TEXTURES, 1, |o| o.zeros(TEXTURE_SIZE));
+        u32_from(&o.buf, h::TEXTURES + 4)
+    };
+    array(&mut o, tex_entry + 8, texture_path.len() + 1, |o| {
+        o.bytes(texture_path.as_bytes());
+        o.bytes(&[0]);
+    });
+    array(&mut o, h::TEXTURE_WEIGHTS, 1, |o| o.zeros(TRACK_SIZE));
+    let track = u32_from(&o.buf, h::TEXTURE_WEIGHTS + 4);
+    o.patch_u32(track, 0xFFFF_0000); // no interpolation, global sequence -1
+    array(&mut o, track + 4, 1, |o| o.zeros(8));
+    array(&mut o, track + 12, 1, |o| o.u32(0));
+    array(&mut o, track + 20, 1, |o| o.u16(0x7FFF));
+    array(&mut o, h::MATERIALS, 1, |o| {
+        o.u16(model.render_flags);
+        o.u16(model.blend_mode);
+    });
+    array(&mut o, h::BONE_LOOKUP, 1, |o| o.u16(0));
+    array(&mut o, h::TEXTURE_LOOKUP, 1, |o| o.u16(0));
+    array(&mut o, h::TEX_UNIT_LOOKUP, 1, |o| o.u16(0));
+    array(&mut o, h::TRANSPARENCY_LOOKUP, 1, |o| o.u16(0));
+    array(&mut o, h::TEXTURE_TRANSFORM_LOOKUP, 1, |o| o.u16(0xFFFF));
+    let mut bounds = Out::default();
+    bounds_block(&mut bounds, &model.bounds);
+    o.buf[h::BOUNDING_BOX..h::BOUNDING_BOX + 28].copy_from_slice(&bounds.buf);
+    o.buf[h::COLLISION_BOX..h::COLLISION_BOX + 28].copy_from_slice(&bounds.buf);
+    debug_assert_eq!(h::BOUNDING_RADIUS, h::BOUNDING_BOX + 24);
+    debug_assert_eq!(h::COLLISION_RADIUS, h::COLLISION_BOX + 24);
+    Ok(o.buf)
+}
+
+/// A box (min, max) followed by the radius of its origin-centred sphere.
+fn bounds_block(o: &mut Out, b: &Aabb) {
+    b.min.iter().chain(&b.max).for_each(|c| o.f32(*c));
+    o.f32(b.radius_from_origin());
+}
+
+fn u32_from(buf: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize
+}
+
+/// Reads the (count, offset) pair at `field` and checks that `count`
+/// elements of `elem` bytes fit in the file. Returns (count, offset).
+fn counted(
+    r: &Reader<'_>,
+    what: &str,
+    field: usize,
+    elem: usize,
+) -> Result<(usize, usize), FormatError> {
+    let count = r.u32(what, field)? as usize;
+    let ofs = r.u32(what, field + 4)? as usize;
+    if count == 0 {
+        return Ok((0, ofs));
+    }
+    let fits = count
+        .checked_mul(elem)
+        .and_then(|b| b.checked_add(ofs))
+        .is_some_and(|end| end <= r.len());
+    if !fits {
+        return Err(r.err(
+            what,
+            field,
+            format!(
+                "{count} x {elem} bytes at {ofs:#x} run past the end of the file ({:#x})",
+                r.len()
+            ),
+        ));
+    }
+    Ok((count, ofs))
+}
+
+fn counted_string(r: &Reader<'_>, what: &str, field: usize) -> Result<String, FormatError> {
+    let (n, ofs) = counted(r, what, field, 1)?;
+    let b = r.bytes(what, ofs, n)?;
+    let b = b.split(|&c| c == 0).next().unwrap_or_default();
+    std::str::from_utf8(b)
+        .map(str::to_owned)
+        .map_err(|_| r.err(what, ofs, "string is not valid UTF-8"))
+}
+
+/// Parses a classic M2 (versions 256..=263).
+pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
+    let r = Reader::new(data, file);
+    let magic: [u8; 4] = r.array("M2 header", 0)?;
+    if &magic != b"MD20" {
+        return Err(r.err("M2 header", 0, "magic is not MD20"));
+    }
+    let version = r.u32("M2 header", 4)?;
+    if !(VERSION..=LAST_EMBEDDED_VERSION).contains(&version) {
+        return Err(FormatError::Unsupported {
+            file: file.to_owned(),
+            what: format!("M2 version {version} (only 256..=263, with embedded views, are read)"),
+        });
+    }
+    r.bytes("M2 header", 0, HEADER_SIZE)?;
+    let name = counted_string(&r, "M2 name", h::NAME)?;
+    let (nv, vofs) = counted(&r, "M2 vertices", h::VERTICES, VERTEX_SIZE)?;
+    if nv > u16::MAX as usize + 1 {
+        return Err(r.err("M2 vertices", h::VERTICES, format!("{nv} vertices")));
+    }
+    let mut vertices = Vec::with_capacity(nv);
+    for i in 0..nv {
+        let at = vofs + VERTEX_SIZE * i;
+        let w: [u8; 4] = r.array("M2 vertices", at + 12)?;
+        let b: [u8; 4] = r.array("M2 vertices", at + 16)?;
+        let heaviest = (0..4)
+            .max_by_key(|&k| (w[k], std::cmp::Reverse(k)))
+            .unwrap_or(0);
+        vertices.push(DetailVertex {
+            position: r.vec3("M2 vertices", at)?,
+            normal: r.vec3("M2 vertices", at + 20)?,
+            uv: [
+                r.f32("M2 vertices", at + 32)?,
+                r.f32("M2 vertices", at + 36)?,
+            ],
+            bone: b[heaviest] as u32,
+        });
+    }
+    let (views, view) = counted(&r, "M2 views", h::VIEWS, VIEW_SIZE)?;
+    if views == 0 {
+        return Err(r.err("M2 views", h::VIEWS, "no view"));
+    }
+    let (ns, sofs) = counted(&r, "M2 view vertices", view, 2)?;
+    let mut remap = Vec::with_capacity(ns);
+    for i in 0..ns {
+        let v = r.u16("M2 view vertices", sofs + 2 * i)?;
+        if v as usize >= nv {
+            return Err(r.err(
+                "M2 view vertices",
+                sofs + 2 * i,
+                format!("vertex {v} >= {nv}"),
+            ));
+        }
+        remap.push(v);
+    }
+    let (ni, iofs) = counted(&r, "M2 view indices", view + 8, 2)?;
+    if ni % 3 != 0 {
+        return Err(r.err(
+            "M2 view indices",
+            view + 8,
+            format!("{ni} indices is not a triangle list"),
+        ));
+    }
+    let mut indices = Vec::with_capacity(ni);
+    for i in 0..ni {
+        let t = r.u16("M2 view indices", iofs + 2 * i)? as usize;
+        let v = remap.get(t).ok_or_else(|| {
+            r.err(
+                "M2 view indices",
+                iofs + 2 * i,
+                format!("index {t} >= {ns} view vertices"),
+            )
+        })?;
+        indices.push(*v);
+    }
+    let (bones, _) = counted(&r, "M2 bones", h::BONES, BONE_SIZE)?;
+    let (nt, tofs) = counted(&r, "M2 textures", h::TEXTURES, TEXTURE_SIZE)?;
+    let textures = (0..nt)
+        .map(|i| counted_string(&r, "M2 texture name", tofs + TEXTURE_SIZE * i + 8))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (nm, mofs) = counted(&r, "M2 materials", h::MATERIALS, 4)?;
+    if nm == 0 {
+        return Err(r.err("M2 materials", h::MATERIALS, "no material"));
+    }
+    let b = r.vec3("M2 header", h::BOUNDING_BOX)?;
+    let t = r.vec3("M2 header", h::BOUNDING_BOX + 12)?;
+    Ok(M2Model {
+        version,
+        name,
+        vertices,
+        indices,
+        bones: bones as u32,
+        render_flags: r.u16("M2 materials", mofs)?,
+        blend_mode: r.u16("M2 materials", mofs + 2)?,
+        bounds: Aabb { min: b, max: t },
+        textures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elwynn_models_round_trip() {
+        for m in crate::models::elwynn_models() {
+            let tex_path = m.path.replace(".m2", ".blp");
+            let bytes = write_m2(&m, &tex_path).expect("write");
+            assert_eq!(&bytes[..4], b"MD20");
+            let back = read_m2(&bytes, &m.path).expect("read");
+            assert_eq!(back.textures, vec![tex_path.clone()]);
+            assert_eq!(back.version, VERSION);
+            let model = back
+                .into_detail_model(&m.path, m.path.clone(), m.texture.clone())
+                .expect("valid");
+            assert_eq!(model, m);
+            assert_eq!(write_m2(&model, &tex_path).expect("again"), bytes);
+        }
+    }
+
+    #[test]
+    fn vertex_layout_is_48_bytes_with_bone_indices_at_16() {
+        let m = &crate::models::elwynn_models()[0];
+        let bytes = write_m2(m, "x.blp").expect("write");
+        let r = Reader::new(&bytes, "m");
+        let (n, ofs) = counted(&r, "v", h::VERTICES, VERTEX_SIZE).expect("vertices");
+        assert_eq!(n, m.vertices.len());
+        let second = ofs + VERTEX_SIZE;
+        assert_eq!(r.vec3("v", second).expect("pos"), m.vertices[1].position);
+        assert_eq!(bytes[second + 12], 255);
+        assert_eq!(
+            r.vec3("v", second + 20).expect("normal"),
+            m.vertices[1].normal
+        );
+        let (_, mat) = counted(&r, "m", h::MATERIALS, 4).expect("materials");
+        assert_eq!(r.u16("m", mat).expect("flags"), 4);
+        assert_eq!(r.u16("m", mat + 2).expect("blend"), 1);
+    }
+}

@@ -1,0 +1,124 @@
+//! Game file formats: writers and hardened readers for the files a world is
+//! made of, so a preset can be exported as client-style data and loaded back
+//! through the same path a user with extracted client files would use.
+//!
+//! * [`adt`]: ADT v18 tiles (MVER, MHDR, MCIN, MTEX, MCNK with MCVT, MCNR,
+//!   MCLY, MCAL), plus the [`inspect`] report of `sward inspect adt`.
+//! * [`wdt`]: the WDT (MVER, MPHD, MAIN, MWMO).
+//! * [`dbc`]: WDBC tables, GroundEffectTexture (three layouts) and
+//!   GroundEffectDoodad.
+//! * [`m2`]: classic (pre-WotLK, embedded views) M2 detail models.
+//! * [`blp`]: BLP2 textures (uncompressed BGRA written; BGRA and palettized read).
+//! * [`data_dir`]: a whole directory laid out like the client archives.
+//!
+//! Every reader checks each offset, size and count against the file before
+//! using it and reports a [`FormatError`] naming the file, the chunk and the
+//! byte offset. Nothing panics on bad input and no partially read world is
+//! returned. `docs/formats.md` documents the layouts.
+
+mod adt_alpha;
+pub(crate) mod bytes;
+
+pub mod adt;
+pub mod blp;
+pub mod data_dir;
+pub mod dbc;
+pub mod inspect;
+pub mod m2;
+pub mod wdt;
+
+#[cfg(test)]
+mod tests;
+
+pub use adt::{read_adt, write_adt};
+pub use data_dir::{export_data_dir, load_data_dir, load_map, DataSet, ExportSummary};
+pub use inspect::{inspect_adt, AdtReport};
+
+use crate::effects::EffectError;
+use crate::models::ModelError;
+use crate::world::WorldError;
+
+/// Errors of the file formats. Each names the file it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// The bytes break the format at a known place.
+    #[error("{file}: {chunk} at offset {offset:#x}: {reason}")]
+    Malformed {
+        /// File name.
+        file: String,
+        /// Chunk (or structure) being read.
+        chunk: String,
+        /// Byte offset in the file.
+        offset: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A valid file uses a variant sward does not read.
+    #[error("{file}: unsupported {what}")]
+    Unsupported {
+        /// File name.
+        file: String,
+        /// What is unsupported.
+        what: String,
+    },
+    /// Reading or writing failed.
+    #[error("{file}: {source}")]
+    Io {
+        /// File path.
+        file: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A ground-effect table is inconsistent (layout, ids).
+    #[error("{file}: {source}")]
+    Effects {
+        /// File name.
+        file: String,
+        /// The table error.
+        #[source]
+        source: EffectError,
+    },
+    /// Parsed terrain breaks a world-model invariant.
+    #[error("{file}: {source}")]
+    World {
+        /// File name.
+        file: String,
+        /// The world error.
+        #[source]
+        source: WorldError,
+    },
+    /// A parsed model breaks a model invariant.
+    #[error("{file}: {source}")]
+    Model {
+        /// File name.
+        file: String,
+        /// The model error.
+        #[source]
+        source: ModelError,
+    },
+    /// A data directory is missing something or is inconsistent.
+    #[error("{dir}: {reason}")]
+    DataDir {
+        /// The directory.
+        dir: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A query on a parsed file has no answer (e.g. a point off the tile).
+    #[error("{file}: {reason}")]
+    Query {
+        /// File name.
+        file: String,
+        /// Why there is no answer.
+        reason: String,
+    },
+    /// In-memory data cannot be represented in the file format.
+    #[error("cannot write {what}: {reason}")]
+    Unwritable {
+        /// What was being written.
+        what: String,
+        /// Why it cannot be.
+        reason: String,
+    },
+}

@@ -1,0 +1,308 @@
+//! Cross-format tests: ADT write/read/write byte identity and value
+//! equality, ground-effect tables in every layout, the data directory round
+//! trip against a preset's placements, the inspect report, and a
+//! deterministic mutation corpus that every reader must survive.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::effects::{GroundEffectDoodad, GroundEffectLayout, GroundEffectTexture, GroundEffects};
+use crate::rng::{hash_words, unit_f32, Rng32};
+use crate::world::coords::TileCoord;
+use crate::world::{AdtTile, AlphaMap, Layer, NoEffectDoodad, PredTex, ALPHA_TEXELS};
+
+mod mutate;
+
+/// A tile exercising every modelled field: 0..4 layers, alpha maps, header
+/// maps, holes, flags and rough heights.
+pub(super) fn sample_tile(coord: TileCoord, seed: u32) -> AdtTile {
+    let height = |gx: f64, gy: f64| {
+        let h = hash_words(&[(gx * 2.0) as u32, (gy * 2.0) as u32, seed]);
+        20.0 + 15.0 * unit_f32(h) + (gx * 0.01) as f32
+    };
+    let textures = [
+        "tileset\\a.blp",
+        "tileset\\b.blp",
+        "tileset\\c.blp",
+        "x.blp",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rng = Rng32::new(seed);
+    let mut tile = AdtTile::from_height_fn(coord, textures, &height, |ix, iy| {
+        let n = ((ix + iy) % 5).min(4) as usize;
+        (0..n)
+            .map(|k| Layer {
+                texture_id: k as u32,
+                flags: if k == 0 { 0 } else { 0x100 | (k as u32) },
+                effect_id: [0, 7, u32::MAX, 9][k],
+                alpha: (k > 0).then(|| {
+                    let mut a = AlphaMap::filled(0);
+                    for (i, t) in a.0.iter_mut().enumerate() {
+                        *t = (hash_words(&[i as u32, ix, iy, k as u32]) & 0xFF) as u8;
+                    }
+                    a
+                }),
+            })
+            .collect()
+    });
+    for m in &mut tile.mcnks {
+        m.header.flags = rng.next_u32() & 0x8003;
+        m.header.holes_low_res = (rng.next_u32() & 0xFFFF) as u16 & 0x0421;
+        let r = rng.next_u32();
+        m.header.pred_tex = PredTex(std::array::from_fn(|i| {
+            (r.rotate_left(i as u32 * 3) & 0xFFFF) as u16
+        }));
+        m.header.no_effect_doodad = NoEffectDoodad(std::array::from_fn(|i| (r >> i) as u8));
+        m.normals[3] = [-127, 5, 127];
+    }
+    tile
+}
+
+pub(super) fn sample_effects() -> GroundEffects {
+    let doodads = crate::models::ELWYNN_MODEL_NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, n)| GroundEffectDoodad {
+            id: 100 + i as u32,
+            model: format!("{n}.mdl"),
+            flags: i as u32 % 2,
+        })
+        .collect();
+    let textures = (0..3)
+        .map(|k| GroundEffectTexture {
+            id: 7 + k,
+            doodads: [100 + k, 103 + k, 0, 106 + k],
+            weights: [5, 3, 0, 1 + k],
+            density: 4 + k,
+            terrain_type: k,
+            ..Default::default()
+        })
+        .collect();
+    GroundEffects::new(GroundEffectLayout::Wotlk335, textures, doodads).expect("valid tables")
+}
+
+/// A fresh empty directory under the system temp dir.
+pub(super) fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sward-formats-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+#[test]
+fn adt_round_trips_byte_for_byte_and_value_for_value() {
+    let tile = sample_tile(TileCoord::new(31, 49), 3);
+    let bytes = write_adt(&tile).expect("write");
+    let back = read_adt(&bytes, "Azeroth_31_49.adt", Some(tile.coord)).expect("read");
+    assert_eq!(back, tile);
+    assert_eq!(write_adt(&back).expect("rewrite"), bytes);
+    let derived = read_adt(&bytes, "anon.adt", None).expect("read without coord");
+    assert_eq!(derived.coord, tile.coord);
+    let wrong = read_adt(&bytes, "Azeroth_30_49.adt", Some(TileCoord::new(30, 49)));
+    assert!(
+        matches!(wrong, Err(FormatError::Malformed { .. })),
+        "{wrong:?}"
+    );
+}
+
+#[test]
+fn adt_offsets_follow_v18() {
+    let tile = sample_tile(TileCoord::new(32, 48), 5);
+    let bytes = write_adt(&tile).expect("write");
+    let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+    assert_eq!(&bytes[0..4], b"REVM");
+    assert_eq!(u32_at(8), 18);
+    assert_eq!(&bytes[12..16], b"RDHM");
+    let mhdr_data = 20;
+    let mcin = mhdr_data + u32_at(mhdr_data + 4) as usize;
+    assert_eq!(&bytes[mcin..mcin + 4], b"NICM");
+    let mtex = mhdr_data + u32_at(mhdr_data + 8) as usize;
+    assert_eq!(&bytes[mtex..mtex + 4], b"XETM");
+    // MCNK 37 = (index_x 5, index_y 2).
+    let m = &tile.mcnks[37];
+    let ofs = u32_at(mcin + 8 + 37 * 16) as usize;
+    assert_eq!(&bytes[ofs..ofs + 4], b"KNCM");
+    assert_eq!(
+        u32_at(mcin + 8 + 37 * 16 + 4) as usize,
+        u32_at(ofs + 4) as usize + 8
+    );
+    let h = ofs + 8;
+    assert_eq!((u32_at(h + 4), u32_at(h + 8)), (5, 2));
+    assert_eq!(u32_at(h + 0x0C), m.n_layers());
+    assert_eq!(
+        u16::from_le_bytes([bytes[h + 0x3C], bytes[h + 0x3D]]),
+        m.header.holes_low_res
+    );
+    assert_eq!(&bytes[h + 0x40..h + 0x50], &m.header.pred_tex.to_bytes());
+    assert_eq!(&bytes[h + 0x50..h + 0x58], &m.header.no_effect_doodad.0);
+    assert_eq!(
+        f32::from_le_bytes(bytes[h + 0x68..h + 0x6C].try_into().expect("f32")),
+        m.header.position[0]
+    );
+    assert_eq!(u32_at(h + 0x14), 0x88);
+    assert_eq!(&bytes[ofs + 0x88..ofs + 0x8C], b"TVCM");
+    let nrm = ofs + u32_at(h + 0x18) as usize;
+    assert_eq!(&bytes[nrm..nrm + 4], b"RNCM");
+    assert_eq!(u32_at(nrm + 4), 435);
+    let mcly = ofs + u32_at(h + 0x1C) as usize;
+    assert_eq!(&bytes[mcly..mcly + 4], b"YLCM");
+    for (k, l) in m.layers.iter().enumerate() {
+        assert_eq!(u32_at(mcly + 8 + 16 * k + 0x0C), l.effect_id);
+    }
+    let mcal = ofs + u32_at(h + 0x24) as usize;
+    assert_eq!(&bytes[mcal..mcal + 4], b"LACM");
+    assert_eq!(
+        u32_at(h + 0x28) as usize,
+        8 + ALPHA_TEXELS * (m.layers.len() - 1)
+    );
+}
+
+#[test]
+fn ground_effect_tables_round_trip_in_every_layout() {
+    let fx = sample_effects();
+    let doodad = dbc::write_ground_effect_doodad(&fx.doodads).expect("doodads");
+    for layout in GroundEffectLayout::ALL {
+        let tex = dbc::write_ground_effect_texture(&fx, layout);
+        let back = dbc::read_ground_effects(&tex, "GET.dbc", &doodad, "GED.dbc").expect("read");
+        assert_eq!(back.layout, layout);
+        assert_eq!(back.doodads, fx.doodads);
+        for (a, b) in back.textures.iter().zip(&fx.textures) {
+            assert_eq!((a.id, a.doodads, a.density), (b.id, b.doodads, b.density));
+        }
+        assert_eq!(dbc::write_ground_effect_texture(&back, layout), tex);
+    }
+    let t = dbc::read_dbc(&doodad, "GED.dbc").expect("dbc");
+    assert_eq!((t.field_count, t.record_count), (3, 14));
+    assert_eq!(t.string(t.field(2, 1)), Some("ElwGra03.mdl"));
+}
+
+#[test]
+fn unknown_layouts_and_bad_headers_are_named_errors() {
+    let fx = sample_effects();
+    let doodad = dbc::write_ground_effect_doodad(&fx.doodads).expect("doodads");
+    let mut nine = b"WDBC".to_vec();
+    for v in [1u32, 9, 36, 1] {
+        nine.extend(v.to_le_bytes());
+    }
+    nine.extend([0u8; 37]);
+    let e = dbc::read_ground_effects(&nine, "GET.dbc", &doodad, "GED.dbc").expect_err("9 fields");
+    assert!(
+        e.to_string().contains("GET.dbc") && e.to_string().contains("unknown"),
+        "{e}"
+    );
+    let mut bad = nine.clone();
+    bad[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = dbc::read_dbc(&bad, "GET.dbc").expect_err("absurd count");
+    assert!(matches!(e, FormatError::Malformed { offset: 4, .. }), "{e}");
+    bad[0] = b'X';
+    assert!(dbc::read_dbc(&bad, "GET.dbc").is_err());
+    // GroundEffectDoodad as (id, internal id, path).
+    let mut three = b"WDBC".to_vec();
+    for v in [1u32, 3, 12, 10, 5, 77, 1] {
+        three.extend(v.to_le_bytes());
+    }
+    three.extend(b"\0Gra.mdx\0\0");
+    let d = dbc::read_ground_effect_doodad(&three, "GED.dbc").expect("3-field form");
+    assert_eq!(
+        (d[0].id, d[0].model.as_str(), d[0].flags),
+        (5, "Gra.mdx", 0)
+    );
+}
+
+#[test]
+fn inspect_report_matches_the_tile_and_answers_heights() {
+    let tile = sample_tile(TileCoord::new(32, 48), 9);
+    let bytes = write_adt(&tile).expect("write");
+    let report = inspect_adt(&bytes, "out/Azeroth_32_48.adt").expect("inspect");
+    assert_eq!(report.mcnks.len(), 256);
+    let (r, m) = (&report.mcnks[17], &tile.mcnks[17]);
+    assert_eq!((r.index_x, r.index_y), (1, 1));
+    assert_eq!(r.heights, m.heights.to_vec());
+    assert_eq!(r.pred_tex[3][5], m.header.pred_tex.layer(3, 5));
+    assert_eq!(
+        r.no_effect_doodad[6][2],
+        m.header.no_effect_doodad.is_set(6, 2)
+    );
+    assert_eq!(r.layers.len(), m.layers.len());
+    let json = serde_json::to_value(&report).expect("json");
+    assert_eq!(json["file"], "out/Azeroth_32_48.adt");
+    let keys: Vec<&str> = json["mcnks"][0]
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for k in [
+        "index_x",
+        "index_y",
+        "flags",
+        "holes_low_res",
+        "position",
+        "layers",
+        "pred_tex",
+        "no_effect_doodad",
+        "heights",
+    ] {
+        assert!(keys.contains(&k), "{k} missing from {keys:?}");
+    }
+    assert_eq!(
+        json["mcnks"][17]["heights"].as_array().map(Vec::len),
+        Some(145)
+    );
+    // Height at an inner vertex of MCNK 17 equals base + MCVT value.
+    let p = m.header.position;
+    let unit = crate::world::coords::UNIT_SIZE;
+    let (x, y) = (p[0] as f64 - 2.5 * unit, p[1] as f64 - 4.5 * unit);
+    let h = report.height_at(x, y).expect("inside");
+    let want = p[2] + m.heights[crate::world::height::inner_index(2, 4)];
+    assert!((h.height - want).abs() < 1e-3, "{} vs {want}", h.height);
+    assert!(report.height_at(0.0, 0.0).is_err());
+    assert!(report.text().contains("MCNK ( 1,  1)"));
+}
+
+#[test]
+fn preset_exports_and_loads_to_the_same_placements() {
+    let scene = crate::presets::Preset::by_name("seams-holes")
+        .expect("preset")
+        .build()
+        .expect("scene");
+    let dir = temp_dir("seams");
+    let summary =
+        export_data_dir(&dir, scene.world(), &scene.effects, &scene.models, None).expect("export");
+    assert!(summary
+        .files
+        .iter()
+        .any(|f| f.ends_with("World/Maps/Azeroth/Azeroth.wdt")));
+    let set = load_data_dir(&dir).expect("load");
+    assert_eq!(set.world.tile_count(), scene.world().tile_count());
+    for t in scene.world().tiles() {
+        let got = set.world.tile(t.coord).expect("tile loaded");
+        assert_eq!(**got, **t);
+    }
+    assert_eq!(set.models, scene.models);
+    assert_eq!(set.effects, scene.effects);
+    let resolved = set.resolve_effects().expect("resolves");
+    let (placements, _) = crate::placement::Placements::build_world(
+        &set.world,
+        &resolved,
+        set.models.len(),
+        scene.policy(),
+    );
+    assert!(!placements.is_empty());
+    assert_eq!(placements, scene.placements);
+    // Upper-case file names load too (case-insensitive lookup).
+    let m2 = crate::formats::data_dir::archive_to_path(&dir, &scene.models[0].path);
+    let upper = m2.with_file_name(
+        m2.file_name()
+            .expect("name")
+            .to_string_lossy()
+            .to_uppercase(),
+    );
+    std::fs::rename(&m2, &upper).expect("rename");
+    assert!(load_data_dir(&dir).is_ok());
+    std::fs::remove_file(&upper).expect("remove");
+    let e = load_data_dir(&dir).expect_err("missing model");
+    assert!(e.to_string().contains("ElwGra01"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
