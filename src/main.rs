@@ -117,7 +117,7 @@ enum InspectCommand {
         #[arg(long)]
         json: bool,
         /// Print the interpolated height at world X,Y.
-        #[arg(long, value_name = "X,Y")]
+        #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
         height_at: Option<String>,
     },
 }
@@ -134,8 +134,17 @@ fn main() {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Info { json } => {
-            let _ = (json, cli.adapter);
-            bail!("`sward info` is not built yet")
+            let opts = sward_engine::GpuOptions {
+                adapter: cli.adapter,
+                ..Default::default()
+            };
+            let info = sward_engine::info::InfoReport::gather(&opts)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&info)?);
+            } else {
+                print!("{}", info.to_text());
+            }
+            Ok(())
         }
         Command::Presets { json } => {
             let _ = json;
@@ -146,11 +155,75 @@ fn run(cli: Cli) -> Result<()> {
             bail!("`sward bench` is not built yet")
         }
         Command::Capture { .. } => bail!("`sward capture` is not built yet"),
+        Command::Shot {
+            preset,
+            tier,
+            view,
+            size,
+            msaa,
+            out,
+        } if preset == "test-pattern" => {
+            // The test pattern has no tiers or views; still reject a malformed --tier.
+            let _: sward_engine::TierCombo = tier.parse()?;
+            let _ = view;
+            let (width, height) = sward_engine::targets::parse_size(&size)?;
+            let opts = sward_engine::GpuOptions {
+                adapter: cli.adapter,
+                ..Default::default()
+            };
+            let gpu = sward_engine::GpuContext::new(&opts)?;
+            let shot = sward_engine::test_scene::render_test_pattern(&gpu, width, height, msaa, 3)?;
+            for warning in &shot.warnings {
+                eprintln!("warning: {warning}");
+            }
+            sward_engine::targets::write_png(&shot.image, &out)?;
+            print!("{}", shot.timing_table());
+            println!("wrote {}", out.display());
+            Ok(())
+        }
         Command::Shot { .. } => bail!("`sward shot` is not built yet"),
         Command::Run { .. } => bail!("`sward run` is not built yet"),
-        Command::Export { .. } => bail!("`sward export` is not built yet"),
+        Command::Export { preset, out } => {
+            let scene = sward_scenes::presets::Preset::by_name(&preset)?.build()?;
+            let summary = sward_scenes::formats::export_data_dir(
+                &out,
+                scene.world(),
+                &scene.effects,
+                &scene.models,
+                None,
+            )?;
+            println!(
+                "wrote {} files ({} bytes) of preset {preset} under {}",
+                summary.files.len(),
+                summary.bytes,
+                out.display()
+            );
+            Ok(())
+        }
         Command::Inspect { what } => match what {
-            InspectCommand::Adt { .. } => bail!("`sward inspect adt` is not built yet"),
+            InspectCommand::Adt {
+                file,
+                json,
+                height_at,
+            } => {
+                let bytes = std::fs::read(&file)
+                    .map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
+                let report = sward_scenes::formats::inspect_adt(&bytes, &file.display().to_string())?;
+                if let Some(xy) = height_at {
+                    let parsed = xy.split_once(',').and_then(|(x, y)| {
+                        Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?))
+                    });
+                    let Some((x, y)) = parsed else {
+                        bail!("--height-at expects X,Y (two numbers), got {xy:?}")
+                    };
+                    println!("{}", serde_json::to_string(&report.height_at(x, y)?)?);
+                } else if json {
+                    println!("{}", serde_json::to_string(&report)?);
+                } else {
+                    print!("{}", report.text());
+                }
+                Ok(())
+            }
         },
     }
 }

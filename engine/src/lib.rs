@@ -9,7 +9,10 @@ pub mod camera;
 pub mod caps;
 pub mod context;
 pub mod graph;
+pub mod info;
+pub mod shader;
 pub mod targets;
+pub mod test_scene;
 pub mod testing;
 pub mod tiers;
 

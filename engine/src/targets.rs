@@ -28,6 +28,9 @@ pub enum TargetError {
         /// Device limit.
         max: u32,
     },
+    /// A size that is not `WIDTHxHEIGHT`.
+    #[error("size `{0}` is not WIDTHxHEIGHT (e.g. 1280x720)")]
+    BadSizeSyntax(String),
     /// MSAA other than 1 or 4.
     #[error("MSAA sample count {0} is not supported (use 1 or 4)")]
     BadSampleCount(u32),
@@ -149,6 +152,18 @@ impl OffscreenTarget {
     }
 }
 
+/// Parses `WIDTHxHEIGHT` (e.g. `1280x720`); both sides must be positive.
+pub fn parse_size(s: &str) -> Result<(u32, u32), TargetError> {
+    let bad = || TargetError::BadSizeSyntax(s.to_owned());
+    let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
 /// Bytes per row of a readback copy: `unpadded` rounded up to 256.
 pub fn padded_bytes_per_row(unpadded: u32) -> u32 {
     let align = wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
@@ -264,6 +279,18 @@ pub fn write_png(image: &image::RgbaImage, path: &Path) -> Result<(), TargetErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("1280x720").unwrap(), (1280, 720));
+        assert_eq!(parse_size(" 64X32 ").unwrap(), (64, 32));
+        for bad in ["1280", "0x5", "ax5", "5x", "-1x4"] {
+            assert!(
+                matches!(parse_size(bad), Err(TargetError::BadSizeSyntax(_))),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn rows_pad_to_256() {
