@@ -29,7 +29,9 @@ fn placement(c: &mut Criterion) {
             world
                 .tiles()
                 .iter()
-                .map(|t| Placements::count_tile(t, &scene.resolved, models, scene.policy()).placements)
+                .map(|t| {
+                    Placements::count_tile(t, &scene.resolved, models, scene.policy()).placements
+                })
                 .sum::<u64>()
         })
     });
@@ -39,17 +41,29 @@ fn placement(c: &mut Criterion) {
     let [cx, cy] = coords::tile_centre(preset.centre());
     let mut rng = Rng32::new(1);
     let points: Vec<(f64, f64)> = (0..100_000)
-        .map(|_| (cx + rng.range_f32(-700.0, 700.0) as f64, cy + rng.range_f32(-700.0, 700.0) as f64))
+        .map(|_| {
+            (
+                cx + rng.range_f32(-700.0, 700.0) as f64,
+                cy + rng.range_f32(-700.0, 700.0) as f64,
+            )
+        })
         .collect();
     g.bench_function("height_at/100k", |b| {
-        b.iter(|| points.iter().filter_map(|&(x, y)| world.height_at(x, y)).sum::<f32>())
+        b.iter(|| {
+            points
+                .iter()
+                .filter_map(|&(x, y)| world.height_at(x, y))
+                .sum::<f32>()
+        })
     });
     g.finish();
 
     let mut g = c.benchmark_group("terrain");
     g.sample_size(10);
     let source = preset.source();
-    g.bench_function("generate-tile", |b| b.iter(|| black_box(source.params.tile(TileCoord::new(32, 48)))));
+    g.bench_function("generate-tile", |b| {
+        b.iter(|| black_box(source.params.tile(TileCoord::new(32, 48))))
+    });
     g.finish();
 }
 
