@@ -96,7 +96,9 @@ pub struct AdapterEntry {
     pub device_type: String,
 }
 
-/// The device everything renders on.
+/// The device everything renders on. Cloning shares the same device; tests
+/// clone it to run with reduced [`Caps`].
+#[derive(Clone)]
 pub struct GpuContext {
     /// The wgpu instance.
     pub instance: wgpu::Instance,

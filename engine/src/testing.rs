@@ -1,32 +1,48 @@
 //! Shared headless GPU context for tests.
 //!
-//! `gpu()` returns `None` (the test skips, saying so) when no adapter exists,
-//! unless `SWARD_REQUIRE_GPU=1`, in which case a missing adapter is a test
-//! failure: CI sets it so GPU tests can never be skipped silently.
+//! [`gpu`] returns `None` (the test skips, saying so on stderr) when no adapter
+//! exists, unless `SWARD_REQUIRE_GPU=1`, in which case a missing adapter fails
+//! the test: CI sets it so GPU tests can never be skipped silently.
+//!
+//! The returned guard also serialises GPU tests within a test binary: wgpu 27
+//! error scopes are device-wide, so concurrent frames on one device could see
+//! each other's validation errors.
 
-use std::sync::OnceLock;
+use std::ops::Deref;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::context::{GpuContext, GpuOptions};
 
-/// The process-wide test context, created on first use.
-pub fn gpu() -> Option<&'static GpuContext> {
-    static GPU: OnceLock<Option<GpuContext>> = OnceLock::new();
+/// Exclusive access to the shared test context; derefs to [`GpuContext`].
+pub struct GpuLock(MutexGuard<'static, GpuContext>);
+
+impl Deref for GpuLock {
+    type Target = GpuContext;
+    fn deref(&self) -> &GpuContext {
+        &self.0
+    }
+}
+
+/// The process-wide test context, created on first use and locked for the caller.
+pub fn gpu() -> Option<GpuLock> {
+    static GPU: OnceLock<Option<Mutex<GpuContext>>> = OnceLock::new();
     let ctx = GPU.get_or_init(|| match GpuContext::new(&GpuOptions::default()) {
-        Ok(ctx) => Some(ctx),
+        Ok(ctx) => Some(Mutex::new(ctx)),
         Err(e) => {
-            if require_gpu() {
-                panic!("SWARD_REQUIRE_GPU=1 but no GPU context could be created: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
+            eprintln!("no GPU context for tests: {e}");
             None
         }
     });
-    if ctx.is_none() && require_gpu() {
-        panic!(
-            "SWARD_REQUIRE_GPU=1 but no GPU context could be created (see the first failing test)"
-        );
+    match ctx {
+        // A test that panicked while holding the lock leaves the context usable.
+        Some(m) => Some(GpuLock(
+            m.lock().unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )),
+        None if require_gpu() => {
+            panic!("SWARD_REQUIRE_GPU=1 but no GPU context could be created (see stderr for why)")
+        }
+        None => None,
     }
-    ctx.as_ref()
 }
 
 /// Whether `SWARD_REQUIRE_GPU` is set to something other than `0` or empty.

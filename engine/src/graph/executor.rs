@@ -138,7 +138,12 @@ fn pass_scope(name: &str) -> Option<puffin::ProfilerScope> {
 impl GraphExecutor {
     /// An executor for `gpu`. GPU timing is on where the device has timestamp queries.
     pub fn new(gpu: &GpuContext) -> Result<Self, GraphError> {
-        let timestamps = gpu.caps.has(Capability::TimestampQuery);
+        Self::with_timestamps(gpu, true)
+    }
+
+    /// An executor with GPU timing switched on (where supported) or off.
+    pub fn with_timestamps(gpu: &GpuContext, timestamps: bool) -> Result<Self, GraphError> {
+        let timestamps = timestamps && gpu.caps.has(Capability::TimestampQuery);
         let settings = GpuProfilerSettings {
             enable_timer_queries: timestamps,
             enable_debug_groups: true,
@@ -317,8 +322,21 @@ impl GraphExecutor {
             });
         }
         self.profiler.resolve_queries(&mut encoder);
-        queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        // Pass recording errors surface at `finish`; never submit a rejected frame.
         let error = pollster::block_on(device.pop_error_scope());
+        if error.is_none() {
+            device.push_error_scope(wgpu::ErrorFilter::Validation);
+            queue.submit([commands]);
+        }
+        let error = match error {
+            Some(e) => Some(e),
+            None => pollster::block_on(device.pop_error_scope()),
+        };
+        if let Some(e) = error {
+            self.abandon_frame(device)?;
+            return Err(GraphError::Wgpu(e.to_string()));
+        }
         self.profiler
             .end_frame()
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
@@ -332,15 +350,26 @@ impl GraphExecutor {
         self.frame += 1;
         let _ = device.poll(wgpu::PollType::Poll);
         self.collect(gpu);
-        if let Some(e) = error {
-            return Err(GraphError::Wgpu(e.to_string()));
-        }
         Ok(FrameReport {
             frame,
             passes,
             cpu_ms: started.elapsed().as_secs_f64() * 1e3,
             counters: total,
         })
+    }
+
+    /// After wgpu rejected a frame (nothing was submitted): its reserved
+    /// timestamp queries will never be written. Destroying such a query set
+    /// crashed lavapipe (Mesa 22.3) on later submissions, so the profiler is
+    /// replaced and the old one deliberately leaked; this is an error path only.
+    fn abandon_frame(&mut self, device: &wgpu::Device) -> Result<(), GraphError> {
+        let fresh = GpuProfiler::new(device, self.profiler.settings().clone())
+            .map_err(|e| GraphError::Profiler(e.to_string()))?;
+        std::mem::forget(std::mem::replace(&mut self.profiler, fresh));
+        self.pending.clear();
+        self.pool.end_frame();
+        self.frame += 1;
+        Ok(())
     }
 
     fn collect(&mut self, gpu: &GpuContext) {

@@ -8,7 +8,7 @@ mod mesh;
 mod render;
 
 pub use mesh::{MeshRange, MeshVertex, CUBE, GROUND, PYRAMID};
-pub use render::{render_test_pattern, ShotResult};
+pub use render::{render_test_pattern, ShotResult, CLEAR_COLOR};
 
 use std::collections::HashMap;
 

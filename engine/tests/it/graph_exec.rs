@@ -1,0 +1,197 @@
+//! Executing graphs on the device: transient pooling, render passes on
+//! transient textures, validation errors before any GPU work, wgpu errors
+//! surfaced as `GraphError::Wgpu`.
+
+use std::cell::Cell;
+
+use sward_engine::graph::{BufferDesc, GraphError, GraphExecutor, RenderGraph, TextureDesc};
+use sward_engine::targets::map_read;
+use sward_engine::{Capability, Caps};
+
+use crate::{buffer_with, gpu_or_skip, readback_buffer};
+
+#[test]
+fn transients_round_trip_and_are_pooled_across_frames() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let data: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let src = buffer_with(
+        &gpu,
+        "test.src",
+        bytemuck::cast_slice(&data),
+        wgpu::BufferUsages::COPY_SRC,
+    );
+    let size = (data.len() * 4) as u64;
+    let mut created_after_first = 0;
+    for frame in 0..3 {
+        let dst = readback_buffer(&gpu, "test.dst", size);
+        let pixel = readback_buffer(&gpu, "test.pixel", 256);
+        let mut g = RenderGraph::new();
+        let s = g.import_buffer("test.src", &src);
+        let d = g.import_buffer("test.dst", &dst);
+        let p = g.import_buffer("test.pixel", &pixel);
+        let tmp = g.create_buffer(
+            "test.tmp",
+            BufferDesc::new(
+                size,
+                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            ),
+        );
+        // COPY_SRC only: RENDER_ATTACHMENT must be added by the graph.
+        let tex = g.create_texture(
+            "test.tex",
+            TextureDesc::new(
+                [4, 4],
+                wgpu::TextureFormat::Rgba8Unorm,
+                wgpu::TextureUsages::COPY_SRC,
+            ),
+        );
+        g.add_transfer_pass("test.copy_in")
+            .read(s)
+            .write(tmp)
+            .record(move |ctx| {
+                ctx.encoder.copy_buffer_to_buffer(
+                    ctx.res.buffer(s),
+                    0,
+                    ctx.res.buffer(tmp),
+                    0,
+                    size,
+                );
+            });
+        let clear = wgpu::Color {
+            r: 1.0,
+            g: 0.5,
+            b: 0.0,
+            a: 1.0,
+        };
+        g.add_render_pass("test.clear")
+            .color(tex, wgpu::LoadOp::Clear(clear), None)
+            .record(|_| {});
+        g.add_transfer_pass("test.copy_out")
+            .read(tmp)
+            .read(tex)
+            .write(d)
+            .write(p)
+            .record(move |ctx| {
+                ctx.encoder.copy_buffer_to_buffer(
+                    ctx.res.buffer(tmp),
+                    0,
+                    ctx.res.buffer(d),
+                    0,
+                    size,
+                );
+                ctx.encoder.copy_texture_to_buffer(
+                    ctx.res.texture(tex).as_image_copy(),
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: ctx.res.buffer(p),
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(256),
+                            rows_per_image: None,
+                        },
+                    },
+                    wgpu::Extent3d {
+                        width: 1,
+                        height: 1,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            });
+        let report = exec.execute(&gpu, g).unwrap();
+        assert_eq!(report.frame, frame);
+        assert_eq!(
+            report
+                .passes
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>(),
+            ["test.copy_in", "test.clear", "test.copy_out"]
+        );
+        let back = map_read(&gpu.device, &dst).unwrap();
+        assert_eq!(bytemuck::cast_slice::<u8, u32>(&back), &data[..]);
+        let px = map_read(&gpu.device, &pixel).unwrap();
+        assert!(
+            px[0] == 255 && (127..=128).contains(&px[1]) && px[2] == 0 && px[3] == 255,
+            "cleared pixel {:?}",
+            &px[..4]
+        );
+        if frame == 0 {
+            created_after_first = exec.pool().created();
+            assert_eq!(created_after_first, 2);
+        }
+    }
+    assert_eq!(
+        exec.pool().created(),
+        created_after_first,
+        "frames 2 and 3 reuse pooled transients"
+    );
+}
+
+#[test]
+fn invalid_graphs_are_rejected_before_recording() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let ran = Cell::new(false);
+
+    let mut g = RenderGraph::new();
+    let a = g.create_buffer("test.a", BufferDesc::new(16, wgpu::BufferUsages::STORAGE));
+    g.add_compute_pass("test.read")
+        .read(a)
+        .record(|_| ran.set(true));
+    let err = exec.execute(&gpu, g).unwrap_err();
+    assert!(
+        matches!(&err, GraphError::ReadBeforeWrite { pass, resource } if pass == "test.read" && resource == "test.a"),
+        "{err}"
+    );
+
+    // The same device with fewer capabilities rejects a pass that needs one.
+    let mut limited = (*gpu).clone();
+    limited.caps = Caps::with(&[Capability::Compute]);
+    let mut g = RenderGraph::new();
+    let a = g.create_buffer("test.a", BufferDesc::new(16, wgpu::BufferUsages::STORAGE));
+    g.add_compute_pass("grass.cull")
+        .write(a)
+        .needs(Capability::MultiDrawIndirectCount)
+        .record(|_| ran.set(true));
+    let err = exec.execute(&limited, g).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            GraphError::MissingCapability {
+                capability: Capability::MultiDrawIndirectCount,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(!ran.get(), "no pass closure runs for a rejected graph");
+    assert_eq!(exec.pool().created(), 0, "nothing was allocated");
+}
+
+#[test]
+fn wgpu_validation_errors_become_graph_errors() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let mut g = RenderGraph::new();
+    let a = g.create_buffer("test.a", BufferDesc::new(16, wgpu::BufferUsages::STORAGE));
+    // Dispatch without a pipeline: wgpu rejects the command buffer.
+    g.add_compute_pass("test.bad")
+        .write(a)
+        .record(|ctx| ctx.pass.dispatch_workgroups(1, 1, 1));
+    let err = exec.execute(&gpu, g).unwrap_err();
+    assert!(matches!(err, GraphError::Wgpu(_)), "{err}");
+    // The executor keeps working afterwards.
+    let mut g = RenderGraph::new();
+    let a = g.create_buffer(
+        "test.a",
+        BufferDesc::new(
+            16,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        ),
+    );
+    g.add_transfer_pass("test.ok")
+        .write(a)
+        .record(move |ctx| ctx.encoder.clear_buffer(ctx.res.buffer(a), 0, None));
+    exec.execute(&gpu, g).unwrap();
+    exec.flush(&gpu);
+}

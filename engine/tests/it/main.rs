@@ -1,0 +1,44 @@
+//! GPU integration tests of the engine on a real headless device (lavapipe in
+//! CI). Each test takes the shared context from `sward_engine::testing::gpu()`
+//! and skips only when no adapter exists and `SWARD_REQUIRE_GPU` is unset.
+
+mod graph_exec;
+mod probes;
+mod scene;
+
+/// Gets the shared GPU context or returns from the test (skip).
+#[macro_export]
+macro_rules! gpu_or_skip {
+    () => {
+        match sward_engine::testing::gpu() {
+            Some(gpu) => gpu,
+            None => return,
+        }
+    };
+}
+
+/// Creates a buffer initialised with `data`.
+pub fn buffer_with(
+    gpu: &sward_engine::GpuContext,
+    label: &str,
+    data: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: data,
+            usage,
+        })
+}
+
+/// A `MAP_READ | COPY_DST` buffer of `size` bytes.
+pub fn readback_buffer(gpu: &sward_engine::GpuContext, label: &str, size: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
