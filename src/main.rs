@@ -139,16 +139,32 @@ fn run(cli: Cli) -> Result<()> {
                 ..Default::default()
             };
             let info = sward_engine::info::InfoReport::gather(&opts)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&info)?);
+            let text = if json {
+                serde_json::to_string_pretty(&info)? + "\n"
             } else {
-                print!("{}", info.to_text());
-            }
+                info.to_text()
+            };
+            // A closed pipe (`sward info | head`) is an error, not a panic.
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())
         }
         Command::Presets { json } => {
-            let _ = json;
-            bail!("`sward presets` is not built yet")
+            let list = sward_scenes::Preset::summaries()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                println!(
+                    "{:<14} {:>5} {:>7} {:>10} {:>6}  description",
+                    "preset", "adts", "mcnks", "placements", "models"
+                );
+                for p in &list {
+                    println!(
+                        "{:<14} {:>5} {:>7} {:>10} {:>6}  {} ({} placement)",
+                        p.name, p.adts, p.mcnks, p.placements, p.models, p.description, p.policy
+                    );
+                }
+            }
+            Ok(())
         }
         Command::Bench(args) => {
             let _ = args;
@@ -208,7 +224,8 @@ fn run(cli: Cli) -> Result<()> {
             } => {
                 let bytes = std::fs::read(&file)
                     .map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
-                let report = sward_scenes::formats::inspect_adt(&bytes, &file.display().to_string())?;
+                let report =
+                    sward_scenes::formats::inspect_adt(&bytes, &file.display().to_string())?;
                 if let Some(xy) = height_at {
                     let parsed = xy.split_once(',').and_then(|(x, y)| {
                         Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?))
