@@ -195,3 +195,84 @@ fn wgpu_validation_errors_become_graph_errors() {
     exec.execute(&gpu, g).unwrap();
     exec.flush(&gpu);
 }
+
+#[test]
+fn gpu_times_belong_to_the_frame_that_recorded_them() {
+    let gpu = gpu_or_skip!();
+    if !gpu.caps.has(Capability::TimestampQuery) {
+        eprintln!("skipping: device lacks timestamp-query");
+        return;
+    }
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let mut times = Vec::new();
+    // More frames than the profiler keeps pending, without waiting in between.
+    let frames = 10u64;
+    for n in 0..frames {
+        let mut g = RenderGraph::new();
+        let a = g.create_buffer("test.a", BufferDesc::new(256, wgpu::BufferUsages::STORAGE));
+        let name = format!("test.frame{n}");
+        g.add_compute_pass(&name).write(a).record(|_| {});
+        assert_eq!(exec.execute(&gpu, g).unwrap().frame, n);
+        times.extend(exec.poll_gpu_times(&gpu));
+    }
+    times.extend(exec.flush(&gpu));
+    assert!(!times.is_empty());
+    assert_eq!(
+        times.last().map(|t| t.frame),
+        Some(frames - 1),
+        "the newest frame is never dropped"
+    );
+    for pair in times.windows(2) {
+        assert!(
+            pair[0].frame < pair[1].frame,
+            "frames come back in order, once"
+        );
+    }
+    for t in &times {
+        assert_eq!(t.passes.len(), 1);
+        assert_eq!(
+            t.passes[0].name,
+            format!("test.frame{}", t.frame),
+            "GPU times attributed to the wrong frame"
+        );
+    }
+}
+
+#[test]
+fn passes_get_puffin_scopes_named_after_them() {
+    let gpu = gpu_or_skip!();
+    puffin::set_scopes_on(true);
+    let view = puffin::GlobalFrameView::default();
+    puffin::GlobalProfiler::lock().new_frame();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let mut g = RenderGraph::new();
+    let a = g.create_buffer("test.a", BufferDesc::new(16, wgpu::BufferUsages::STORAGE));
+    g.add_compute_pass("test.puffin_one")
+        .write(a)
+        .record(|_| {});
+    g.add_compute_pass("test.puffin_two").read(a).record(|_| {});
+    exec.execute(&gpu, g).unwrap();
+    puffin::GlobalProfiler::lock().new_frame();
+    puffin::set_scopes_on(false);
+
+    let v = view.lock();
+    let frame = v.latest_frame().expect("a puffin frame");
+    let unpacked = frame.unpacked().ok().expect("unpacked frame");
+    let mut names = Vec::new();
+    for stream in unpacked.thread_streams.values() {
+        for scope in puffin::Reader::from_start(&stream.stream)
+            .read_top_scopes()
+            .unwrap()
+        {
+            if let Some(name) = v
+                .scope_collection()
+                .fetch_by_id(&scope.id)
+                .and_then(|d| d.scope_name.clone())
+            {
+                names.push(name.to_string());
+            }
+        }
+    }
+    assert!(names.iter().any(|n| n == "test.puffin_one"), "{names:?}");
+    assert!(names.iter().any(|n| n == "test.puffin_two"), "{names:?}");
+}
