@@ -257,7 +257,9 @@ fn passes_get_puffin_scopes_named_after_them() {
 
     let v = view.lock();
     let frame = v.latest_frame().expect("a puffin frame");
-    let unpacked = frame.unpacked().ok().expect("unpacked frame");
+    let Ok(unpacked) = frame.unpacked() else {
+        panic!("puffin frame does not unpack")
+    };
     let mut names = Vec::new();
     for stream in unpacked.thread_streams.values() {
         for scope in puffin::Reader::from_start(&stream.stream)
