@@ -22,11 +22,15 @@ pub struct GpuOptions {
 }
 
 impl Default for GpuOptions {
+    /// Best adapter, backends from `WGPU_BACKEND`, indirect-call validation on
+    /// unless `WGPU_VALIDATION_INDIRECT_CALL=0`.
     fn default() -> Self {
+        let validate_indirect_calls =
+            std::env::var("WGPU_VALIDATION_INDIRECT_CALL").map_or(true, |v| v != "0");
         GpuOptions {
             adapter: None,
             backends: None,
-            validate_indirect_calls: true,
+            validate_indirect_calls,
         }
     }
 }
