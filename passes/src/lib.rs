@@ -5,6 +5,8 @@
 //!
 //! - [`frame`]: per-frame view, settings and target handles shared by all passes.
 
+pub mod error;
 pub mod frame;
+pub mod terrain;
 
 pub use frame::{FrameView, PassTargets, RenderSettings};

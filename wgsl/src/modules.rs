@@ -35,4 +35,12 @@ shader_modules! {
     TEST_SCENE_CULL = "test_scene_cull";
     /// Test scene: instanced lit draw of the culled instances.
     TEST_SCENE_DRAW = "test_scene_draw";
+    /// Linear distance fog (`fog_factor`, `apply_fog`), shared by terrain and grass.
+    FOG = "fog";
+    /// Sun lighting: ambient + diffuse N.L (`sun_lighting`).
+    LIGHTING = "lighting";
+    /// Compute probe comparing `fog` and `lighting` with their CPU mirrors (tests).
+    PROBE_SHADING = "probe_shading";
+    /// Terrain `static-chunks`: per-MCNK vertex buffers, four-layer splat, sun, fog.
+    TERRAIN_STATIC = "terrain_static";
 }

@@ -1,0 +1,37 @@
+//! Errors of the rendering techniques: one enum for every pass module, each
+//! variant naming the technique and the input it rejected.
+
+/// Why a technique could not be built or could not record its passes.
+#[derive(Debug, thiserror::Error)]
+pub enum PassError {
+    /// A composed shader failed to link or validate.
+    #[error("shader for `{technique}`: {source}")]
+    Shader {
+        /// The technique (pass name prefix), e.g. `terrain.static-chunks`.
+        technique: &'static str,
+        /// What naga or the linker said.
+        source: sward_wgsl::ShaderError,
+    },
+    /// The world has more MCNKs than the technique's GPU storage can hold.
+    #[error("{technique}: {what} needs {needed} but the device allows {limit}")]
+    DeviceLimit {
+        /// The technique.
+        technique: &'static str,
+        /// Which resource hit the limit.
+        what: String,
+        /// How much was needed.
+        needed: u64,
+        /// The device limit.
+        limit: u64,
+    },
+    /// Input world data the technique cannot use (names the MCNK and the field).
+    #[error("{technique}: invalid input {what}: {reason}")]
+    InvalidInput {
+        /// The technique.
+        technique: &'static str,
+        /// Which object (e.g. `MCNK (512, 771)`).
+        what: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
