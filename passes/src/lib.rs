@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod frame;
+pub mod grass;
 pub mod terrain;
 
 pub use frame::{FrameView, PassTargets, RenderSettings};

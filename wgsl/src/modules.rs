@@ -43,4 +43,14 @@ shader_modules! {
     PROBE_SHADING = "probe_shading";
     /// Terrain `static-chunks`: per-MCNK vertex buffers, four-layer splat, sun, fog.
     TERRAIN_STATIC = "terrain_static";
+    /// Root-anchored grass wind (`Wind`, `wind_sway`, `wind_offset`).
+    WIND = "wind";
+    /// Grass distance fade (`distance_fade`), shared by every grass tier.
+    FADE = "fade";
+    /// Alpha-key coverage: sharpened alpha-to-coverage and dithered discard.
+    ALPHA_KEY = "alpha_key";
+    /// Grass `static-batch` / `legacy-cpu`: mat4-instanced detail doodads.
+    GRASS_INSTANCED = "grass_instanced";
+    /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
+    PROBE_GRASS = "probe_grass";
 }

@@ -1,0 +1,131 @@
+//! The `grass.draw` render pass shared by the instanced grass tiers: picks
+//! each model's pipeline from its material and the frame's sample count and
+//! settings, opens the pass with the frame's clear/resolve duties, and issues
+//! one instanced indexed draw per non-empty model batch, depth-resolved
+//! materials (opaque, alpha key) before blended ones.
+
+use sward_engine::graph::{BufferId, Counters, RenderCtx, RenderGraph};
+use sward_engine::{GpuContext, DEPTH_CLEAR};
+
+use super::gpu::GrassPipelines;
+use super::material::{material_pipeline_desc, MaterialState};
+use super::models::GrassModels;
+use crate::frame::{FrameView, PassTargets};
+
+/// Name of the draw pass.
+pub const PASS_DRAW: &str = "grass.draw";
+
+/// Instances of one model in one vertex buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Batch<'b> {
+    /// Model index.
+    pub model: usize,
+    /// Buffer holding the instance matrices.
+    pub buffer: &'b wgpu::Buffer,
+    /// Byte offset of the first matrix.
+    pub offset: u64,
+    /// Number of instances.
+    pub count: u32,
+}
+
+/// The pipeline state of every model for `view`, building missing pipelines.
+pub fn prepare_pipelines(
+    pipelines: &mut GrassPipelines,
+    gpu: &GpuContext,
+    models: &GrassModels,
+    view: &FrameView,
+) -> Vec<MaterialState> {
+    models
+        .models
+        .iter()
+        .map(|m| {
+            let state = material_pipeline_desc(
+                &m.material,
+                view.sample_count,
+                view.settings.alpha_to_coverage,
+            );
+            pipelines.ensure(&gpu.device, &models.pipeline_layout, &models.shader, state);
+            state
+        })
+        .collect()
+}
+
+/// Adds `grass.draw` on `targets` (clearing them to the fog colour and
+/// `DEPTH_CLEAR` when `targets.clear`), reading `reads`; `f` records the draws.
+pub fn add_draw_pass<'a>(
+    graph: &mut RenderGraph<'a>,
+    view: &FrameView,
+    targets: PassTargets,
+    reads: &[BufferId],
+    f: impl for<'c> FnOnce(&mut RenderCtx<'c>) + 'a,
+) {
+    let fog = view.settings.fog_color;
+    let (color_load, depth_load) = if targets.clear {
+        let c = wgpu::Color {
+            r: f64::from(fog[0]),
+            g: f64::from(fog[1]),
+            b: f64::from(fog[2]),
+            a: 1.0,
+        };
+        (wgpu::LoadOp::Clear(c), wgpu::LoadOp::Clear(DEPTH_CLEAR))
+    } else {
+        (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+    };
+    let mut pass = graph.add_render_pass(PASS_DRAW);
+    for &r in reads {
+        pass = pass.read(r);
+    }
+    pass.color(targets.color, color_load, targets.resolve)
+        .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+        .record(f);
+}
+
+/// Draws `batches` (one instanced draw each) into the open pass and returns
+/// the draw counters (draw calls, instances drawn, triangles).
+pub fn draw_batches<'b>(
+    pass: &mut wgpu::RenderPass<'_>,
+    models: &GrassModels,
+    pipelines: &GrassPipelines,
+    states: &[MaterialState],
+    frame_bind_group: &wgpu::BindGroup,
+    batches: impl IntoIterator<Item = Batch<'b>>,
+) -> Counters {
+    let mut counters = Counters::default();
+    let mut ordered: Vec<Batch<'b>> = batches.into_iter().filter(|b| b.count > 0).collect();
+    // Depth-resolved batches first, blended after them (stable: model order kept).
+    ordered.sort_by_key(|b| !models.models[b.model].material.blend.is_depth_resolved());
+    pass.set_bind_group(0, frame_bind_group, &[]);
+    pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
+    pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
+    for b in ordered {
+        let (Some(model), Some(state)) = (models.models.get(b.model), states.get(b.model)) else {
+            log::error!(
+                "grass.draw: batch names model {} of {}",
+                b.model,
+                models.len()
+            );
+            continue;
+        };
+        let Some(pipeline) = pipelines.get(state) else {
+            log::error!(
+                "grass.draw: no pipeline for model {} ({state:?})",
+                model.name
+            );
+            continue;
+        };
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(1, &model.bind_group, &[]);
+        let bytes = u64::from(b.count) * super::instance::INSTANCE_BYTES;
+        pass.set_vertex_buffer(1, b.buffer.slice(b.offset..b.offset + bytes));
+        let first = model.first_index;
+        pass.draw_indexed(
+            first..first + model.index_count,
+            model.base_vertex,
+            0..b.count,
+        );
+        counters.draw_calls += 1;
+        counters.instances_drawn += u64::from(b.count);
+        counters.triangles += u64::from(b.count) * model.triangles;
+    }
+    counters
+}

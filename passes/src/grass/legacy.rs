@@ -1,0 +1,197 @@
+//! Grass `legacy-cpu`: the "before" path whose cost the seeds profiled (seed
+//! 000 "Evidence and Current Bottleneck"). Every frame, inside the
+//! `grass.upload` transfer pass, it walks every resident placement, tests
+//! each clump's distance and culling sphere against the frustum, builds the
+//! mat4 of every visible clump, copies them per model into one staging array
+//! and uploads that into one dynamic instance buffer; `grass.draw` then draws
+//! per model from it. It reproduces that cost structure honestly and is
+//! deliberately not optimised beyond it (no spatial structure, no caching).
+
+use std::cell::RefCell;
+
+use glam::{Mat4, Vec3};
+
+use sward_engine::graph::RenderGraph;
+use sward_engine::GpuContext;
+use sward_scenes::{Placement, Placements};
+
+use super::draw::{add_draw_pass, draw_batches, prepare_pipelines, Batch};
+use super::gpu::{GrassFrame, GrassPipelines, GRASS_FRAME_BYTES};
+use super::instance::{cull_sphere, instance_matrix, placement_models, INSTANCE_BYTES};
+use super::models::GrassModels;
+use super::static_batch::{check_buffer_size, uniform_buffer};
+use super::wind::max_sway;
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+
+/// Name of the upload pass.
+pub const PASS_UPLOAD: &str = "grass.upload";
+
+/// Per-frame CPU arrays, reused between frames.
+#[derive(Default)]
+struct FrameScratch {
+    /// Visible matrices per model.
+    per_model: Vec<Vec<Mat4>>,
+    /// All visible matrices, model after model (what is uploaded).
+    staging: Vec<Mat4>,
+    /// (model, first instance, count) in `staging`.
+    ranges: Vec<(usize, u32, u32)>,
+}
+
+/// The legacy-cpu grass tier.
+pub struct LegacyCpu {
+    items: Vec<Placement>,
+    item_models: Vec<u16>,
+    /// Model bounding radius per model.
+    radius: Vec<f32>,
+    /// Model height span per model (wind margin).
+    height: Vec<f32>,
+    dynamic: wgpu::Buffer,
+    uniform: wgpu::Buffer,
+    frame_bind_group: wgpu::BindGroup,
+    pipelines: GrassPipelines,
+    scratch: RefCell<FrameScratch>,
+    bytes: u64,
+}
+
+impl LegacyCpu {
+    /// Keeps a copy of `placements` (the resident window's) and allocates one
+    /// dynamic instance buffer large enough for all of them.
+    pub fn new(
+        gpu: &GpuContext,
+        models: &GrassModels,
+        placements: &Placements,
+    ) -> Result<Self, PassError> {
+        let item_models = placement_models(placements, models.len())?;
+        let size = (placements.items.len() as u64 * INSTANCE_BYTES).max(INSTANCE_BYTES);
+        check_buffer_size(gpu, "the dynamic instance buffer".into(), size)?;
+        let dynamic = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("grass.instances"),
+            size,
+            usage: wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let uniform = uniform_buffer(gpu);
+        let frame_bind_group = models.frame_bind_group(&gpu.device, &uniform);
+        Ok(LegacyCpu {
+            items: placements.items.clone(),
+            item_models,
+            radius: models.models.iter().map(|m| m.radius).collect(),
+            height: models.models.iter().map(|m| m.height).collect(),
+            dynamic,
+            uniform,
+            frame_bind_group,
+            pipelines: GrassPipelines::default(),
+            scratch: RefCell::new(FrameScratch {
+                per_model: vec![Vec::new(); models.len()],
+                ..Default::default()
+            }),
+            bytes: size + GRASS_FRAME_BYTES,
+        })
+    }
+
+    /// The CPU culling of one frame: for every placement, in order, whether
+    /// it is within the draw distance and its sphere touches the frustum.
+    /// Pushes the matrices of the visible ones per model into `per_model`.
+    fn cull_and_build(&self, view: &FrameView, per_model: &mut [Vec<Mat4>]) {
+        let eye = view.eye();
+        let max_dist = view.settings.grass_distance;
+        for list in per_model.iter_mut() {
+            list.clear();
+        }
+        for (p, &m) in self.items.iter().zip(&self.item_models) {
+            let m = m as usize;
+            if Vec3::from_array(p.position).distance(eye) > max_dist {
+                continue;
+            }
+            let sway = max_sway(&view.settings, self.height[m]);
+            let (centre, radius) = cull_sphere(p, self.radius[m], sway);
+            if !view.frustum.sphere_visible(centre, radius) {
+                continue;
+            }
+            per_model[m].push(instance_matrix(p));
+        }
+    }
+
+    /// Adds `grass.upload` (CPU cull, matrix build, copy, upload of the
+    /// visible instances and the uniforms) and `grass.draw`.
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+        models: &'a GrassModels,
+    ) {
+        let states = prepare_pipelines(&mut self.pipelines, gpu, models, view);
+        let this: &'a LegacyCpu = self;
+        let frame = GrassFrame::new(view);
+        let view = *view;
+        let instances = graph.import_buffer("grass.instances", &this.dynamic);
+        let uniforms = graph.import_buffer("grass.uniforms", &this.uniform);
+        graph
+            .add_transfer_pass(PASS_UPLOAD)
+            .write(instances)
+            .write(uniforms)
+            .record(move |ctx| {
+                let mut scratch = this.scratch.borrow_mut();
+                let FrameScratch {
+                    per_model,
+                    staging,
+                    ranges,
+                } = &mut *scratch;
+                this.cull_and_build(&view, per_model);
+                staging.clear();
+                ranges.clear();
+                for (m, list) in per_model.iter().enumerate() {
+                    if !list.is_empty() {
+                        ranges.push((m, staging.len() as u32, list.len() as u32));
+                        staging.extend_from_slice(list);
+                    }
+                }
+                let matrices: &[u8] = bytemuck::cast_slice(staging);
+                if !matrices.is_empty() {
+                    ctx.queue.write_buffer(&this.dynamic, 0, matrices);
+                }
+                ctx.queue
+                    .write_buffer(&this.uniform, 0, bytemuck::bytes_of(&frame));
+                ctx.counters.bytes_uploaded += matrices.len() as u64 + GRASS_FRAME_BYTES;
+            });
+        add_draw_pass(graph, &view, targets, &[instances, uniforms], move |ctx| {
+            let scratch = this.scratch.borrow();
+            let batches = scratch.ranges.iter().map(|&(model, first, count)| Batch {
+                model,
+                buffer: &this.dynamic,
+                offset: u64::from(first) * INSTANCE_BYTES,
+                count,
+            });
+            let c = draw_batches(
+                &mut ctx.pass,
+                models,
+                &this.pipelines,
+                &states,
+                &this.frame_bind_group,
+                batches,
+            );
+            ctx.counters.instances_submitted += c.instances_drawn;
+            *ctx.counters += c;
+        });
+    }
+
+    /// Resident placements (walked every frame).
+    pub fn placement_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The dynamic instance buffer (tests read it back).
+    pub fn instance_buffer(&self) -> &wgpu::Buffer {
+        &self.dynamic
+    }
+
+    /// GPU memory of the dynamic instance buffer and the uniform block.
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+}

@@ -1,0 +1,293 @@
+//! The detail models on the GPU ([`GrassModels`]): one shared vertex and
+//! index buffer with a sub-range per model, one texture with its full mip
+//! chain per model, each model's [`Material`], wind height and culling
+//! radius, and the shader, layouts and per-model bind groups both instanced
+//! grass tiers draw with.
+//!
+//! Detail models have one bone and no keyed tracks, so the bone palette is
+//! "set once" by baking the rest pose: vertices are used as stored.
+
+use wgpu::util::DeviceExt;
+
+use super::gpu::{GrassModelUniform, GRASS_UNFOGGED, GRASS_UNLIT};
+use super::material::Material;
+use crate::error::PassError;
+use sward_engine::GpuContext;
+use sward_scenes::DetailModel;
+
+/// One model on the GPU.
+pub struct GpuModel {
+    /// Model name (e.g. `ElwGra01`).
+    pub name: String,
+    /// Its material (pipeline state comes from this).
+    pub material: Material,
+    /// First index in the shared index buffer.
+    pub first_index: u32,
+    /// Index count.
+    pub index_count: u32,
+    /// Added to each index (start of its vertices in the shared buffer).
+    pub base_vertex: i32,
+    /// Triangles per instance.
+    pub triangles: u64,
+    /// Radius of the origin-centred sphere holding the model.
+    pub radius: f32,
+    /// Height span wind scales by.
+    pub height: f32,
+    /// Texture, model uniform and sampler (group 1).
+    pub bind_group: wgpu::BindGroup,
+}
+
+/// Every detail model on the GPU plus the grass shader and its layouts.
+pub struct GrassModels {
+    /// The models, indexed by placement model id.
+    pub models: Vec<GpuModel>,
+    /// Shared vertex buffer (`DetailVertex`).
+    pub vertex_buffer: wgpu::Buffer,
+    /// Shared `u16` index buffer.
+    pub index_buffer: wgpu::Buffer,
+    /// `grass_instanced.wgsl`.
+    pub shader: wgpu::ShaderModule,
+    /// Group 0: the per-frame `GrassFrame` uniform.
+    pub frame_layout: wgpu::BindGroupLayout,
+    /// Layout of group 0 + group 1.
+    pub pipeline_layout: wgpu::PipelineLayout,
+    bytes: u64,
+}
+
+fn technique_error(what: String, reason: String) -> PassError {
+    PassError::InvalidInput {
+        technique: "grass",
+        what,
+        reason,
+    }
+}
+
+impl GrassModels {
+    /// Uploads `models` (validated first; a bad model is an error naming it).
+    pub fn new(gpu: &GpuContext, models: &[DetailModel]) -> Result<Self, PassError> {
+        let device = &gpu.device;
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_INSTANCED)
+                .map_err(|source| PassError::Shader {
+                    technique: "grass",
+                    source,
+                })?;
+        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("grass.frame"),
+            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
+        });
+        let model_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("grass.model"),
+            entries: &[
+                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("grass.draw"),
+            bind_group_layouts: &[&frame_layout, &model_layout],
+            push_constant_ranges: &[],
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("grass.sampler"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+
+        let mut vertices = Vec::new();
+        let mut indices: Vec<u16> = Vec::new();
+        let mut gpu_models = Vec::with_capacity(models.len());
+        let mut bytes = 0u64;
+        for (i, m) in models.iter().enumerate() {
+            m.validate().map_err(|e| {
+                technique_error(format!("detail model {i} ({})", m.name), e.to_string())
+            })?;
+            let material = Material::from_m2(&m.name, m.render_flags, m.blend_mode)?;
+            let base_vertex = i32::try_from(vertices.len()).map_err(|_| {
+                technique_error(
+                    format!("detail model {i} ({})", m.name),
+                    "too many vertices".into(),
+                )
+            })?;
+            let first_index = indices.len() as u32;
+            vertices.extend_from_slice(&m.vertices);
+            indices.extend_from_slice(&m.indices);
+            let texture = upload_texture(gpu, m);
+            bytes += m.texture.mips.iter().map(|l| l.len() as u64).sum::<u64>();
+            let z_min = m.bounds.min[2];
+            let uniform = GrassModelUniform {
+                z_min,
+                height: (m.bounds.max[2] - z_min).max(0.001),
+                alpha_cutoff: material.alpha_cutoff(),
+                flags: if material.unlit { GRASS_UNLIT } else { 0 }
+                    | if material.unfogged { GRASS_UNFOGGED } else { 0 },
+            };
+            let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("grass.model"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            bytes += std::mem::size_of::<GrassModelUniform>() as u64;
+            let view = texture.create_view(&Default::default());
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("grass.model"),
+                layout: &model_layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniform_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(&view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: wgpu::BindingResource::Sampler(&sampler),
+                    },
+                ],
+            });
+            gpu_models.push(GpuModel {
+                name: m.name.clone(),
+                material,
+                first_index,
+                index_count: m.indices.len() as u32,
+                base_vertex,
+                triangles: m.triangles() as u64,
+                radius: m.bounds.radius_from_origin(),
+                height: uniform.height,
+                bind_group,
+            });
+        }
+        // Keep buffers non-empty so an empty model list still binds.
+        if vertices.is_empty() {
+            vertices.push(sward_scenes::DetailVertex::default());
+        }
+        indices.resize(indices.len().next_multiple_of(2).max(2), 0);
+        let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("grass.vertices"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("grass.indices"),
+            contents: bytemuck::cast_slice(&indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        bytes += vertex_buffer.size() + index_buffer.size();
+        Ok(GrassModels {
+            models: gpu_models,
+            vertex_buffer,
+            index_buffer,
+            shader,
+            frame_layout,
+            pipeline_layout,
+            bytes,
+        })
+    }
+
+    /// Number of models.
+    pub fn len(&self) -> usize {
+        self.models.len()
+    }
+
+    /// Whether there are no models.
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
+    }
+
+    /// GPU memory of the shared geometry, textures and model uniforms.
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// A bind group of `buffer` (a `GrassFrame` uniform) for group 0.
+    pub fn frame_bind_group(
+        &self,
+        device: &wgpu::Device,
+        buffer: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("grass.frame"),
+            layout: &self.frame_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        })
+    }
+}
+
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// Creates the model's sRGB texture and writes every mip level.
+fn upload_texture(gpu: &GpuContext, m: &DetailModel) -> wgpu::Texture {
+    let t = &m.texture;
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("grass.texture"),
+        size: wgpu::Extent3d {
+            width: t.width,
+            height: t.height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: t.mips.len() as u32,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    for (level, data) in t.mips.iter().enumerate() {
+        let (w, h) = t.mip_size(level as u32);
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: level as u32,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(w * 4),
+                rows_per_image: Some(h),
+            },
+            wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    texture
+}
