@@ -88,7 +88,7 @@ impl LegacyCpu {
                 per_model: vec![Vec::new(); models.len()],
                 ..Default::default()
             }),
-            bytes: size + GRASS_FRAME_BYTES,
+            bytes: size + GRASS_FRAME_BYTES + models.gpu_memory_bytes(),
         })
     }
 
@@ -190,7 +190,8 @@ impl LegacyCpu {
         &self.dynamic
     }
 
-    /// GPU memory of the dynamic instance buffer and the uniform block.
+    /// GPU memory of the dynamic instance buffer, the uniform block and the
+    /// shared model geometry and textures.
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.bytes
     }

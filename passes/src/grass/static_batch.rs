@@ -75,7 +75,7 @@ impl StaticBatch {
         placement_models(placements, models.len())?;
         let (items, ranges) = placements.model_major(models.len());
         let mut batches = Vec::new();
-        let mut bytes = GRASS_FRAME_BYTES;
+        let mut bytes = GRASS_FRAME_BYTES + models.gpu_memory_bytes();
         for (model, range) in ranges.into_iter().enumerate() {
             if range.is_empty() {
                 continue;
@@ -168,7 +168,8 @@ impl StaticBatch {
             .map(|b| (&b.buffer, b.count))
     }
 
-    /// GPU memory of the instance buffers and the uniform block.
+    /// GPU memory of the instance buffers, the uniform block and the shared
+    /// model geometry and textures.
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.bytes
     }

@@ -1,0 +1,153 @@
+//! GPU tests of the instanced grass tiers on the `seams-holes` preset, with
+//! small targets (256x160), terrain off and black fog/clear so that every lit
+//! pixel is grass. Shared helpers here; [`tiers`]: both tiers show grass,
+//! agree, count honestly, hold the reference matrices, cut at the draw
+//! distance and sway; [`suppressed`]: no grass where hole or noEffectDoodad
+//! cells project to the screen.
+//!
+//! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs.
+
+mod suppressed;
+mod tiers;
+
+use std::sync::OnceLock;
+
+use glam::Vec3;
+use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
+use sward_engine::{Camera, GpuContext, OffscreenTarget};
+use sward_scenes::{Preset, Scene};
+
+use super::{GrassModels, LegacyCpu, StaticBatch};
+use crate::frame::{FrameView, PassTargets, RenderSettings};
+
+const W: u32 = 256;
+const H: u32 = 160;
+
+fn scene() -> &'static Scene {
+    static SCENE: OnceLock<Scene> = OnceLock::new();
+    SCENE.get_or_init(|| {
+        Preset::by_name("seams-holes")
+            .and_then(|p| p.build())
+            .expect("seams-holes builds")
+    })
+}
+
+/// Black fog (also the clear colour), wind off: every non-black pixel is grass.
+fn settings() -> RenderSettings {
+    RenderSettings {
+        wind: false,
+        fog_color: [0.0, 0.0, 0.0],
+        ..RenderSettings::default()
+    }
+}
+
+enum Tier {
+    Static(StaticBatch),
+    Legacy(LegacyCpu),
+}
+
+impl Tier {
+    fn name(&self) -> &'static str {
+        match self {
+            Tier::Static(_) => "static-batch",
+            Tier::Legacy(_) => "legacy-cpu",
+        }
+    }
+}
+
+struct Shot {
+    image: image::RgbaImage,
+    report: FrameReport,
+}
+
+/// A view of `camera` at the test size with `samples` and `settings` at `time_s`.
+fn view(camera: Camera, samples: u32, settings: RenderSettings, time_s: f32) -> FrameView {
+    FrameView::new(camera, [W, H], samples, time_s, settings)
+}
+
+/// Renders `frames` frames of `tier` (at least one) and reads the last back.
+fn render(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    tier: &mut Tier,
+    view: &FrameView,
+    frames: u32,
+) -> Shot {
+    let target = OffscreenTarget::new(&gpu.device, W, H, view.sample_count).unwrap();
+    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut report = None;
+    for _ in 0..frames.max(1) {
+        let mut g = RenderGraph::new();
+        let targets = PassTargets {
+            color: g.import_texture("target.color", target.render_color()),
+            resolve: target
+                .resolve_color()
+                .map(|t| g.import_texture("target.resolve", t)),
+            depth: g.import_texture("target.depth", &target.depth),
+            clear: true,
+        };
+        match tier {
+            Tier::Static(t) => t.record(gpu, &mut g, view, targets, models),
+            Tier::Legacy(t) => t.record(gpu, &mut g, view, targets, models),
+        }
+        report = Some(executor.execute(gpu, g).unwrap());
+    }
+    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
+    Shot {
+        image,
+        report: report.unwrap(),
+    }
+}
+
+/// Writes `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
+fn save(image: &image::RgbaImage, name: &str) {
+    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(format!("grass-{name}.png"));
+        if let Err(e) = sward_engine::targets::write_png(image, &path) {
+            eprintln!("could not keep test image: {e}");
+        }
+    }
+}
+
+fn is_grass(p: &image::Rgba<u8>) -> bool {
+    p[0].max(p[1]).max(p[2]) > 12
+}
+
+fn grass_fraction(image: &image::RgbaImage) -> f64 {
+    image.pixels().filter(|p| is_grass(p)).count() as f64 / f64::from(W * H)
+}
+
+/// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
+fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
+    let (mut sq, mut differing) = (0.0f64, 0usize);
+    for (pa, pb) in a.pixels().zip(b.pixels()) {
+        let mut max = 0;
+        for c in 0..3 {
+            let d = (f64::from(pa[c]) - f64::from(pb[c])) / 255.0;
+            sq += d * d;
+            max = max.max(pa[c].abs_diff(pb[c]));
+        }
+        differing += usize::from(max > 8);
+    }
+    let n = f64::from(W * H);
+    ((sq / (3.0 * n)).sqrt(), differing as f64 / n)
+}
+
+fn ground_camera(scene: &Scene) -> Camera {
+    let v = scene
+        .view("ground-yaw0")
+        .expect("seams-holes has ground-yaw0");
+    Camera {
+        eye: Vec3::from_array(v.eye),
+        yaw_deg: v.yaw_deg,
+        pitch_deg: v.pitch_deg,
+        ..Camera::default()
+    }
+}
+
+fn tiers(gpu: &GpuContext, models: &GrassModels, scene: &Scene) -> [Tier; 2] {
+    [
+        Tier::Static(StaticBatch::new(gpu, models, &scene.placements).unwrap()),
+        Tier::Legacy(LegacyCpu::new(gpu, models, &scene.placements).unwrap()),
+    ]
+}
