@@ -9,8 +9,7 @@ use std::fmt;
 use crate::tiers::{GrassTier, TerrainTier, TierCombo};
 
 /// One thing a tier or pass may need from the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
     /// Compute shaders with storage buffers.
     Compute,
@@ -68,6 +67,13 @@ impl Capability {
             Capability::R32FloatFilterable => "r32float-filterable",
             Capability::VertexStorage => "vertex-storage",
         }
+    }
+}
+
+/// Serialises as [`Capability::name`], the same string text output uses.
+impl serde::Serialize for Capability {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

@@ -10,8 +10,7 @@ use std::str::FromStr;
 use crate::caps::Capability;
 
 /// How grass ("ground-effect doodads") is rendered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GrassTier {
     /// No grass at all.
     Off,
@@ -26,8 +25,7 @@ pub enum GrassTier {
 }
 
 /// How terrain is rendered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TerrainTier {
     /// No terrain at all.
     Off,
@@ -202,8 +200,31 @@ impl FromStr for TerrainTier {
     }
 }
 
+/// Tiers serialise as their CLI names (`"gpu-cull"`), as in report JSON.
+macro_rules! serde_by_name {
+    ($t:ty) => {
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                name.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+serde_by_name!(GrassTier);
+serde_by_name!(TerrainTier);
+
 /// One grass tier and one terrain tier rendered together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct TierCombo {
     /// Grass technique.
     pub grass: GrassTier,
@@ -304,6 +325,18 @@ mod tests {
         for c in TierCombo::all_on() {
             assert_eq!(c.to_string().parse::<TierCombo>(), Ok(c));
         }
+    }
+
+    #[test]
+    fn combos_serialise_with_cli_names() {
+        let c = TierCombo::new(GrassTier::CameraGrid, TerrainTier::AtlasInstanced);
+        let json = serde_json::to_string(&c).unwrap();
+        assert_eq!(
+            json,
+            r#"{"grass":"camera-grid","terrain":"atlas-instanced"}"#
+        );
+        assert_eq!(serde_json::from_str::<TierCombo>(&json).unwrap(), c);
+        assert!(serde_json::from_str::<TierCombo>(r#"{"grass":"nope","terrain":"off"}"#).is_err());
     }
 
     #[test]

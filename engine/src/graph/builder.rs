@@ -119,6 +119,8 @@ impl<'a> PassBuilder<'_, 'a, TransferPass> {
 impl<'a> PassBuilder<'_, 'a, RenderPass> {
     /// Adds a colour attachment. `Clear` counts as a write, `Load` as a read and
     /// a write; `resolve` (for a multisampled `texture`) counts as a write.
+    /// Colour is always stored, so several passes can draw into one MSAA
+    /// target (`Load` after the first); give `resolve` on the last of them.
     pub fn color(
         mut self,
         texture: TextureId,
