@@ -8,13 +8,26 @@
 //! error scopes are device-wide, so concurrent frames on one device could see
 //! each other's validation errors.
 
+use std::cell::Cell;
 use std::ops::Deref;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::context::{GpuContext, GpuOptions};
 
 /// Exclusive access to the shared test context; derefs to [`GpuContext`].
+/// Take it once per test and pass `&gpu` down: a second `gpu()` on the same
+/// thread while this guard lives panics (it would deadlock).
 pub struct GpuLock(MutexGuard<'static, GpuContext>);
+
+thread_local! {
+    static HELD: Cell<bool> = const { Cell::new(false) };
+}
+
+impl Drop for GpuLock {
+    fn drop(&mut self) {
+        HELD.with(|h| h.set(false));
+    }
+}
 
 impl Deref for GpuLock {
     type Target = GpuContext;
@@ -33,6 +46,9 @@ pub fn gpu() -> Option<GpuLock> {
             None
         }
     });
+    if HELD.with(Cell::get) {
+        panic!("testing::gpu() called again while this thread holds the GPU; pass the first guard down instead");
+    }
     match ctx {
         // A test that panicked while holding the lock leaves the context usable.
         Some(m) => Some(GpuLock(
