@@ -28,26 +28,42 @@ pub struct Batch<'b> {
     pub count: u32,
 }
 
-/// The pipeline state of every model for `view`, building missing pipelines.
-pub fn prepare_pipelines(
-    pipelines: &mut GrassPipelines,
-    gpu: &GpuContext,
-    models: &GrassModels,
-    view: &FrameView,
-) -> Vec<MaterialState> {
-    models
-        .models
-        .iter()
-        .map(|m| {
-            let state = material_pipeline_desc(
-                &m.material,
-                view.sample_count,
-                view.settings.alpha_to_coverage,
-            );
-            pipelines.ensure(&gpu.device, &models.pipeline_layout, &models.shader, state);
-            state
-        })
-        .collect()
+/// Pipelines and per-model pipeline states of a tier. The states depend only
+/// on the sample count and the alpha-to-coverage setting, so they are
+/// recomputed (and missing pipelines built) only when those change; a steady
+/// frame does no pipeline work outside its pass closures.
+#[derive(Default)]
+pub struct DrawState {
+    /// Pipelines built so far.
+    pub pipelines: GrassPipelines,
+    key: Option<(u32, bool)>,
+    states: Vec<MaterialState>,
+}
+
+impl DrawState {
+    /// Makes sure every model has its pipeline for `view`.
+    pub fn prepare(&mut self, gpu: &GpuContext, models: &GrassModels, view: &FrameView) {
+        let key = (view.sample_count, view.settings.alpha_to_coverage);
+        if self.key == Some(key) && self.states.len() == models.len() {
+            return;
+        }
+        self.states = models
+            .models
+            .iter()
+            .map(|m| {
+                let state = material_pipeline_desc(&m.material, key.0, key.1);
+                self.pipelines
+                    .ensure(&gpu.device, &models.pipeline_layout, &models.shader, state);
+                state
+            })
+            .collect();
+        self.key = Some(key);
+    }
+
+    /// The pipeline state of each model (after [`Self::prepare`]).
+    pub fn states(&self) -> &[MaterialState] {
+        &self.states
+    }
 }
 
 /// Adds `grass.draw` on `targets` (clearing them to the fog colour and
@@ -85,8 +101,7 @@ pub fn add_draw_pass<'a>(
 pub fn draw_batches<'b>(
     pass: &mut wgpu::RenderPass<'_>,
     models: &GrassModels,
-    pipelines: &GrassPipelines,
-    states: &[MaterialState],
+    draw: &DrawState,
     frame_bind_group: &wgpu::BindGroup,
     batches: impl IntoIterator<Item = Batch<'b>>,
 ) -> Counters {
@@ -98,7 +113,8 @@ pub fn draw_batches<'b>(
     pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
     pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
     for b in ordered {
-        let (Some(model), Some(state)) = (models.models.get(b.model), states.get(b.model)) else {
+        let (Some(model), Some(state)) = (models.models.get(b.model), draw.states.get(b.model))
+        else {
             log::error!(
                 "grass.draw: batch names model {} of {}",
                 b.model,
@@ -106,7 +122,7 @@ pub fn draw_batches<'b>(
             );
             continue;
         };
-        let Some(pipeline) = pipelines.get(state) else {
+        let Some(pipeline) = draw.pipelines.get(state) else {
             log::error!(
                 "grass.draw: no pipeline for model {} ({state:?})",
                 model.name

@@ -15,8 +15,8 @@ use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 use sward_scenes::{Placement, Placements};
 
-use super::draw::{add_draw_pass, draw_batches, prepare_pipelines, Batch};
-use super::gpu::{GrassFrame, GrassPipelines, GRASS_FRAME_BYTES};
+use super::draw::{add_draw_pass, draw_batches, Batch, DrawState};
+use super::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use super::instance::{cull_sphere, instance_matrix, placement_models, INSTANCE_BYTES};
 use super::models::GrassModels;
 use super::static_batch::{check_buffer_size, uniform_buffer};
@@ -49,7 +49,7 @@ pub struct LegacyCpu {
     dynamic: wgpu::Buffer,
     uniform: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
-    pipelines: GrassPipelines,
+    draw: DrawState,
     scratch: RefCell<FrameScratch>,
     bytes: u64,
 }
@@ -83,7 +83,7 @@ impl LegacyCpu {
             dynamic,
             uniform,
             frame_bind_group,
-            pipelines: GrassPipelines::default(),
+            draw: DrawState::default(),
             scratch: RefCell::new(FrameScratch {
                 per_model: vec![Vec::new(); models.len()],
                 ..Default::default()
@@ -125,7 +125,7 @@ impl LegacyCpu {
         targets: PassTargets,
         models: &'a GrassModels,
     ) {
-        let states = prepare_pipelines(&mut self.pipelines, gpu, models, view);
+        self.draw.prepare(gpu, models, view);
         let this: &'a LegacyCpu = self;
         let frame = GrassFrame::new(view);
         let view = *view;
@@ -170,14 +170,19 @@ impl LegacyCpu {
             let c = draw_batches(
                 &mut ctx.pass,
                 models,
-                &this.pipelines,
-                &states,
+                &this.draw,
                 &this.frame_bind_group,
                 batches,
             );
             ctx.counters.instances_submitted += c.instances_drawn;
             *ctx.counters += c;
         });
+    }
+
+    /// The pipeline state each model was last drawn with (empty before the
+    /// first `record`); the pipelines are built from exactly these.
+    pub fn material_states(&self) -> &[super::MaterialState] {
+        self.draw.states()
     }
 
     /// Resident placements (walked every frame).

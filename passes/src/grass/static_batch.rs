@@ -12,8 +12,8 @@ use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 use sward_scenes::Placements;
 
-use super::draw::{add_draw_pass, draw_batches, prepare_pipelines, Batch};
-use super::gpu::{GrassFrame, GrassPipelines, GRASS_FRAME_BYTES};
+use super::draw::{add_draw_pass, draw_batches, Batch, DrawState};
+use super::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use super::instance::{instance_matrix, placement_models, INSTANCE_BYTES};
 use super::models::GrassModels;
 use crate::error::PassError;
@@ -31,7 +31,7 @@ pub struct StaticBatch {
     batches: Vec<ModelBatch>,
     uniform: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
-    pipelines: GrassPipelines,
+    draw: DrawState,
     instances: u64,
     bytes: u64,
 }
@@ -107,7 +107,7 @@ impl StaticBatch {
             batches,
             uniform,
             frame_bind_group,
-            pipelines: GrassPipelines::default(),
+            draw: DrawState::default(),
             instances: items.len() as u64,
             bytes,
         })
@@ -123,7 +123,7 @@ impl StaticBatch {
         targets: PassTargets,
         models: &'a GrassModels,
     ) {
-        let states = prepare_pipelines(&mut self.pipelines, gpu, models, view);
+        self.draw.prepare(gpu, models, view);
         let this: &'a StaticBatch = self;
         let frame = GrassFrame::new(view);
         let uniforms = graph.import_buffer("grass.uniforms", &this.uniform);
@@ -140,14 +140,19 @@ impl StaticBatch {
             let c = draw_batches(
                 &mut ctx.pass,
                 models,
-                &this.pipelines,
-                &states,
+                &this.draw,
                 &this.frame_bind_group,
                 batches,
             );
             ctx.counters.instances_submitted += this.instances;
             *ctx.counters += c;
         });
+    }
+
+    /// The pipeline state each model was last drawn with (empty before the
+    /// first `record`); the pipelines are built from exactly these.
+    pub fn material_states(&self) -> &[super::MaterialState] {
+        self.draw.states()
     }
 
     /// Resident instances (all placements of the window).

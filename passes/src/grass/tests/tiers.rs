@@ -35,6 +35,20 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
             "tiers disagree: rmse {rmse}, differing {differing}"
         );
 
+        // The pipelines really drawn with: Elwynn models are two-sided alpha key.
+        for t in [&st, &legacy] {
+            let states = match t {
+                Tier::Static(s) => s.material_states(),
+                Tier::Legacy(l) => l.material_states(),
+            };
+            assert_eq!(states.len(), models.len());
+            for state in states {
+                assert_eq!(state.alpha_to_coverage, samples == 4, "{state:?}");
+                assert_eq!(state.discards, samples == 1, "{state:?}");
+                assert!(state.depth_write && state.blend.is_none() && state.cull_mode.is_none());
+            }
+        }
+
         // static-batch: every resident instance, one draw per model batch, uniforms only.
         let draw = a
             .report
