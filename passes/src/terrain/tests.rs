@@ -41,11 +41,13 @@ fn is_black(p: [u8; 3]) -> bool {
     u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2]) <= 6
 }
 
-/// Settings with a black clear colour and fog pushed out of sight.
+/// Settings with a black clear colour, fog pushed out of sight and no
+/// distance culling.
 fn black_settings() -> RenderSettings {
     RenderSettings {
         fog_color: [0.0; 3],
         fog_range: [1.0e6, 2.0e6],
+        terrain_distance: 1.0e5,
         ..RenderSettings::default()
     }
 }
@@ -364,4 +366,117 @@ fn seams_holes_preset_has_no_cracks_at_the_adt_corner() {
         lit > img.pixels().count() / 3,
         "oblique view shows {lit} terrain pixels"
     );
+}
+
+fn srgb_to_linear(s: u8) -> f32 {
+    let s = f32::from(s) / 255.0;
+    if s <= 0.040_45 {
+        s / 12.92
+    } else {
+        ((s + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(l: f32) -> f32 {
+    let l = l.clamp(0.0, 1.0);
+    255.0
+        * if l <= 0.003_130_8 {
+            l * 12.92
+        } else {
+            1.055 * l.powf(1.0 / 2.4) - 0.055
+        }
+}
+
+/// Splat parity: a flat tile whose MCNKs carry 1..=4 layers with constant
+/// alphas, seen from so high that the layer textures sample their 1x1 mip.
+/// Each MCNK's centre pixel must equal the CPU reference: the scenes
+/// crate's `layer_weight` blend of the layers' mean colours, times
+/// `sun_lighting` of the up normal.
+#[test]
+fn splat_blend_and_lighting_match_the_cpu_reference() {
+    use super::shading::sun_lighting;
+    use super::splat::{layer_texture, mip_chain, LayerKind, LAYER_SIZE};
+    use sward_scenes::presets::terrain::TEXTURES;
+    use sward_scenes::world::{AdtTile, AlphaMap, Layer};
+
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let tile_coord = TileCoord::new(20, 21);
+    let layers = |ix: u32, iy: u32| {
+        let n = 1 + ((ix + 3 * iy) % 4) as usize;
+        (0..n)
+            .map(|k| Layer {
+                texture_id: k as u32,
+                flags: 0,
+                effect_id: 0,
+                alpha: (k > 0)
+                    .then(|| AlphaMap::filled(((ix * 37 + iy * 91 + k as u32 * 53) % 256) as u8)),
+            })
+            .collect()
+    };
+    let textures = TEXTURES.iter().map(|s| (*s).to_owned()).collect();
+    let tile = AdtTile::from_height_fn(tile_coord, textures, &|_, _| 12.0, layers);
+    let mut world = World::new("flat");
+    world
+        .insert(std::sync::Arc::new(tile))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut terrain = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
+    let [ox, oy] = tile_coord.origin();
+    let half = sward_scenes::world::coords::TILE_SIZE * 0.5;
+    let mut camera = top_down(&world, ox - half, oy - half, 10.0, 1500.0);
+    camera.far = 5000.0;
+    let (img, _, view) = render(gpu, &mut terrain, camera, 1, "splat");
+    let settings = black_settings();
+    let light = sun_lighting(Vec3::Z, Vec3::from(settings.sun_dir));
+    let tile = world.tile(tile_coord).unwrap_or_else(|| panic!("tile"));
+    // Mean (1x1 mip) colour of each layer texture, linear.
+    let means: Vec<Vec3> = TEXTURES
+        .iter()
+        .enumerate()
+        .map(|(id, name)| {
+            let kind = LayerKind::from_texture(name, id as u32);
+            let mips = mip_chain(layer_texture(kind, LAYER_SIZE), LAYER_SIZE);
+            let t = mips.last().map_or(&[0u8; 4][..], Vec::as_slice);
+            Vec3::new(
+                srgb_to_linear(t[0]),
+                srgb_to_linear(t[1]),
+                srgb_to_linear(t[2]),
+            )
+        })
+        .collect();
+    let mut checked = 0;
+    let mut worst = 0.0f32;
+    for m in &tile.mcnks {
+        let (cx, cy) = (m.header.position[0] as f64, m.header.position[1] as f64);
+        let chunk = sward_scenes::world::coords::CHUNK_SIZE;
+        let centre = Vec3::new((cx - chunk * 0.5) as f32, (cy - chunk * 0.5) as f32, 12.0);
+        let Some([px, py]) = project(view.view_proj, centre) else {
+            continue;
+        };
+        if px < 1.0 || py < 1.0 || px > SIZE[0] as f32 - 1.0 || py > SIZE[1] as f32 - 1.0 {
+            continue;
+        }
+        let mut expected = Vec3::ZERO;
+        for (k, layer) in m.layers.iter().enumerate() {
+            let w = f32::from(m.layer_weight(k, 32, 32)) / 255.0;
+            expected += means[layer.texture_id as usize] * w;
+        }
+        let expected = (expected * light).to_array().map(linear_to_srgb);
+        let got = img.rgb(px as u32, py as u32);
+        for c in 0..3 {
+            let d = (f32::from(got[c]) - expected[c]).abs();
+            worst = worst.max(d);
+            assert!(
+                d <= 4.0,
+                "MCNK {:?} layers {}: got {got:?}, expected {expected:?}",
+                (m.header.index_x, m.header.index_y),
+                m.layers.len()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 100, "only {checked} MCNK centres on screen");
+    eprintln!("splat parity: {checked} MCNKs, worst channel difference {worst:.2}");
 }
