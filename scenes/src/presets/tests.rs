@@ -44,6 +44,15 @@ fn elwynn_dense_hits_the_checkpoint() {
         (n - target).abs() / target < 0.02,
         "{n} placements, want {target} +/- 2%"
     );
+    assert!(
+        scene.stats.per_model.iter().all(|&c| c > 0),
+        "all 14 models used"
+    );
+    assert_eq!(scene.stats.cells_invalid_layer, 0);
+    let st = &scene.stats;
+    for kind in [st.cells_no_effect_doodad, st.cells_hole, st.cells_no_effect] {
+        assert!(kind > 0, "roads, holes and rock all appear: {st:?}");
+    }
 }
 
 #[test]
@@ -63,6 +72,13 @@ fn summaries_match_builds_and_scale_presets_scale() {
         "seams-holes has many holes: {:?}",
         seams.stats
     );
+    let flowers: u64 = ["ElwFlo01", "ElwFlo02", "ElwFlo03", "ElwFlo04"]
+        .iter()
+        .filter_map(|n| seams.models.iter().position(|m| m.name == *n))
+        .map(|i| seams.stats.per_model[i])
+        .sum();
+    let share = flowers as f64 / seams.placements.len() as f64;
+    assert!(share > 0.0 && share < 0.1, "sparse flowers: {share}");
     let cont = get("continent");
     assert_eq!(
         (cont.adts, cont.mcnks, cont.resident_mcnks),
