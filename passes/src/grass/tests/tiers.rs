@@ -306,3 +306,51 @@ fn grass_draws_over_terrain_after_it() {
         "grass barely visible over terrain ({differing})"
     );
 }
+
+#[test]
+fn empty_placements_draw_nothing_and_bad_models_are_named() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = scene();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let empty = sward_scenes::Placements::default();
+    let camera = ground_camera(scene);
+    for mut tier in [
+        Tier::Static(StaticBatch::new(gpu, &models, &empty).unwrap()),
+        Tier::Legacy(LegacyCpu::new(gpu, &models, &empty).unwrap()),
+    ] {
+        let shot = render(
+            gpu,
+            &models,
+            &mut tier,
+            &view(camera, 4, settings(), 0.5),
+            1,
+        );
+        let c = shot.report.counters;
+        assert_eq!(
+            (c.draw_calls, c.instances_submitted, c.triangles),
+            (0, 0, 0),
+            "{}",
+            tier.name()
+        );
+        assert_eq!(
+            grass_fraction(&shot.image),
+            0.0,
+            "{} drew something",
+            tier.name()
+        );
+    }
+    let mut broken = scene.models[3].clone();
+    broken.indices.push(9999);
+    broken.indices.extend([0, 0]);
+    let err = GrassModels::new(gpu, &[scene.models[0].clone(), broken])
+        .err()
+        .expect("an out-of-range index is rejected")
+        .to_string();
+    assert!(
+        err.contains(&scene.models[3].name) && err.contains("9999"),
+        "{err}"
+    );
+}
