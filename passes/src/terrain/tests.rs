@@ -480,3 +480,108 @@ fn splat_blend_and_lighting_match_the_cpu_reference() {
     assert!(checked >= 100, "only {checked} MCNK centres on screen");
     eprintln!("splat parity: {checked} MCNKs, worst channel difference {worst:.2}");
 }
+
+/// Costs on the seed's reference window (the 3x3 `elwynn-dense` tiles, no
+/// placements): prints build time, memory, triangles and per-frame CPU/GPU
+/// times of `terrain.draw` for an aerial and a ground view, and checks the
+/// resident triangle count against the holes of the world.
+#[test]
+#[ignore = "measurement (slow in debug builds): run with --ignored --nocapture"]
+fn elwynn_window_costs() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let preset = Preset::by_name("elwynn-dense").unwrap_or_else(|e| panic!("{e}"));
+    let source = preset.source();
+    let c = preset.centre();
+    let mut world = World::new("elwynn");
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            let t = c.offset(dx, dy).unwrap_or_else(|| panic!("tile"));
+            let tile = source.load(t).unwrap_or_else(|e| panic!("{e}"));
+            world
+                .insert(std::sync::Arc::new(tile))
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let started = std::time::Instant::now();
+    let mut terrain = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
+    let build_ms = started.elapsed().as_secs_f64() * 1e3;
+    let holes: u64 = world
+        .mcnks()
+        .map(|(_, m)| (0..64).filter(|i| m.header.is_hole(i / 8, i % 8)).count() as u64)
+        .sum();
+    assert_eq!(terrain.chunk_count(), 2304);
+    assert_eq!(terrain.triangle_count(), 4 * (2304 * 64 - holes));
+    println!(
+        "elwynn window: {} MCNKs, {} triangles, {:.1} MiB GPU, built in {build_ms:.0} ms",
+        terrain.chunk_count(),
+        terrain.triangle_count(),
+        terrain.gpu_memory_bytes() as f64 / (1024.0 * 1024.0)
+    );
+    let [fx, fy] = sward_scenes::world::coords::tile_centre(c);
+    let z = world.height_at(fx, fy).unwrap_or(0.0);
+    let views = [
+        (
+            "aerial",
+            Vec3::new((fx - 160.0) as f32, fy as f32, z + 140.0),
+            -38.0,
+        ),
+        ("ground", Vec3::new(fx as f32, fy as f32, z + 1.8), -8.0),
+    ];
+    for (name, eye, pitch) in views {
+        let camera = Camera {
+            eye,
+            yaw_deg: 0.0,
+            pitch_deg: pitch,
+            fov_y_deg: 60.0,
+            near: 0.25,
+            far: 1100.0,
+        };
+        let target = OffscreenTarget::new(&gpu.device, SIZE[0], SIZE[1], 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut executor = GraphExecutor::new(gpu).unwrap_or_else(|e| panic!("{e}"));
+        let view = FrameView::new(camera, SIZE, 1, 0.0, RenderSettings::default());
+        let mut reports = Vec::new();
+        for _ in 0..5 {
+            let mut g = RenderGraph::new();
+            let color = g.import_texture("target.color", &target.color);
+            let depth = g.import_texture("target.depth", &target.depth);
+            terrain.record(
+                gpu,
+                &mut g,
+                &view,
+                PassTargets {
+                    color,
+                    depth,
+                    resolve: None,
+                    clear: true,
+                },
+            );
+            reports.push(executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}")));
+        }
+        let times = executor.flush(gpu);
+        let mut cpu: Vec<f64> = reports
+            .iter()
+            .filter_map(|r| r.pass(PASS_DRAW))
+            .map(|p| p.cpu_ms)
+            .collect();
+        cpu.sort_by(f64::total_cmp);
+        let mut gpu_ms: Vec<f64> = times.iter().map(|t| t.ms_with_prefix("terrain.")).collect();
+        gpu_ms.sort_by(f64::total_cmp);
+        let counters = reports[reports.len() - 1].counters;
+        assert!(
+            counters.draw_calls > 0 && counters.draw_calls < 2304,
+            "{name}: {counters:?}"
+        );
+        println!(
+            "{name}: draws {} triangles {} uploaded {} B, terrain.draw CPU median {:.3} ms, GPU median {:.3} ms",
+            counters.draw_calls,
+            counters.triangles,
+            counters.bytes_uploaded,
+            cpu[cpu.len() / 2],
+            gpu_ms.get(gpu_ms.len() / 2).copied().unwrap_or(f64::NAN)
+        );
+    }
+}
