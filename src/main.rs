@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
+use sward_profiling::bench::{BenchOptions, OneOffOptions};
 
 /// GPU-driven terrain and grass renderer research engine.
 #[derive(Parser, Debug)]
@@ -45,6 +46,12 @@ enum Command {
         tier: String,
         #[arg(long, default_value_t = 60)]
         frames: u32,
+        /// Image size as WxH.
+        #[arg(long, default_value = "960x540")]
+        size: String,
+        /// MSAA sample count: 1 or 4.
+        #[arg(long, default_value_t = 4)]
+        msaa: u32,
         #[arg(long)]
         out: PathBuf,
     },
@@ -107,6 +114,10 @@ struct BenchArgs {
     quick: bool,
     #[arg(long, default_value = "out/bench")]
     out: PathBuf,
+    /// Keep wgpu's injected validation of indirect draw arguments on (off by
+    /// default so GPU-driven tiers are timed without it; the report says which).
+    #[arg(long)]
+    indirect_validation: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -123,12 +134,30 @@ enum InspectCommand {
 }
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=error")).init();
     let cli = Cli::parse();
     if let Err(err) = run(cli) {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
+}
+
+fn one_off(
+    preset: String,
+    tier: String,
+    size: &str,
+    msaa: u32,
+    adapter: Option<String>,
+) -> Result<OneOffOptions> {
+    let (w, h) =
+        sward_engine::targets::parse_size(size).map_err(|e| anyhow::anyhow!("--size: {e}"))?;
+    Ok(OneOffOptions {
+        preset,
+        tier,
+        size: [w, h],
+        msaa,
+        adapter,
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -167,10 +196,36 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Bench(args) => {
-            let _ = args;
-            bail!("`sward bench` is not built yet")
+            let opts = BenchOptions {
+                preset: Some(args.preset),
+                tiers: args.tiers,
+                frames: args.frames,
+                warmup: args.warmup,
+                size: args.size,
+                msaa: args.msaa,
+                quick: args.quick,
+                out: args.out,
+                adapter: cli.adapter,
+                indirect_validation: args.indirect_validation,
+            };
+            let outcome = sward_profiling::bench::run_bench(&opts)?;
+            print!("{}", outcome.headline);
+            println!("report: {}", outcome.dir.join("report.md").display());
+            Ok(())
         }
-        Command::Capture { .. } => bail!("`sward capture` is not built yet"),
+        Command::Capture {
+            preset,
+            tier,
+            frames,
+            size,
+            msaa,
+            out,
+        } => {
+            let opts = one_off(preset, tier, &size, msaa, cli.adapter)?;
+            let n = sward_profiling::bench::capture(&opts, frames, &out)?;
+            println!("wrote {n} frames to {}", out.display());
+            Ok(())
+        }
         Command::Shot {
             preset,
             tier,
@@ -197,7 +252,19 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {}", out.display());
             Ok(())
         }
-        Command::Shot { .. } => bail!("`sward shot` is not built yet"),
+        Command::Shot {
+            preset,
+            tier,
+            view,
+            size,
+            msaa,
+            out,
+        } => {
+            let opts = one_off(preset, tier, &size, msaa, cli.adapter)?;
+            let path = sward_profiling::bench::shot(&opts, view.as_deref(), &out)?;
+            println!("wrote {}", path.display());
+            Ok(())
+        }
         Command::Run { .. } => bail!("`sward run` is not built yet"),
         Command::Export { preset, out } => {
             let scene = sward_scenes::presets::Preset::by_name(&preset)?.build()?;

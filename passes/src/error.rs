@@ -34,4 +34,8 @@ pub enum PassError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tier this build does not implement yet (capping never picks one, so
+    /// this means the caller asked for it directly).
+    #[error("tier `{0}` is not implemented in this build yet")]
+    TierNotBuilt(String),
 }

@@ -85,7 +85,13 @@ pub struct FrameView {
 
 impl FrameView {
     /// Derives the view for `camera` at `size` pixels.
-    pub fn new(camera: Camera, size: [u32; 2], sample_count: u32, time_s: f32, settings: RenderSettings) -> Self {
+    pub fn new(
+        camera: Camera,
+        size: [u32; 2],
+        sample_count: u32,
+        time_s: f32,
+        settings: RenderSettings,
+    ) -> Self {
         let aspect = size[0].max(1) as f32 / size[1].max(1) as f32;
         let view_proj = camera.view_proj(aspect);
         FrameView {
@@ -117,4 +123,25 @@ pub struct PassTargets {
     pub resolve: Option<TextureId>,
     /// Whether this pass is the first to touch the targets (clears them).
     pub clear: bool,
+}
+
+/// Vertical field of view of every preset camera (degrees).
+pub const FOV_Y_DEG: f32 = 60.0;
+/// Near plane of preset cameras (world units): close enough for ankle-high grass.
+pub const NEAR: f32 = 0.25;
+
+/// The camera for a preset's named view or path sample. The far plane sits just
+/// past the fog end, where nothing is visible any more.
+pub fn camera_from_pose(
+    pose: &sward_scenes::presets::ViewPose,
+    settings: &RenderSettings,
+) -> Camera {
+    Camera {
+        eye: Vec3::from(pose.eye),
+        yaw_deg: pose.yaw_deg,
+        pitch_deg: pose.pitch_deg,
+        fov_y_deg: FOV_Y_DEG,
+        near: NEAR,
+        far: settings.fog_range[1].max(settings.terrain_distance) + 50.0,
+    }
 }

@@ -4,10 +4,14 @@
 //! CPU reference beside it.
 //!
 //! - [`frame`]: per-frame view, settings and target handles shared by all passes.
+//! - [`renderer`]: the facade that draws a scene with any implemented tier combination.
+//! - [`terrain`], [`grass`]: the techniques.
 
 pub mod error;
 pub mod frame;
 pub mod grass;
+pub mod renderer;
 pub mod terrain;
 
-pub use frame::{FrameView, PassTargets, RenderSettings};
+pub use error::PassError;
+pub use frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};

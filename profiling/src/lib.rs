@@ -1,6 +1,7 @@
 //! Measurement plumbing and bench reports for sward.
 //!
-//! Plain data in, files out; this crate knows nothing about the GPU or the world:
+//! The [`bench`] module drives the GPU (`sward bench`, `shot`, `capture`); the
+//! rest is plain data in, files out:
 //! - [`assemble`]: per-frame [`RunSamples`] -> report [`Run`]s and [`Comparison`]s;
 //! - [`stats`]: median / p95 / min / max / mean and hitch counting;
 //! - [`report`]: the `report.json` model, schema `sward-bench/1`;
@@ -15,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod assemble;
+pub mod bench;
 pub mod charts;
 pub mod clock;
 pub mod imagediff;

@@ -1,0 +1,274 @@
+//! The scene renderer facade: owns one instance of each technique that the
+//! current tier combination needs, builds them lazily from the resident world,
+//! and records a frame's passes in order (terrain, then grass) with the right
+//! clear/resolve duties. The bench, `sward shot`, `sward capture` and the
+//! viewer all draw through this one type, so every tier is measured the same way.
+
+use sward_engine::graph::{RenderGraph, TextureId};
+use sward_engine::tiers::{GrassTier, TerrainTier, TierCombo};
+use sward_engine::{GpuContext, OffscreenTarget, DEPTH_CLEAR};
+use sward_scenes::placement::Placements;
+use sward_scenes::{DetailModel, World};
+
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+use crate::grass::{GrassModels, LegacyCpu, StaticBatch};
+use crate::terrain::StaticChunks;
+
+/// What the renderer draws: the resident world window and its grass.
+#[derive(Clone, Copy)]
+pub struct SceneData<'s> {
+    /// The resident world (the 3x3 ADT window, or the whole preset when smaller).
+    pub world: &'s World,
+    /// Detail doodad models, indexed by placement model id.
+    pub models: &'s [DetailModel],
+    /// Grass placements of the resident window.
+    pub placements: &'s Placements,
+}
+
+/// Graph handles of an imported [`OffscreenTarget`].
+#[derive(Debug, Clone, Copy)]
+pub struct TargetIds {
+    /// Where passes render colour (multisampled under MSAA).
+    pub color: TextureId,
+    /// Single-sample resolve target under MSAA.
+    pub resolve: Option<TextureId>,
+    /// Depth.
+    pub depth: TextureId,
+}
+
+impl TargetIds {
+    /// Imports `target` into `graph`.
+    pub fn import(graph: &mut RenderGraph<'_>, target: &OffscreenTarget) -> Self {
+        let color = graph.import_texture("target.color", target.render_color());
+        let resolve = target
+            .resolve_color()
+            .map(|t| graph.import_texture("target.resolve", t));
+        let depth = graph.import_texture("target.depth", &target.depth);
+        TargetIds {
+            color,
+            resolve,
+            depth,
+        }
+    }
+}
+
+/// Draws a [`SceneData`] with any supported tier combination.
+pub struct SceneRenderer<'s> {
+    scene: SceneData<'s>,
+    combo: TierCombo,
+    terrain_static: Option<StaticChunks>,
+    grass_models: Option<GrassModels>,
+    grass_static: Option<StaticBatch>,
+    grass_legacy: Option<LegacyCpu>,
+}
+
+impl<'s> SceneRenderer<'s> {
+    /// A renderer for `scene` that draws nothing until [`Self::set_tiers`].
+    pub fn new(scene: SceneData<'s>) -> Self {
+        SceneRenderer {
+            scene,
+            combo: TierCombo {
+                grass: GrassTier::Off,
+                terrain: TerrainTier::Off,
+            },
+            terrain_static: None,
+            grass_models: None,
+            grass_static: None,
+            grass_legacy: None,
+        }
+    }
+
+    /// The combination in use.
+    pub fn tiers(&self) -> TierCombo {
+        self.combo
+    }
+
+    /// Switches to `combo`, building what it needs on first use. The combo must
+    /// already be capped to the device (see `Caps::cap_combo`); a tier that this
+    /// build of sward does not implement yet is an error, never a silent swap.
+    pub fn set_tiers(&mut self, gpu: &GpuContext, combo: TierCombo) -> Result<(), PassError> {
+        match combo.terrain {
+            TerrainTier::Off => {}
+            TerrainTier::StaticChunks => {
+                if self.terrain_static.is_none() {
+                    self.terrain_static = Some(StaticChunks::new(gpu, self.scene.world)?);
+                }
+            }
+            other => return Err(PassError::TierNotBuilt(other.to_string())),
+        }
+        if combo.grass != GrassTier::Off && self.grass_models.is_none() {
+            self.grass_models = Some(GrassModels::new(gpu, self.scene.models)?);
+        }
+        let SceneRenderer {
+            scene,
+            grass_models,
+            grass_static,
+            grass_legacy,
+            ..
+        } = self;
+        match (combo.grass, grass_models.as_ref()) {
+            (GrassTier::Off, _) => {}
+            (GrassTier::StaticBatch, Some(models)) => {
+                if grass_static.is_none() {
+                    *grass_static = Some(StaticBatch::new(gpu, models, scene.placements)?);
+                }
+            }
+            (GrassTier::LegacyCpu, Some(models)) => {
+                if grass_legacy.is_none() {
+                    *grass_legacy = Some(LegacyCpu::new(gpu, models, scene.placements)?);
+                }
+            }
+            (other, _) => return Err(PassError::TierNotBuilt(other.to_string())),
+        }
+        self.combo = combo;
+        Ok(())
+    }
+
+    /// GPU memory held by the current combination's resources (bytes).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        let mut total = 0;
+        if self.combo.terrain == TerrainTier::StaticChunks {
+            total += self
+                .terrain_static
+                .as_ref()
+                .map_or(0, |t| t.gpu_memory_bytes());
+        }
+        match self.combo.grass {
+            GrassTier::StaticBatch => {
+                total += self
+                    .grass_static
+                    .as_ref()
+                    .map_or(0, |g| g.gpu_memory_bytes());
+            }
+            GrassTier::LegacyCpu => {
+                total += self
+                    .grass_legacy
+                    .as_ref()
+                    .map_or(0, |g| g.gpu_memory_bytes());
+            }
+            _ => {}
+        }
+        total
+    }
+
+    /// Resident terrain triangles of the static-chunk path (holes excluded).
+    pub fn terrain_triangles(&self) -> Option<u64> {
+        self.terrain_static.as_ref().map(|t| t.triangle_count())
+    }
+
+    /// Adds this frame's passes: terrain first (it clears), grass last (it
+    /// resolves MSAA). With both subsystems off a `frame.clear` pass clears.
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: TargetIds,
+    ) {
+        let terrain_on = self.combo.terrain != TerrainTier::Off;
+        let grass_on = self.combo.grass != GrassTier::Off;
+        let duty = |clear: bool, last: bool| PassTargets {
+            color: targets.color,
+            depth: targets.depth,
+            resolve: if last { targets.resolve } else { None },
+            clear,
+        };
+        if !terrain_on && !grass_on {
+            let fog = view.settings.fog_color;
+            graph
+                .add_render_pass("frame.clear")
+                .color(
+                    targets.color,
+                    wgpu::LoadOp::Clear(clear_color(fog)),
+                    targets.resolve,
+                )
+                .depth(
+                    targets.depth,
+                    wgpu::LoadOp::Clear(DEPTH_CLEAR),
+                    wgpu::StoreOp::Store,
+                )
+                .record(|_| {});
+            return;
+        }
+        let SceneRenderer {
+            combo,
+            terrain_static,
+            grass_models,
+            grass_static,
+            grass_legacy,
+            ..
+        } = self;
+        if let (TerrainTier::StaticChunks, Some(t)) = (combo.terrain, terrain_static.as_mut()) {
+            t.record(gpu, graph, view, duty(true, !grass_on));
+        }
+        let (Some(models), true) = (grass_models.as_ref(), grass_on) else {
+            return;
+        };
+        let grass_targets = duty(!terrain_on, true);
+        match combo.grass {
+            GrassTier::StaticBatch => {
+                if let Some(g) = grass_static.as_mut() {
+                    g.record(gpu, graph, view, grass_targets, models);
+                }
+            }
+            GrassTier::LegacyCpu => {
+                if let Some(g) = grass_legacy.as_mut() {
+                    g.record(gpu, graph, view, grass_targets, models);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The clear colour for a linear fog colour.
+pub fn clear_color(fog: [f32; 3]) -> wgpu::Color {
+    wgpu::Color {
+        r: fog[0] as f64,
+        g: fog[1] as f64,
+        b: fog[2] as f64,
+        a: 1.0,
+    }
+}
+
+/// Whether this build can draw `combo` (tiers of later issues are not built yet).
+pub fn implemented(combo: TierCombo) -> bool {
+    let grass = matches!(
+        combo.grass,
+        GrassTier::Off | GrassTier::StaticBatch | GrassTier::LegacyCpu
+    );
+    let terrain = matches!(combo.terrain, TerrainTier::Off | TerrainTier::StaticChunks);
+    grass && terrain && !(combo.grass == GrassTier::Off && combo.terrain == TerrainTier::Off)
+}
+
+/// The implemented tiers, for error messages.
+pub fn implemented_tiers() -> String {
+    let grass: Vec<&str> = GrassTier::ALL
+        .into_iter()
+        .filter(|g| implemented(TierCombo::new(*g, TerrainTier::StaticChunks)))
+        .map(|g| g.name())
+        .collect();
+    let terrain: Vec<&str> = TerrainTier::ALL
+        .into_iter()
+        .filter(|t| implemented(TierCombo::new(GrassTier::StaticBatch, *t)))
+        .map(|t| t.name())
+        .collect();
+    format!("grass {}; terrain {}", grass.join(", "), terrain.join(", "))
+}
+
+/// Combinations with one subsystem off, which isolate each subsystem's cost:
+/// grass alone over a cleared target, and terrain alone.
+pub fn single_subsystem_combos() -> Vec<TierCombo> {
+    let mut out = Vec::new();
+    for g in GrassTier::ALL.into_iter().filter(|g| *g != GrassTier::Off) {
+        out.push(TierCombo::new(g, TerrainTier::Off));
+    }
+    for t in TerrainTier::ALL
+        .into_iter()
+        .filter(|t| *t != TerrainTier::Off)
+    {
+        out.push(TierCombo::new(GrassTier::Off, t));
+    }
+    out
+}

@@ -1,0 +1,73 @@
+//! `sward bench`: runs tier combinations side by side on one preset, in one
+//! process, and writes the `sward-bench/1` report.
+//!
+//! Order of work: validate every argument and the output directory before the
+//! GPU is touched; build the preset once; for each combination (baseline
+//! first) warm up, measure frames along the preset's camera path, take the
+//! screenshot at the preset's first view; then diff every screenshot against
+//! the baseline's and commit the report directory in one step.
+
+mod oneoff;
+mod options;
+mod runner;
+
+pub use oneoff::{capture, shot, OneOffOptions};
+pub use options::{BenchOptions, BenchPlan};
+pub use runner::{run_bench, BenchOutcome};
+
+use std::path::PathBuf;
+
+/// Why a bench could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A bad argument (preset, tier, size, msaa, counts).
+    #[error("{0}")]
+    Usage(String),
+    /// The preset could not be built.
+    #[error("preset `{preset}`: {source}")]
+    Preset {
+        /// The preset name.
+        preset: String,
+        /// Why.
+        source: sward_scenes::presets::PresetError,
+    },
+    /// No usable GPU.
+    #[error(transparent)]
+    Gpu(#[from] sward_engine::ContextError),
+    /// A renderer could not be built for a tier.
+    #[error("tier {tier}: {source}")]
+    Pass {
+        /// The tier combination.
+        tier: String,
+        /// Why.
+        source: sward_passes::PassError,
+    },
+    /// The frame graph was rejected or wgpu failed while running it.
+    #[error("tier {tier}: {source}")]
+    Graph {
+        /// The tier combination.
+        tier: String,
+        /// Why.
+        source: sward_engine::GraphError,
+    },
+    /// Reading back or writing an image failed.
+    #[error("{what}: {message}")]
+    Image {
+        /// What was being done.
+        what: String,
+        /// Why.
+        message: String,
+    },
+    /// Turning samples into report entries failed.
+    #[error(transparent)]
+    Assemble(#[from] crate::assemble::AssembleError),
+    /// Writing the report failed.
+    #[error(transparent)]
+    Write(#[from] crate::writer::WriteError),
+    /// The output directory.
+    #[error("output directory {0}: {1}")]
+    Out(PathBuf, String),
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,237 @@
+//! `sward shot` (one view of one combination to PNG) and `sward capture` (a
+//! puffin capture of N frames along the preset's path, CPU scopes plus GPU
+//! timestamp scopes on a thread named "GPU", aligned to puffin's clock).
+
+use std::path::{Path, PathBuf};
+
+use sward_engine::graph::{GpuFrameTimes, GraphExecutor};
+use sward_engine::tiers::TierCombo;
+use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::renderer::{SceneData, SceneRenderer};
+use sward_passes::RenderSettings;
+use sward_scenes::presets::{Preset, Scene};
+
+use super::runner::{path_poses, Frame};
+use super::{BenchError, BenchPlan};
+use crate::puffin_bridge::{report_gpu_scopes, Capture, ClockAlignment, GpuScope};
+
+/// Arguments shared by `shot` and `capture`.
+#[derive(Debug, Clone)]
+pub struct OneOffOptions {
+    /// Preset name.
+    pub preset: String,
+    /// One combination in the `--tiers` syntax.
+    pub tier: String,
+    /// Target size.
+    pub size: [u32; 2],
+    /// 1 or 4.
+    pub msaa: u32,
+    /// Adapter selector.
+    pub adapter: Option<String>,
+}
+
+struct Setup {
+    gpu: GpuContext,
+    scene: Scene,
+    combo: TierCombo,
+    plan: BenchPlan,
+}
+
+fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchError> {
+    let preset = Preset::by_name(&opts.preset).map_err(|e| BenchError::Usage(e.to_string()))?;
+    let combo: TierCombo = opts
+        .tier
+        .parse()
+        .map_err(|e| BenchError::Usage(format!("--tier `{}`: {e}", opts.tier)))?;
+    if opts.msaa != 1 && opts.msaa != 4 {
+        return Err(BenchError::Usage(format!(
+            "--msaa {} is not supported: use 1 or 4",
+            opts.msaa
+        )));
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::writer::ensure_writable_dir(dir)?;
+    }
+    let gpu = GpuContext::new(&GpuOptions {
+        adapter: opts.adapter.clone(),
+        ..GpuOptions::default()
+    })?;
+    let (capped, warnings) = gpu.caps.cap_combo(combo);
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    if !sward_passes::renderer::implemented(capped) {
+        return Err(BenchError::Usage(format!(
+            "tier combination `{capped}` is not implemented in this build yet; implemented: {}",
+            sward_passes::renderer::implemented_tiers()
+        )));
+    }
+    let scene = preset.build().map_err(|source| BenchError::Preset {
+        preset: opts.preset.clone(),
+        source,
+    })?;
+    let plan = BenchPlan {
+        preset,
+        requested: Some(vec![capped]),
+        frames,
+        warmup: 0,
+        size: opts.size,
+        msaa: opts.msaa,
+        out: out.to_path_buf(),
+        quick: false,
+    };
+    Ok(Setup {
+        gpu,
+        scene,
+        combo: capped,
+        plan,
+    })
+}
+
+/// Renders the preset's view `view` (default: its first) with one combination
+/// and writes the PNG to `out`.
+pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<PathBuf, BenchError> {
+    let s = setup(opts, 1, out)?;
+    let pose = match view {
+        None => s.scene.views.first().cloned(),
+        Some(name) => s.scene.view(name).cloned(),
+    }
+    .ok_or_else(|| {
+        let names: Vec<&str> = s.scene.views.iter().map(|v| v.name.as_str()).collect();
+        BenchError::Usage(format!(
+            "preset `{}` has no view `{}`; views: {}",
+            s.scene.name,
+            view.unwrap_or("(any)"),
+            names.join(", ")
+        ))
+    })?;
+    let target = OffscreenTarget::new(&s.gpu.device, s.plan.size[0], s.plan.size[1], s.plan.msaa)
+        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
+    let mut executor = GraphExecutor::new(&s.gpu).map_err(|source| BenchError::Graph {
+        tier: s.combo.to_string(),
+        source,
+    })?;
+    let mut renderer = renderer_for(&s.scene);
+    renderer
+        .set_tiers(&s.gpu, s.combo)
+        .map_err(|source| BenchError::Pass {
+            tier: s.combo.to_string(),
+            source,
+        })?;
+    let mut frame = Frame::new(
+        &s.gpu,
+        &mut executor,
+        &target,
+        RenderSettings::default(),
+        &s.plan,
+    );
+    let image = frame.screenshot(&mut renderer, &pose)?;
+    image.save(out).map_err(|e| BenchError::Image {
+        what: format!("writing {}", out.display()),
+        message: e.to_string(),
+    })?;
+    Ok(out.to_path_buf())
+}
+
+/// Records `frames` frames along the preset's path with CPU and GPU scopes and
+/// writes them to `out` as a `.puffin` capture. Returns the number of frames.
+pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, BenchError> {
+    if frames == 0 {
+        return Err(BenchError::Usage("--frames must be at least 1".into()));
+    }
+    let s = setup(opts, frames, out)?;
+    let target = OffscreenTarget::new(&s.gpu.device, s.plan.size[0], s.plan.size[1], s.plan.msaa)
+        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
+    let mut executor = GraphExecutor::new(&s.gpu).map_err(|source| BenchError::Graph {
+        tier: s.combo.to_string(),
+        source,
+    })?;
+    let mut renderer = renderer_for(&s.scene);
+    renderer
+        .set_tiers(&s.gpu, s.combo)
+        .map_err(|source| BenchError::Pass {
+            tier: s.combo.to_string(),
+            source,
+        })?;
+    let poses = path_poses(&s.scene, frames);
+    puffin::set_scopes_on(true);
+    // Shader compilation and first uploads land in a warm-up frame that is not captured.
+    {
+        let mut frame = Frame::new(
+            &s.gpu,
+            &mut executor,
+            &target,
+            RenderSettings::default(),
+            &s.plan,
+        );
+        frame.render(&mut renderer, &poses[0], 0.0, &s.combo.to_string())?;
+    }
+    executor.flush(&s.gpu);
+    let capture = Capture::start();
+    let mut align: Option<ClockAlignment> = ClockAlignment::monotonic_gpu().ok();
+    for (i, pose) in poses.iter().enumerate() {
+        {
+            let mut frame = Frame::new(
+                &s.gpu,
+                &mut executor,
+                &target,
+                RenderSettings::default(),
+                &s.plan,
+            );
+            frame.render(&mut renderer, pose, i as f32 / 60.0, &s.combo.to_string())?;
+        }
+        s.gpu.wait_idle();
+        let done_ns = puffin::now_ns();
+        for times in executor.poll_gpu_times(&s.gpu) {
+            bridge(&times, &mut align, done_ns);
+        }
+    }
+    puffin::GlobalProfiler::lock().new_frame();
+    for times in executor.flush(&s.gpu) {
+        bridge(&times, &mut align, puffin::now_ns());
+    }
+    puffin::GlobalProfiler::lock().new_frame();
+    capture.write(out).map_err(|e| BenchError::Image {
+        what: "writing the capture".into(),
+        message: e.to_string(),
+    })?;
+    Ok(capture.frames())
+}
+
+/// Reports one frame's GPU passes into puffin. Timestamps on the CPU's
+/// monotonic clock (lavapipe) are used as they are; any other clock is aligned
+/// by pinning the frame's last GPU end to the moment the CPU saw it finish.
+fn bridge(times: &GpuFrameTimes, align: &mut Option<ClockAlignment>, done_ns: i64) {
+    let scopes: Vec<GpuScope> = times
+        .passes
+        .iter()
+        .map(|p| GpuScope {
+            name: p.name.clone(),
+            start_s: p.start_ns as f64 * 1e-9,
+            end_s: p.end_ns as f64 * 1e-9,
+            children: Vec::new(),
+        })
+        .collect();
+    let Some(last_end) = scopes.iter().map(|s| s.end_s).reduce(f64::max) else {
+        return;
+    };
+    let aligned = match *align {
+        Some(a) if a.is_near_now(last_end, 5.0) => a,
+        _ => {
+            let a = ClockAlignment::from_pair(last_end, done_ns);
+            *align = Some(a);
+            a
+        }
+    };
+    if let Err(e) = report_gpu_scopes(&scopes, &aligned) {
+        log::warn!("GPU scopes of frame {} not reported: {e}", times.frame);
+    }
+}
+
+fn renderer_for(scene: &Scene) -> SceneRenderer<'_> {
+    SceneRenderer::new(SceneData {
+        world: scene.world(),
+        models: &scene.models,
+        placements: &scene.placements,
+    })
+}

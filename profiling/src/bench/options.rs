@@ -1,0 +1,199 @@
+//! Bench arguments and their validation: everything a user can get wrong is
+//! rejected here, with the valid choices listed, before any GPU work starts.
+
+use std::path::PathBuf;
+
+use sward_engine::tiers::TierCombo;
+use sward_scenes::presets::Preset;
+
+use super::BenchError;
+
+/// What the user asked for (`sward bench` flags); `None` means "default".
+#[derive(Debug, Clone, Default)]
+pub struct BenchOptions {
+    /// Preset name (default `elwynn-dense`).
+    pub preset: Option<String>,
+    /// `--tiers` list in the DESIGN.md syntax.
+    pub tiers: Option<String>,
+    /// Measured frames per combination.
+    pub frames: Option<u32>,
+    /// Warm-up frames per combination (shader compilation, caches).
+    pub warmup: Option<u32>,
+    /// `WxH`.
+    pub size: Option<String>,
+    /// 1 or 4.
+    pub msaa: Option<u32>,
+    /// The reduced CI configuration.
+    pub quick: bool,
+    /// Report directory.
+    pub out: PathBuf,
+    /// Adapter selector (`--adapter`).
+    pub adapter: Option<String>,
+    /// Keep wgpu's injected validation of indirect draws on.
+    pub indirect_validation: bool,
+}
+
+/// Defaults of a full bench: a few minutes on lavapipe for every combination.
+pub const FULL: (u32, u32, [u32; 2]) = (24, 4, [960, 540]);
+/// Defaults of `--quick`: under a minute on lavapipe.
+pub const QUICK: (u32, u32, [u32; 2]) = (6, 2, [320, 180]);
+/// The default preset.
+pub const DEFAULT_PRESET: &str = "elwynn-dense";
+
+/// Validated, resolved bench parameters.
+#[derive(Debug, Clone)]
+pub struct BenchPlan {
+    /// The preset.
+    pub preset: Preset,
+    /// Combinations the user asked for (baseline not yet added), or `None` for
+    /// "every combination the device supports".
+    pub requested: Option<Vec<TierCombo>>,
+    /// Measured frames per combination.
+    pub frames: u32,
+    /// Warm-up frames per combination.
+    pub warmup: u32,
+    /// Target size.
+    pub size: [u32; 2],
+    /// MSAA samples.
+    pub msaa: u32,
+    /// Report directory.
+    pub out: PathBuf,
+    /// Whether `--quick` chose the defaults.
+    pub quick: bool,
+}
+
+impl BenchOptions {
+    /// Checks every argument and fills in defaults.
+    pub fn plan(&self) -> Result<BenchPlan, BenchError> {
+        let name = self.preset.as_deref().unwrap_or(DEFAULT_PRESET);
+        let preset = Preset::by_name(name).map_err(|e| BenchError::Usage(e.to_string()))?;
+        let requested = match &self.tiers {
+            None => None,
+            Some(list) => {
+                let combos = TierCombo::parse_list(list)
+                    .map_err(|e| BenchError::Usage(format!("--tiers `{list}`: {e}")))?;
+                if combos.is_empty() {
+                    return Err(BenchError::Usage(format!(
+                        "--tiers `{list}` names no combination (e.g. `legacy-cpu,static-batch+static-chunks`)"
+                    )));
+                }
+                Some(combos)
+            }
+        };
+        let (frames, warmup, size) = if self.quick { QUICK } else { FULL };
+        let frames = self.frames.unwrap_or(frames);
+        if frames == 0 {
+            return Err(BenchError::Usage("--frames must be at least 1".into()));
+        }
+        let warmup = self.warmup.unwrap_or(warmup);
+        let size = match &self.size {
+            None => size,
+            Some(s) => {
+                let (w, h) = sward_engine::targets::parse_size(s)
+                    .map_err(|e| BenchError::Usage(format!("--size: {e}")))?;
+                [w, h]
+            }
+        };
+        let msaa = self.msaa.unwrap_or(4);
+        if msaa != 1 && msaa != 4 {
+            return Err(BenchError::Usage(format!(
+                "--msaa {msaa} is not supported: use 1 or 4"
+            )));
+        }
+        Ok(BenchPlan {
+            preset,
+            requested,
+            frames,
+            warmup,
+            size,
+            msaa,
+            out: self.out.clone(),
+            quick: self.quick,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> BenchOptions {
+        BenchOptions {
+            out: PathBuf::from("/tmp/x"),
+            ..BenchOptions::default()
+        }
+    }
+
+    #[test]
+    fn defaults_and_quick() {
+        let p = opts().plan().unwrap();
+        assert_eq!(p.preset.name, DEFAULT_PRESET);
+        assert_eq!((p.frames, p.warmup, p.size), FULL);
+        let q = BenchOptions {
+            quick: true,
+            ..opts()
+        }
+        .plan()
+        .unwrap();
+        assert_eq!((q.frames, q.warmup, q.size), QUICK);
+        assert!(p.requested.is_none());
+    }
+
+    #[test]
+    fn bad_arguments_name_the_valid_choices() {
+        let e = BenchOptions {
+            preset: Some("nope".into()),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("elwynn-dense"), "{e}");
+        let e = BenchOptions {
+            tiers: Some("static-batch+warp".into()),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("clipmap"), "{e}");
+        let e = BenchOptions {
+            size: Some("12x".into()),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("--size"), "{e}");
+        let e = BenchOptions {
+            msaa: Some(2),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("1 or 4"), "{e}");
+        let e = BenchOptions {
+            frames: Some(0),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("--frames"), "{e}");
+        let e = BenchOptions {
+            tiers: Some(" , ".into()),
+            ..opts()
+        }
+        .plan()
+        .unwrap_err();
+        assert!(e.to_string().contains("no combination"), "{e}");
+    }
+
+    #[test]
+    fn explicit_tiers_are_kept_in_order() {
+        let p = BenchOptions {
+            tiers: Some("legacy-cpu,static-batch+off".into()),
+            ..opts()
+        }
+        .plan()
+        .unwrap();
+        let names: Vec<String> = p.requested.unwrap().iter().map(|c| c.to_string()).collect();
+        assert_eq!(names, ["legacy-cpu+static-chunks", "static-batch+off"]);
+    }
+}

@@ -1,0 +1,398 @@
+//! The bench loop: one GPU context, one preset, every combination measured in
+//! turn with the same camera path, then screenshots, diffs and the report.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sward_engine::graph::{GraphExecutor, RenderGraph};
+use sward_engine::tiers::TierCombo;
+use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
+use sward_passes::{camera_from_pose, FrameView, RenderSettings};
+use sward_scenes::presets::{Scene, ViewPose};
+
+use super::{BenchError, BenchOptions, BenchPlan};
+use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
+use crate::imagediff::diff_images;
+use crate::report::{AdapterInfo, Report, SceneInfo, TierPair, CONFIG_INDIRECT_VALIDATION, SCHEMA};
+use crate::writer::{ensure_writable_dir, ReportStaging};
+
+/// What a finished bench produced.
+#[derive(Debug)]
+pub struct BenchOutcome {
+    /// Report directory.
+    pub dir: PathBuf,
+    /// The report as written.
+    pub report: Report,
+    /// Plain-text headline table for the terminal.
+    pub headline: String,
+    /// Tier capping warnings (each once).
+    pub warnings: Vec<String>,
+}
+
+/// Fixed animation step of measured frames (seconds), so every combination sees
+/// the same wind phases.
+const FRAME_DT: f32 = 1.0 / 60.0;
+
+/// Runs the bench described by `opts`.
+pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
+    let plan = opts.plan()?;
+    ensure_writable_dir(&plan.out)?;
+    let gpu = GpuContext::new(&GpuOptions {
+        adapter: opts.adapter.clone(),
+        validate_indirect_calls: opts.indirect_validation,
+        ..GpuOptions::default()
+    })?;
+    let (combos, warnings) = choose_combos(&plan, &gpu.caps)?;
+    for w in &warnings {
+        log::warn!("{w}");
+        eprintln!("warning: {w}");
+    }
+    let scene = plan.preset.build().map_err(|source| BenchError::Preset {
+        preset: plan.preset.name.to_owned(),
+        source,
+    })?;
+    let shot_view =
+        scene.views.first().cloned().ok_or_else(|| {
+            BenchError::Usage(format!("preset `{}` has no named view", scene.name))
+        })?;
+    let staging = ReportStaging::begin(&plan.out)?;
+    let target = OffscreenTarget::new(&gpu.device, plan.size[0], plan.size[1], plan.msaa)
+        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
+    let mut executor = GraphExecutor::new(&gpu).map_err(|source| BenchError::Graph {
+        tier: "setup".into(),
+        source,
+    })?;
+    let data = SceneData {
+        world: scene.world(),
+        models: &scene.models,
+        placements: &scene.placements,
+    };
+    let mut renderer = SceneRenderer::new(data);
+    let settings = RenderSettings::default();
+    let poses = path_poses(&scene, plan.frames);
+
+    let per_run = u64::from(plan.warmup + plan.frames + 1);
+    let bar = ProgressBar::new(per_run * combos.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut runs = Vec::new();
+    let mut images = BTreeMap::new();
+    for combo in &combos {
+        let tier = TierPair::new(combo.grass.name(), combo.terrain.name());
+        bar.set_message(tier.to_string());
+        renderer
+            .set_tiers(&gpu, *combo)
+            .map_err(|source| BenchError::Pass {
+                tier: tier.to_string(),
+                source,
+            })?;
+        let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
+        let mut samples = RunSamples::new(tier.clone());
+        frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
+        let image = frame.screenshot(&mut renderer, &shot_view)?;
+        bar.inc(1);
+        let file = format!("{tier}.png");
+        image
+            .save(staging.dir().join(&file))
+            .map_err(|e| BenchError::Image {
+                what: format!("writing {file}"),
+                message: e.to_string(),
+            })?;
+        samples.image = Some(file);
+        samples.gpu_memory_bytes = renderer.gpu_memory_bytes();
+        samples
+            .extra
+            .insert("path".into(), scene.path.name.clone().into());
+        samples
+            .extra
+            .insert("screenshot_view".into(), shot_view.name.clone().into());
+        runs.push(build_run(&samples)?);
+        images.insert(tier, image);
+    }
+    bar.finish_and_clear();
+
+    let base_image = images.get(&TierPair::baseline());
+    let mut diffs = BTreeMap::new();
+    if let Some(base) = base_image {
+        for (tier, img) in &images {
+            if !tier.is_baseline() {
+                let d = diff_images(img, base).map_err(|e| BenchError::Image {
+                    what: format!("diffing {tier} against the baseline"),
+                    message: e.to_string(),
+                })?;
+                diffs.insert(tier.clone(), d);
+            }
+        }
+    }
+    let comparisons = build_comparisons(&runs, &diffs)?;
+    let mut config = BTreeMap::new();
+    config.insert(
+        CONFIG_INDIRECT_VALIDATION.to_owned(),
+        opts.indirect_validation.into(),
+    );
+    config.insert(
+        "timestamps".to_owned(),
+        executor.timestamps_enabled().into(),
+    );
+    config.insert("frames_serialised".to_owned(), true.into());
+    config.insert("quick".to_owned(), plan.quick.into());
+    config.insert("placement_policy".to_owned(), scene.policy().name().into());
+    config.insert(
+        "grass_distance".to_owned(),
+        f64::from(settings.grass_distance).into(),
+    );
+    if !warnings.is_empty() {
+        config.insert("tier_caps".to_owned(), warnings.clone().into());
+    }
+    let report = Report {
+        schema: SCHEMA.to_owned(),
+        sward_version: env!("CARGO_PKG_VERSION").to_owned(),
+        preset: scene.name.clone(),
+        adapter: AdapterInfo {
+            name: gpu.summary.name.clone(),
+            backend: gpu.summary.backend.clone(),
+            device_type: gpu.summary.device_type.clone(),
+            driver: format!("{} {}", gpu.summary.driver, gpu.summary.driver_info)
+                .trim()
+                .to_owned(),
+        },
+        size: plan.size,
+        msaa: plan.msaa,
+        frames: plan.frames,
+        warmup: plan.warmup,
+        scene: scene_info(&scene),
+        config,
+        runs,
+        comparisons,
+    };
+    let committed = staging.commit(&report)?;
+    let headline = crate::markdown::headline_text(&report);
+    Ok(BenchOutcome {
+        dir: committed.dir,
+        report,
+        headline,
+        warnings,
+    })
+}
+
+/// The combinations to run, baseline first, each capped to the device and
+/// checked against what this build implements.
+fn choose_combos(
+    plan: &BenchPlan,
+    caps: &Caps,
+) -> Result<(Vec<TierCombo>, Vec<String>), BenchError> {
+    let mut warnings = Vec::new();
+    let mut out = vec![TierCombo::BASELINE];
+    let wanted = match &plan.requested {
+        Some(list) => list.clone(),
+        None => {
+            let mut all = caps.supported_combos();
+            all.extend(sward_passes::renderer::single_subsystem_combos());
+            all.retain(|c| sward_passes::renderer::implemented(*c));
+            all
+        }
+    };
+    for combo in wanted {
+        let (capped, w) = caps.cap_combo(combo);
+        for w in w {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        if !sward_passes::renderer::implemented(capped) {
+            return Err(BenchError::Usage(format!(
+                "tier combination `{capped}` is not implemented in this build yet; implemented: {}",
+                sward_passes::renderer::implemented_tiers()
+            )));
+        }
+        if !out.contains(&capped) {
+            out.push(capped);
+        }
+    }
+    if !caps.supports_grass(TierCombo::BASELINE.grass)
+        || !caps.supports_terrain(TierCombo::BASELINE.terrain)
+    {
+        return Err(BenchError::Usage(
+            "this device cannot run the static-batch+static-chunks baseline".into(),
+        ));
+    }
+    Ok((out, warnings))
+}
+
+/// `frames` poses evenly spaced along the preset's camera path.
+pub(crate) fn path_poses(scene: &Scene, frames: u32) -> Vec<ViewPose> {
+    let duration = scene.path.duration();
+    (0..frames)
+        .map(|i| {
+            let t = duration * i as f32 / (frames.max(2) - 1) as f32;
+            scene
+                .path
+                .sample(t)
+                .unwrap_or_else(|| scene.views[0].clone())
+        })
+        .collect()
+}
+
+fn scene_info(scene: &Scene) -> SceneInfo {
+    let world = scene.world();
+    let mut mcnks = 0u32;
+    let mut triangles = 0u64;
+    for tile in world.tiles() {
+        for chunk in tile.mcnks.iter() {
+            mcnks += 1;
+            let open = (0..8u32)
+                .flat_map(|r| (0..8u32).map(move |c| (r, c)))
+                .filter(|&(r, c)| !chunk.header.is_hole(r, c))
+                .count();
+            triangles += 4 * open as u64;
+        }
+    }
+    SceneInfo {
+        adts: world.tiles().len() as u32,
+        mcnks,
+        placements: scene.placements.len() as u64,
+        models: scene.models.len() as u32,
+        triangles_terrain: triangles,
+    }
+}
+
+/// What every frame of a run shares.
+pub(crate) struct Frame<'f> {
+    gpu: &'f GpuContext,
+    executor: &'f mut GraphExecutor,
+    target: &'f OffscreenTarget,
+    settings: RenderSettings,
+    plan: &'f BenchPlan,
+}
+
+impl<'f> Frame<'f> {
+    /// Borrowed state for rendering frames of one plan.
+    pub(crate) fn new(
+        gpu: &'f GpuContext,
+        executor: &'f mut GraphExecutor,
+        target: &'f OffscreenTarget,
+        settings: RenderSettings,
+        plan: &'f BenchPlan,
+    ) -> Self {
+        Frame {
+            gpu,
+            executor,
+            target,
+            settings,
+            plan,
+        }
+    }
+
+    /// Warm-up, then the measured frames along `poses`.
+    fn measure(
+        &mut self,
+        renderer: &mut SceneRenderer<'_>,
+        poses: &[ViewPose],
+        samples: &mut RunSamples,
+        bar: &ProgressBar,
+    ) -> Result<(), BenchError> {
+        let tier = samples.tier.to_string();
+        for i in 0..self.plan.warmup {
+            self.render(renderer, &poses[0], i as f32 * FRAME_DT, &tier)?;
+            bar.inc(1);
+        }
+        self.executor.flush(self.gpu);
+        let mut by_frame = HashMap::new();
+        for (i, pose) in poses.iter().enumerate() {
+            let started = Instant::now();
+            let report = self.render(renderer, pose, i as f32 * FRAME_DT, &tier)?;
+            let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+            // Serialise frames: the next frame's CPU work must not overlap this
+            // frame's GPU work, or per-pass CPU times would absorb driver waits.
+            self.gpu.wait_idle();
+            by_frame.insert(report.frame, samples.frames.len());
+            samples.frames.push(FrameSample {
+                cpu_frame_ms,
+                cpu_pass_ms: report
+                    .passes
+                    .iter()
+                    .map(|p| (p.name.clone(), p.cpu_ms))
+                    .collect(),
+                gpu_frame_ms: None,
+                gpu_pass_ms: BTreeMap::new(),
+                counters: FrameCounters {
+                    draw_calls: report.counters.draw_calls,
+                    instances_submitted: report.counters.instances_submitted,
+                    instances_drawn: report.counters.instances_drawn,
+                    triangles: report.counters.triangles,
+                    bytes_uploaded: report.counters.bytes_uploaded,
+                },
+            });
+            for times in self.executor.poll_gpu_times(self.gpu) {
+                attach_gpu_times(samples, &by_frame, times);
+            }
+            bar.inc(1);
+        }
+        for times in self.executor.flush(self.gpu) {
+            attach_gpu_times(samples, &by_frame, times);
+        }
+        Ok(())
+    }
+
+    /// Records and submits one frame.
+    pub(crate) fn render(
+        &mut self,
+        renderer: &mut SceneRenderer<'_>,
+        pose: &ViewPose,
+        time_s: f32,
+        tier: &str,
+    ) -> Result<sward_engine::graph::FrameReport, BenchError> {
+        puffin::GlobalProfiler::lock().new_frame();
+        let view = FrameView::new(
+            camera_from_pose(pose, &self.settings),
+            self.plan.size,
+            self.plan.msaa,
+            time_s,
+            self.settings,
+        );
+        let mut graph = RenderGraph::new();
+        let ids = TargetIds::import(&mut graph, self.target);
+        renderer.record(self.gpu, &mut graph, &view, ids);
+        self.executor
+            .execute(self.gpu, graph)
+            .map_err(|source| BenchError::Graph {
+                tier: tier.to_owned(),
+                source,
+            })
+    }
+
+    /// Renders `pose` at time 0 and reads the resolved colour back.
+    pub(crate) fn screenshot(
+        &mut self,
+        renderer: &mut SceneRenderer<'_>,
+        pose: &ViewPose,
+    ) -> Result<image::RgbaImage, BenchError> {
+        let tier = renderer.tiers().to_string();
+        self.render(renderer, pose, 0.0, &tier)?;
+        self.executor.flush(self.gpu);
+        self.target
+            .read_color(&self.gpu.device, &self.gpu.queue)
+            .map_err(|e| BenchError::Image {
+                what: format!("reading back {tier}"),
+                message: e.to_string(),
+            })
+    }
+}
+
+fn attach_gpu_times(
+    samples: &mut RunSamples,
+    by_frame: &HashMap<u64, usize>,
+    times: sward_engine::graph::GpuFrameTimes,
+) {
+    if let Some(&i) = by_frame.get(&times.frame) {
+        let sample = &mut samples.frames[i];
+        for p in &times.passes {
+            *sample.gpu_pass_ms.entry(p.name.clone()).or_insert(0.0) += p.ms();
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! End-to-end checks of the bench, shot and capture on the real (software)
+//! device: the quick bench's report validates and its ratios are recomputed
+//! from its runs; a capture carries CPU pass scopes and the GPU thread.
+
+use std::path::PathBuf;
+
+use super::*;
+use crate::puffin_bridge::{read_capture, GPU_THREAD_NAME};
+use crate::validate::validate_report;
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sward-bench-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn quick_bench_writes_a_valid_report_with_computed_ratios() {
+    // Holding the shared test GPU keeps other GPU tests off the rasteriser meanwhile.
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("quick");
+    let opts = BenchOptions {
+        preset: Some("seams-holes".into()),
+        tiers: Some("legacy-cpu".into()),
+        frames: Some(3),
+        warmup: Some(1),
+        quick: true,
+        out: out.clone(),
+        ..BenchOptions::default()
+    };
+    let outcome = run_bench(&opts).expect("quick bench runs");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json written");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("report.json parses");
+    validate_report(&value).unwrap_or_else(|errs| panic!("invalid report: {errs:#?}"));
+    let runs = value["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2, "baseline + legacy-cpu");
+    assert_eq!(value["runs"][0]["tier"]["grass"], "static-batch");
+    // Ratios are recomputed from the runs' medians, not copied.
+    let base = &runs[0];
+    let legacy = &runs[1];
+    let cmp = &value["comparisons"][0];
+    let expect = legacy["cpu_grass_ms"]["median"].as_f64().unwrap()
+        / base["cpu_grass_ms"]["median"].as_f64().unwrap();
+    let got = cmp["cpu_grass_ratio"].as_f64().unwrap();
+    assert!(
+        (got - expect).abs() <= 1e-9 * expect.abs().max(1.0),
+        "{got} vs {expect}"
+    );
+    // static-batch uploads uniforms only; legacy-cpu uploads matrices every frame.
+    let base_bytes = base["bytes_uploaded"].as_u64().unwrap();
+    let legacy_bytes = legacy["bytes_uploaded"].as_u64().unwrap();
+    assert!(
+        base_bytes < 1024,
+        "static-batch uploaded {base_bytes} bytes per frame"
+    );
+    assert!(
+        legacy_bytes > base_bytes + 64 * 16,
+        "legacy-cpu uploaded {legacy_bytes} bytes"
+    );
+    // Screenshots exist and legacy-cpu looks like the baseline.
+    for run in runs {
+        let image = run["image"].as_str().expect("image name");
+        assert!(out.join(image).is_file(), "{image} missing");
+    }
+    let rmse = cmp["image_diff"]["rmse"].as_f64().unwrap();
+    assert!(
+        rmse < 8.0,
+        "legacy-cpu differs from static-batch: rmse {rmse}"
+    );
+    assert!(out.join("report.md").is_file());
+    assert!(outcome.headline.contains("legacy-cpu+static-chunks"));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bench_rejects_unwritable_output_before_gpu_work() {
+    let file = std::env::temp_dir().join(format!("sward-bench-test-{}-file", std::process::id()));
+    std::fs::write(&file, b"not a directory").unwrap();
+    let opts = BenchOptions {
+        quick: true,
+        out: file.join("sub"),
+        ..BenchOptions::default()
+    };
+    let err = run_bench(&opts).expect_err("a file is no directory");
+    assert!(err.to_string().contains("sward-bench-test"), "{err}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn bench_rejects_tiers_this_build_lacks() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("unbuilt");
+    let opts = BenchOptions {
+        preset: Some("seams-holes".into()),
+        tiers: Some("camera-grid+clipmap".into()),
+        quick: true,
+        out: out.clone(),
+        ..BenchOptions::default()
+    };
+    let err = run_bench(&opts).expect_err("camera-grid is not built yet");
+    assert!(err.to_string().contains("not implemented"), "{err}");
+    assert!(
+        !out.join("report.json").exists(),
+        "no report for a failed bench"
+    );
+}
+
+#[test]
+fn shot_and_capture_write_files() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("oneoff");
+    std::fs::create_dir_all(&out).unwrap();
+    let opts = OneOffOptions {
+        preset: "seams-holes".into(),
+        tier: "static-batch+static-chunks".into(),
+        size: [160, 96],
+        msaa: 4,
+        adapter: None,
+    };
+    let png = shot(&opts, None, &out.join("shot.png")).expect("shot");
+    let img = image::open(&png).expect("png readable").to_rgba8();
+    assert_eq!(img.dimensions(), (160, 96));
+    let err = shot(&opts, Some("no-such-view"), &out.join("x.png")).expect_err("unknown view");
+    assert!(err.to_string().contains("views:"), "{err}");
+
+    let path = out.join("cap.puffin");
+    let frames = capture(&opts, 3, &path).expect("capture");
+    assert!(frames >= 3, "{frames} frames captured");
+    let summary = read_capture(&path).expect("capture parses");
+    let gpu_scopes = summary.scope_names(GPU_THREAD_NAME);
+    assert!(
+        gpu_scopes.contains("grass.draw"),
+        "GPU scopes: {gpu_scopes:?}"
+    );
+    assert!(
+        gpu_scopes.contains("terrain.draw"),
+        "GPU scopes: {gpu_scopes:?}"
+    );
+    let cpu_pass = summary
+        .scopes
+        .iter()
+        .any(|s| s.thread != GPU_THREAD_NAME && s.name == "grass.draw");
+    assert!(cpu_pass, "no CPU scope for grass.draw in the capture");
+    let _ = std::fs::remove_dir_all(&out);
+}
