@@ -562,6 +562,13 @@ fn elwynn_window_costs() {
             reports.push(executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}")));
         }
         let times = executor.flush(gpu);
+        if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+            let image = target
+                .read_color(&gpu.device, &gpu.queue)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let path = std::path::Path::new(&dir).join(format!("terrain-elwynn-{name}.png"));
+            write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
+        }
         let mut cpu: Vec<f64> = reports
             .iter()
             .filter_map(|r| r.pass(PASS_DRAW))
