@@ -197,6 +197,24 @@ fn unknown_layouts_and_bad_headers_are_named_errors() {
     assert!(matches!(e, FormatError::Malformed { offset: 4, .. }), "{e}");
     bad[0] = b'X';
     assert!(dbc::read_dbc(&bad, "GET.dbc").is_err());
+    // An 11-field table that reads as both 0.5.3 and 3.3.5a is refused.
+    let ids = [1u32, 11, 12];
+    let small: Vec<GroundEffectDoodad> = ids
+        .iter()
+        .map(|&id| GroundEffectDoodad {
+            id,
+            model: format!("M{id}.mdl"),
+            flags: 0,
+        })
+        .collect();
+    let small = dbc::write_ground_effect_doodad(&small).expect("doodads");
+    let mut both = b"WDBC".to_vec();
+    for v in [1u32, 11, 44, 1, 1, 11, 12, 11, 12, 11, 12, 11, 12, 8, 1] {
+        both.extend(v.to_le_bytes());
+    }
+    both.push(0);
+    let e = dbc::read_ground_effects(&both, "GET.dbc", &small, "GED.dbc").expect_err("ambiguous");
+    assert!(e.to_string().contains("ambiguous"), "{e}");
     // GroundEffectDoodad as (id, internal id, path).
     let mut three = b"WDBC".to_vec();
     for v in [1u32, 3, 12, 10, 5, 77, 1] {
