@@ -5,8 +5,10 @@
 //!
 //! - [`frame`]: per-frame view, settings and target handles shared by all passes.
 //! - [`renderer`]: the facade that draws a scene with any implemented tier combination.
+//! - [`atlas`]: the exact height/normal atlas shared by the GPU terrain and grass tiers.
 //! - [`terrain`], [`grass`]: the techniques.
 
+pub mod atlas;
 pub mod error;
 pub mod frame;
 pub mod grass;

@@ -19,7 +19,7 @@ mod static_chunks;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use static_chunks::StaticChunks;
 

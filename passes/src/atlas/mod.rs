@@ -1,0 +1,27 @@
+//! The exact height/normal atlas (seed 000, "Exact Height Atlas"): one
+//! R32Float 17x9 tile per resident MCNK holding its 145 MCVT heights
+//! unchanged (relative to the MCNK base Z), an RGBA8 snorm normal tile from
+//! MCNR beside it, a storage buffer of per-MCNK records (coordinate, tile,
+//! base Z, bounds, hole mask) and an R32Uint chunk-index texture over the
+//! resident window, so a shader goes from a grid position to the MCNK's slot
+//! in O(1). Shaders read it with `textureLoad` only, through the shared
+//! `height_atlas` WGSL snippet, which reproduces the CPU reference's
+//! four-triangle fan.
+//!
+//! - [`layout`]: tile placement, texel packing, the record and the index window.
+//! - [`cpu`]: CPU mirror of the WGSL snippet.
+//! - [`HeightAtlas`]: the GPU resources and their bind group entries.
+//!
+//! Lifecycle: built for one world window ([`HeightAtlas::new`] uploads one
+//! height and one normal tile per MCNK with `write_texture`); when the window
+//! slides the owner builds a new one (the old one is dropped, releasing its
+//! textures), like the alpha atlas of `static-chunks`.
+
+pub mod cpu;
+mod height_atlas;
+pub mod layout;
+#[cfg(test)]
+mod tests;
+
+pub use height_atlas::HeightAtlas;
+pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};

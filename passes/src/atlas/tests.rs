@@ -1,0 +1,338 @@
+//! GPU parity of the `height_atlas` WGSL snippet against the CPU height
+//! reference on the `seams-holes` preset (2x2 ADTs: 1,024 MCNKs with seams,
+//! cliffs and holes): every MCVT vertex of every MCNK plus random points in
+//! all four fan triangles of many cells, evaluated by the
+//! `probe_height_atlas` compute probe. A deliberately wrong snippet (bilinear
+//! interpolation of the four corners) must fail the same check.
+//!
+//! Run with `--nocapture` to see the measured maximum errors.
+
+use std::sync::OnceLock;
+
+use sward_engine::targets::read_buffer;
+use sward_engine::GpuContext;
+use sward_scenes::rng::Rng32;
+use sward_scenes::world::height::cell_height;
+use sward_scenes::{Preset, Scene, World};
+use sward_wgsl::{modules, Module};
+use wgpu::util::DeviceExt;
+
+use super::cpu::atlas_split_local;
+use super::{HeightAtlas, NO_CHUNK};
+
+/// Largest allowed |GPU - CPU| of relative heights (world units).
+const HEIGHT_TOLERANCE: f32 = 1e-4;
+
+fn scene() -> &'static Scene {
+    static SCENE: OnceLock<Scene> = OnceLock::new();
+    SCENE.get_or_init(|| {
+        Preset::by_name("seams-holes")
+            .and_then(|p| p.build())
+            .expect("seams-holes builds")
+    })
+}
+
+/// Probe input (WGSL `ProbeIn`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ProbeIn {
+    local: [f32; 2],
+    window_cell: [f32; 2],
+    slot: u32,
+    _pad: [u32; 3],
+}
+
+/// Probe output (WGSL `ProbeOut`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct ProbeOut {
+    normal: [f32; 3],
+    height: f32,
+    found_slot: u32,
+    found_height: f32,
+    _pad: [u32; 2],
+}
+
+/// The probe points: every MCVT vertex of every MCNK, then `random_per_chunk`
+/// points per MCNK spread over the four fan triangles of random cells.
+fn probe_points(world: &World, atlas: &HeightAtlas, random_per_chunk: usize) -> Vec<ProbeIn> {
+    let window = atlas.window();
+    let mut rng = Rng32::new(0x5eed);
+    let mut out = Vec::new();
+    for (slot, (chunk, _)) in world.mcnks().enumerate() {
+        let off = [
+            ((chunk.x - window.origin[0]) * 8) as f32,
+            ((chunk.y - window.origin[1]) * 8) as f32,
+        ];
+        let mut push = |lx: f32, ly: f32| {
+            out.push(ProbeIn {
+                local: [lx, ly],
+                window_cell: [off[0] + lx, off[1] + ly],
+                slot: slot as u32,
+                _pad: [0; 3],
+            })
+        };
+        for r in 0..9 {
+            for c in 0..9 {
+                push(c as f32, r as f32);
+            }
+        }
+        for r in 0..8 {
+            for c in 0..8 {
+                push(c as f32 + 0.5, r as f32 + 0.5);
+            }
+        }
+        for k in 0..random_per_chunk {
+            let (row, col) = ((rng.next_u32() % 8) as f32, (rng.next_u32() % 8) as f32);
+            // A random point of the triangle `k % 4` (top, right, bottom, left).
+            let (a, b) = (rng.next_f32(), rng.next_f32());
+            let (a, b) = if a + b > 1.0 {
+                (1.0 - a, 1.0 - b)
+            } else {
+                (a, b)
+            };
+            // Barycentric over (corner0, corner1, centre).
+            let corners = [
+                [(0.0, 0.0), (1.0, 0.0)],
+                [(1.0, 0.0), (1.0, 1.0)],
+                [(1.0, 1.0), (0.0, 1.0)],
+                [(0.0, 1.0), (0.0, 0.0)],
+            ][k % 4];
+            let w0 = 1.0 - a - b;
+            let u = w0 * corners[0].0 + a * corners[1].0 + b * 0.5;
+            let v = w0 * corners[0].1 + a * corners[1].1 + b * 0.5;
+            push(col + u, row + v);
+        }
+    }
+    out
+}
+
+/// Runs the probe composed with `height_atlas` = `snippet`.
+fn run_probe(
+    gpu: &GpuContext,
+    atlas: &HeightAtlas,
+    snippet: Module,
+    points: &[ProbeIn],
+) -> Vec<ProbeOut> {
+    let device = &gpu.device;
+    let library: Vec<Module> = modules::ALL
+        .iter()
+        .map(|m| if m.name == snippet.name { snippet } else { *m })
+        .collect();
+    let source = sward_wgsl::link::compose_with(modules::PROBE_HEIGHT_ATLAS, &library)
+        .unwrap_or_else(|e| panic!("{e}"));
+    sward_wgsl::validate_source(&source).unwrap_or_else(|e| panic!("{e}"));
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("terrain.atlas.probe"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    entries.extend(HeightAtlas::layout_entries(1, wgpu::ShaderStages::COMPUTE));
+    entries.extend([storage(5, true), storage(6, false)]);
+    let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("terrain.atlas.probe"),
+        entries: &entries,
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("terrain.atlas.probe"),
+        bind_group_layouts: &[&bind_layout],
+        push_constant_ranges: &[],
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("terrain.atlas.probe"),
+        layout: Some(&layout),
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let w = atlas.window();
+    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain.atlas.probe.window"),
+        contents: bytemuck::cast_slice(&[w.origin[0], w.origin[1], 0, 0]),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("terrain.atlas.probe.in"),
+        contents: bytemuck::cast_slice(points),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let size = (points.len() * std::mem::size_of::<ProbeOut>()) as u64;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("terrain.atlas.probe.out"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut bind_entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: uniform.as_entire_binding(),
+    }];
+    bind_entries.extend(atlas.bind_entries(1));
+    bind_entries.extend([
+        wgpu::BindGroupEntry {
+            binding: 5,
+            resource: input.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 6,
+            resource: output.as_entire_binding(),
+        },
+    ]);
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain.atlas.probe"),
+        layout: &bind_layout,
+        entries: &bind_entries,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        let groups = (points.len() as u32).div_ceil(64);
+        // Stay under the per-dimension workgroup limit with a 2D dispatch is
+        // unnecessary here: the probe sizes stay far below 65,535 groups.
+        pass.dispatch_workgroups(groups, 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
+/// Errors of one probe run against the CPU reference.
+#[derive(Debug, Default)]
+struct Errors {
+    height: f32,
+    normal: f32,
+    lookup_height: f32,
+    lookup_misses: usize,
+    points: usize,
+}
+
+fn compare(world: &World, points: &[ProbeIn], out: &[ProbeOut]) -> Errors {
+    let mcnks: Vec<_> = world.mcnks().map(|(_, m)| m).collect();
+    let mut e = Errors::default();
+    for (p, o) in points.iter().zip(out) {
+        let m = mcnks[p.slot as usize];
+        let [lx, ly] = p.local;
+        let (row, col, u, v) = atlas_split_local(lx, ly);
+        let want = cell_height(&m.heights, row, col, u, v);
+        e.height = e.height.max((o.height - want).abs());
+        let n = m.normal_local(lx as f64, ly as f64);
+        for (got, want) in o.normal.iter().zip(n) {
+            e.normal = e.normal.max((got - want).abs());
+        }
+        // The lookup: points strictly inside the MCNK must find it.
+        let interior = lx > 0.0 && lx < 8.0 && ly > 0.0 && ly < 8.0;
+        if interior {
+            if o.found_slot != p.slot {
+                e.lookup_misses += 1;
+            } else {
+                let abs = m.header.position[2] + want;
+                e.lookup_height = e.lookup_height.max((o.found_height - abs).abs());
+            }
+        }
+        e.points += 1;
+    }
+    e
+}
+
+#[test]
+fn gpu_height_atlas_matches_the_cpu_reference() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let world = scene().world();
+    let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(atlas.chunk_count(), world.mcnk_count());
+    assert!(
+        world.mcnks().any(|(_, m)| m.header.holes_low_res != 0),
+        "preset has holes"
+    );
+    let points = probe_points(world, &atlas, 48);
+    let out = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &points);
+    let e = compare(world, &points, &out);
+    println!(
+        "height atlas parity (seams-holes, {} MCNKs, {} points): max |GPU - CPU| relative height {:.3e} units, normal {:.3e}, lookup abs height {:.3e}",
+        world.mcnk_count(),
+        e.points,
+        e.height,
+        e.normal,
+        e.lookup_height
+    );
+    assert!(e.points > 150_000, "{} points", e.points);
+    assert!(e.height < HEIGHT_TOLERANCE, "max height error {}", e.height);
+    assert!(e.normal < 1e-4, "max normal error {}", e.normal);
+    assert_eq!(e.lookup_misses, 0, "chunk-index lookups that missed");
+    // Window-relative f32 positions round to ~2^-16 cells; on the steepest
+    // cliffs that moves the height by well under a millimetre.
+    assert!(
+        e.lookup_height < 5e-3,
+        "lookup height error {}",
+        e.lookup_height
+    );
+    // Outside the window the lookup finds nothing.
+    let outside = ProbeIn {
+        local: [1.0, 1.0],
+        window_cell: [-3.0, 5.0],
+        slot: 0,
+        _pad: [0; 3],
+    };
+    let o = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &[outside]);
+    assert_eq!(o[0].found_slot, NO_CHUNK);
+}
+
+/// The same check must catch a snippet that interpolates the four corners
+/// bilinearly (the classic mistake the seed warns about).
+#[test]
+fn bilinear_snippet_fails_the_parity_check() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let source = modules::HEIGHT_ATLAS.source;
+    let start = source
+        .find("fn fan_height(")
+        .expect("fan_height in the snippet");
+    let end = start + source[start..].find("\n}\n").expect("end of fan_height") + 3;
+    let bilinear = "fn fan_height(values: array<f32, 5>, u: f32, v: f32) -> f32 {\n    \
+                    return mix(mix(values[0], values[1], u), mix(values[2], values[3], u), v);\n}\n";
+    let wrong: &'static str =
+        Box::leak(format!("{}{}{}", &source[..start], bilinear, &source[end..]).into_boxed_str());
+    assert_ne!(wrong, source);
+    let world = scene().world();
+    let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+    let points = probe_points(world, &atlas, 8);
+    let snippet = Module {
+        name: modules::HEIGHT_ATLAS.name,
+        source: wrong,
+    };
+    let e = compare(world, &points, &run_probe(&gpu, &atlas, snippet, &points));
+    println!(
+        "bilinear snippet: max |GPU - CPU| relative height {:.3e} units",
+        e.height
+    );
+    assert!(
+        e.height > 100.0 * HEIGHT_TOLERANCE,
+        "bilinear error {} went unnoticed",
+        e.height
+    );
+}
