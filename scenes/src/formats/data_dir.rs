@@ -25,7 +25,7 @@ use crate::effects::{
     ResolvedEffects,
 };
 use crate::models::DetailModel;
-use crate::world::{TileCoord, World};
+use crate::world::{AdtTile, TileCoord, World};
 
 /// GroundEffectTexture table path inside a data directory.
 pub const TEXTURE_DBC: &str = "DBFilesClient/GroundEffectTexture.dbc";
@@ -188,8 +188,9 @@ fn read_file(dir: &Path, rel: &str) -> Result<(Vec<u8>, String), FormatError> {
     Ok((bytes, path.display().to_string()))
 }
 
-/// Loads the only map under `dir/World/Maps` (see [`load_map`]).
-pub fn load_data_dir(dir: &Path) -> Result<DataSet, FormatError> {
+/// The name of the only map under `dir/World/Maps` (a folder holding
+/// `<name>/<name>.wdt`); an error when there is none or several.
+pub fn single_map(dir: &Path) -> Result<String, FormatError> {
     let dd = || dir.display().to_string();
     let maps_dir = find_path(dir, MAPS_DIR).ok_or_else(|| FormatError::DataDir {
         dir: dd(),
@@ -204,7 +205,7 @@ pub fn load_data_dir(dir: &Path) -> Result<DataSet, FormatError> {
         .collect();
     maps.sort();
     match maps.as_slice() {
-        [one] => load_map(dir, one),
+        [one] => Ok(one.clone()),
         [] => Err(FormatError::DataDir {
             dir: dd(),
             reason: format!("no map with a WDT under {MAPS_DIR}"),
@@ -216,20 +217,29 @@ pub fn load_data_dir(dir: &Path) -> Result<DataSet, FormatError> {
     }
 }
 
-/// Loads map `name` from `dir`: its WDT, every ADT the WDT lists, both
-/// ground-effect tables and every model they reach, each with its texture.
-pub fn load_map(dir: &Path, name: &str) -> Result<DataSet, FormatError> {
-    let map_rel = format!("{MAPS_DIR}/{name}");
-    let (bytes, file) = read_file(dir, &format!("{map_rel}/{name}.wdt"))?;
-    let info = wdt::read_wdt(&bytes, &file)?;
-    let mut world = World::new(name);
-    for t in &info.tiles {
-        let (bytes, file) = read_file(dir, &format!("{map_rel}/{name}_{}_{}.adt", t.x, t.y))?;
-        let tile = adt::read_adt(&bytes, &file, Some(*t))?;
-        world
-            .insert(Arc::new(tile))
-            .map_err(|source| FormatError::World { file, source })?;
-    }
+/// Loads the only map under `dir/World/Maps` (see [`load_map`]).
+pub fn load_data_dir(dir: &Path) -> Result<DataSet, FormatError> {
+    load_map(dir, &single_map(dir)?)
+}
+
+/// Reads the WDT of map `name`: the tiles it lists.
+pub fn read_map_wdt(dir: &Path, name: &str) -> Result<wdt::WdtInfo, FormatError> {
+    let (bytes, file) = read_file(dir, &format!("{MAPS_DIR}/{name}/{name}.wdt"))?;
+    wdt::read_wdt(&bytes, &file)
+}
+
+/// Reads the ADT of tile `t` of map `name`.
+pub fn read_map_tile(dir: &Path, name: &str, t: TileCoord) -> Result<AdtTile, FormatError> {
+    let rel = format!("{MAPS_DIR}/{name}/{name}_{}_{}.adt", t.x, t.y);
+    let (bytes, file) = read_file(dir, &rel)?;
+    adt::read_adt(&bytes, &file, Some(t))
+}
+
+/// Reads both ground-effect tables and every detail model they reach, and
+/// checks that the effects resolve against those models.
+pub fn load_effects_and_models(
+    dir: &Path,
+) -> Result<(GroundEffects, Vec<DetailModel>), FormatError> {
     let (tex, tex_file) = read_file(dir, TEXTURE_DBC)?;
     let (doo, doo_file) = read_file(dir, DOODAD_DBC)?;
     let effects = dbc::read_ground_effects(&tex, &tex_file, &doo, &doo_file)?;
@@ -262,15 +272,34 @@ pub fn load_map(dir: &Path, name: &str) -> Result<DataSet, FormatError> {
         let texture = blp::read_blp(&tbytes, &tfile)?;
         models.push(m.into_detail_model(&file, path, texture)?);
     }
-    let set = DataSet {
-        world,
-        effects,
-        models,
-    };
-    set.resolve_effects()
+    let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
+    effects
+        .resolve(&paths)
         .map_err(|source| FormatError::Effects {
             file: format!("{}/{TEXTURE_DBC}", dir.display()),
             source,
         })?;
-    Ok(set)
+    Ok((effects, models))
+}
+
+/// Loads map `name` from `dir`: its WDT, every ADT the WDT lists, both
+/// ground-effect tables and every model they reach, each with its texture.
+pub fn load_map(dir: &Path, name: &str) -> Result<DataSet, FormatError> {
+    let info = read_map_wdt(dir, name)?;
+    let mut world = World::new(name);
+    for t in &info.tiles {
+        let tile = read_map_tile(dir, name, *t)?;
+        world
+            .insert(Arc::new(tile))
+            .map_err(|source| FormatError::World {
+                file: format!("{MAPS_DIR}/{name}/{name}_{}_{}.adt", t.x, t.y),
+                source,
+            })?;
+    }
+    let (effects, models) = load_effects_and_models(dir)?;
+    Ok(DataSet {
+        world,
+        effects,
+        models,
+    })
 }

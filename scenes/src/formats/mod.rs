@@ -10,6 +10,7 @@
 //! * [`m2`]: classic (pre-WotLK, embedded views) M2 detail models.
 //! * [`blp`]: BLP2 textures (uncompressed BGRA written; BGRA and palettized read).
 //! * [`data_dir`]: a whole directory laid out like the client archives.
+//! * [`data_scene`]: a streamed [`crate::presets::Scene`] from such a directory.
 //!
 //! Every reader checks each offset, size and count against the file before
 //! using it and reports a [`FormatError`] naming the file, the chunk and the
@@ -22,6 +23,7 @@ pub(crate) mod bytes;
 pub mod adt;
 pub mod blp;
 pub mod data_dir;
+pub mod data_scene;
 pub mod dbc;
 pub mod inspect;
 pub mod m2;
@@ -32,6 +34,7 @@ mod tests;
 
 pub use adt::{read_adt, write_adt};
 pub use data_dir::{export_data_dir, load_data_dir, load_map, DataSet, ExportSummary};
+pub use data_scene::{load_scene, DataDirSource};
 pub use inspect::{inspect_adt, AdtReport};
 
 use crate::effects::EffectError;

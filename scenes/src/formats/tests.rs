@@ -309,6 +309,11 @@ fn preset_exports_and_loads_to_the_same_placements() {
     );
     assert!(!placements.is_empty());
     assert_eq!(placements, scene.placements);
+    // The streamed scene over the same files matches the preset's window.
+    let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
+    assert_eq!(streamed.window.tiles(), scene.window.tiles());
+    assert_eq!(streamed.placements, scene.placements);
+    assert!(!streamed.views.is_empty());
     // Upper-case file names load too (case-insensitive lookup).
     let m2 = crate::formats::data_dir::archive_to_path(&dir, &scene.models[0].path);
     let upper = m2.with_file_name(

@@ -1,0 +1,168 @@
+//! A [`Scene`] streamed from a data directory instead of a procedural
+//! preset: [`DataDirSource`] is the [`TileSource`] that reads ADTs on demand,
+//! and [`load_scene`] builds the same kind of scene a preset builds (3x3
+//! window, resolved effects, placements, views and a walk path), so the
+//! renderers and the bench can run on exported or extracted files.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::data_dir::{load_effects_and_models, read_map_tile, read_map_wdt, single_map};
+use super::FormatError;
+use crate::placement::Policy;
+use crate::presets::{CameraPath, Scene, ViewPose};
+use crate::window::{TileSource, WindowError, WorldWindow};
+use crate::world::coords::{self, TileCoord, TILE_SIZE};
+use crate::world::{AdtTile, World};
+
+/// Tiles of one map of a data directory, read when the window asks.
+#[derive(Clone, Debug)]
+pub struct DataDirSource {
+    dir: PathBuf,
+    map: String,
+    tiles: BTreeSet<TileCoord>,
+}
+
+impl DataDirSource {
+    /// The source for map `map` of `dir` (its WDT says which tiles exist).
+    pub fn new(dir: &Path, map: &str) -> Result<Self, FormatError> {
+        let info = read_map_wdt(dir, map)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            map: map.to_owned(),
+            tiles: info.tiles.into_iter().collect(),
+        })
+    }
+
+    /// The tiles the WDT lists, sorted by (row, column).
+    pub fn tiles(&self) -> Vec<TileCoord> {
+        let mut v: Vec<_> = self.tiles.iter().copied().collect();
+        v.sort_by_key(|t| (t.y, t.x));
+        v
+    }
+
+    /// The present tile nearest the middle of the present tiles' bounds.
+    pub fn centre(&self) -> Option<TileCoord> {
+        let xs = self.tiles.iter().map(|t| t.x);
+        let ys = self.tiles.iter().map(|t| t.y);
+        let (x0, x1) = (xs.clone().min()?, xs.max()?);
+        let (y0, y1) = (ys.clone().min()?, ys.max()?);
+        let (cx, cy) = ((x0 + x1) as i64, (y0 + y1) as i64);
+        self.tiles.iter().copied().min_by_key(|t| {
+            (
+                (2 * t.x as i64 - cx).pow(2) + (2 * t.y as i64 - cy).pow(2),
+                t.y,
+                t.x,
+            )
+        })
+    }
+}
+
+impl TileSource for DataDirSource {
+    fn contains(&self, coord: TileCoord) -> bool {
+        self.tiles.contains(&coord)
+    }
+
+    fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError> {
+        if !self.contains(coord) {
+            return Err(WindowError::Load {
+                tile: coord,
+                reason: format!("map {} has no such tile", self.map),
+            });
+        }
+        read_map_tile(&self.dir, &self.map, coord).map_err(|e| WindowError::Load {
+            tile: coord,
+            reason: e.to_string(),
+        })
+    }
+
+    fn tile_count(&self) -> usize {
+        self.tiles.len()
+    }
+}
+
+fn window_err(dir: &Path) -> impl FnOnce(WindowError) -> FormatError + '_ {
+    move |e| FormatError::DataDir {
+        dir: dir.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// A scene from map `map` of `dir` (the only map when `None`), placed with
+/// `policy`: the 3x3 window around the middle tile, views on the ground
+/// there and from above, and a walk across the middle tile's +X border.
+pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene, FormatError> {
+    let map = match map {
+        Some(m) => m.to_owned(),
+        None => single_map(dir)?,
+    };
+    let source = DataDirSource::new(dir, &map)?;
+    let centre = source.centre().ok_or_else(|| FormatError::DataDir {
+        dir: dir.display().to_string(),
+        reason: format!("map {map} lists no tiles"),
+    })?;
+    let (effects, models) = load_effects_and_models(dir)?;
+    let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
+    let resolved = Arc::new(
+        effects
+            .resolve(&paths)
+            .map_err(|source| FormatError::Effects {
+                file: dir.display().to_string(),
+                source,
+            })?,
+    );
+    let adts = source.tile_count();
+    let source: Arc<dyn TileSource> = Arc::new(source);
+    let (window, first_load) = WorldWindow::new(
+        &map,
+        Arc::clone(&source),
+        Arc::clone(&resolved),
+        models.len(),
+        policy,
+        1,
+        centre,
+    )
+    .map_err(window_err(dir))?;
+    let (views, path) = views(window.world(), centre);
+    Ok(Scene {
+        name: map,
+        adts,
+        source,
+        placements: window.placements(),
+        stats: window.stats(),
+        window,
+        effects,
+        resolved,
+        models,
+        views,
+        path,
+        first_load,
+    })
+}
+
+fn views(world: &World, centre: TileCoord) -> (Vec<ViewPose>, CameraPath) {
+    let [fx, fy] = coords::tile_centre(centre);
+    let mut views = Vec::new();
+    for (name, yaw) in [("ground-yaw0", 0.0), ("ground-yaw90", 90.0)] {
+        views.extend(ViewPose::on_ground(world, name, fx, fy, yaw, -8.0));
+    }
+    if let Some(z) = world.height_at(fx, fy) {
+        views.push(ViewPose {
+            name: "aerial".into(),
+            eye: [(fx - 160.0) as f32, fy as f32, z + 140.0],
+            yaw_deg: 0.0,
+            pitch_deg: -38.0,
+        });
+    }
+    let border_x = fx + TILE_SIZE * 0.5;
+    let path = CameraPath::walk(
+        world,
+        "walk",
+        [border_x - 150.0, fy - 40.0],
+        [border_x + 120.0, fy - 40.0],
+        7.0,
+        8.0,
+    );
+    (views, path)
+}
