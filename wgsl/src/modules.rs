@@ -59,6 +59,10 @@ shader_modules! {
     GRASS_CULL = "grass_cull";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
     PROBE_GRASS = "probe_grass";
+    /// Exact height/normal atlas sampling (the MCVT four-triangle fan via `textureLoad`).
+    HEIGHT_ATLAS = "height_atlas";
+    /// Compute probe comparing `height_atlas` with the CPU height reference (tests).
+    PROBE_HEIGHT_ATLAS = "probe_height_atlas";
     /// Viewer present: full-screen copy of the scene colour onto the window surface.
     VIEWER_BLIT = "viewer_blit";
     /// Exact height/normal atlas sampling (the MCVT four-triangle fan via `textureLoad`).
