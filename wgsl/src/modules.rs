@@ -49,22 +49,10 @@ shader_modules! {
     FADE = "fade";
     /// Alpha-key coverage: sharpened alpha-to-coverage and dithered discard.
     ALPHA_KEY = "alpha_key";
-    /// Shared grass surface: bindings, `grass_vertex`, fragment entry points.
-    GRASS_SURFACE = "grass_surface";
     /// Grass `static-batch` / `legacy-cpu`: mat4-instanced detail doodads.
     GRASS_INSTANCED = "grass_instanced";
-    /// Grass `gpu-cull`: descriptors, patch entries, cull uniforms, visibility test.
-    GRASS_CULL_TYPES = "grass_cull_types";
-    /// Grass `gpu-cull`: the `grass.cull` compute pass (entries -> indirect args).
-    GRASS_CULL = "grass_cull";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
     PROBE_GRASS = "probe_grass";
-    /// Exact height/normal atlas sampling (the MCVT four-triangle fan via `textureLoad`).
-    HEIGHT_ATLAS = "height_atlas";
-    /// Compute probe comparing `height_atlas` with the CPU height reference (tests).
-    PROBE_HEIGHT_ATLAS = "probe_height_atlas";
-    /// Viewer present: full-screen copy of the scene colour onto the window surface.
-    VIEWER_BLIT = "viewer_blit";
     /// Exact height/normal atlas sampling (the MCVT four-triangle fan via `textureLoad`).
     HEIGHT_ATLAS = "height_atlas";
     /// Compute probe comparing `height_atlas` with the CPU height reference (tests).
