@@ -41,6 +41,8 @@ shader_modules! {
     LIGHTING = "lighting";
     /// Compute probe comparing `fog` and `lighting` with their CPU mirrors (tests).
     PROBE_SHADING = "probe_shading";
+    /// Terrain shading shared by every terrain tier (`TerrainUniforms`, `TerrainChunk`, `terrain_shade`).
+    TERRAIN_SHADE = "terrain_shade";
     /// Terrain `static-chunks`: per-MCNK vertex buffers, four-layer splat, sun, fog.
     TERRAIN_STATIC = "terrain_static";
     /// Root-anchored grass wind (`Wind`, `wind_sway`, `wind_offset`).
@@ -49,8 +51,6 @@ shader_modules! {
     FADE = "fade";
     /// Alpha-key coverage: sharpened alpha-to-coverage and dithered discard.
     ALPHA_KEY = "alpha_key";
-    /// Shared grass surface: bindings, `grass_vertex`, fragment entry points.
-    GRASS_SURFACE = "grass_surface";
     /// Grass `static-batch` / `legacy-cpu`: mat4-instanced detail doodads.
     GRASS_INSTANCED = "grass_instanced";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).

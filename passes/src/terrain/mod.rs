@@ -6,6 +6,7 @@
 //! - [`mesh`]: CPU vertex expansion (the diamond fan, holes left out), bounds.
 //! - [`cull`]: hierarchical CPU culling and its per-MCNK reference.
 //! - [`splat`]: alpha atlas packing and the procedural layer textures.
+//! - [`splat_gpu`]: the splat GPU resources shared by every terrain tier.
 //! - [`shading`]: CPU mirrors of the `fog` and `lighting` WGSL snippets.
 //! - [`gpu`]: Rust mirrors of the shader's structs.
 //! - `static_chunks`: the technique itself.
@@ -15,6 +16,7 @@ pub mod gpu;
 pub mod mesh;
 pub mod shading;
 pub mod splat;
+pub mod splat_gpu;
 mod static_chunks;
 #[cfg(test)]
 mod tests;

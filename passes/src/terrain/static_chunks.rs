@@ -13,12 +13,9 @@ use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
 use super::cull::ChunkCuller;
-use super::gpu::{TerrainChunkGpu, TerrainUniforms};
+use super::gpu::TerrainUniforms;
 use super::mesh::{expand_mcnk, TerrainVertex, VERTEX_ATTRIBUTES};
-use super::splat::{
-    alpha_tile, layer_texture, mip_chain, mip_count, AlphaAtlasLayout, LayerKind, LAYER_KINDS,
-    LAYER_SIZE,
-};
+use super::splat_gpu::SplatGpu;
 use super::{PASS_DRAW, TECHNIQUE};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
@@ -39,18 +36,12 @@ pub struct StaticChunks {
     layout: wgpu::PipelineLayout,
     shader: wgpu::ShaderModule,
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
+    /// Alpha atlas, layer textures and splat records (bound in `bind_group`).
+    _splat: SplatGpu,
     gpu_bytes: u64,
     triangles: u64,
     /// Visible slots of the last frame (reused allocation).
     visible: Vec<u32>,
-}
-
-fn texture_bytes(size: [u32; 2], mips: u32, layers: u32, texel: u64) -> u64 {
-    (0..mips)
-        .map(|m| u64::from((size[0] >> m).max(1)) * u64::from((size[1] >> m).max(1)))
-        .sum::<u64>()
-        * u64::from(layers)
-        * texel
 }
 
 impl StaticChunks {
@@ -58,89 +49,16 @@ impl StaticChunks {
     /// layer textures, per-MCNK records; builds the 1x and 4x MSAA pipelines.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
         let device = &gpu.device;
+        let splat = SplatGpu::new(gpu, world)?;
         let mut chunks = Vec::new();
         let mut bounds = Vec::new();
         let mut tile_keys = Vec::new();
-        let mut records = Vec::new();
         let mut triangles = 0;
-        let mut gpu_bytes = 0;
-        let atlas = AlphaAtlasLayout::for_tiles(world.mcnk_count());
-        let [aw, ah] = atlas.size();
-        let max_dim = device.limits().max_texture_dimension_2d;
-        if aw.max(ah) > max_dim {
-            return Err(PassError::DeviceLimit {
-                technique: TECHNIQUE,
-                what: format!(
-                    "alpha atlas for {} MCNKs (side in texels)",
-                    world.mcnk_count()
-                ),
-                needed: u64::from(aw.max(ah)),
-                limit: u64::from(max_dim),
-            });
-        }
-        let alpha_texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain.alpha_atlas"),
-            size: wgpu::Extent3d {
-                width: aw,
-                height: ah,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        gpu_bytes += texture_bytes([aw, ah], 1, 1, 4);
+        let mut gpu_bytes = splat.gpu_memory_bytes();
         for tile in world.tiles() {
             for m in &tile.mcnks {
                 let coord = m.chunk_coord(tile.coord);
-                let slot = chunks.len() as u32;
                 let mesh = expand_mcnk(coord, m)?;
-                let mut textures = [0u32; 4];
-                for (k, layer) in m.layers.iter().enumerate().take(4) {
-                    let name = tile
-                        .textures
-                        .get(layer.texture_id as usize)
-                        .map_or("", String::as_str);
-                    textures[k] = LayerKind::from_texture(name, layer.texture_id) as u32;
-                }
-                if m.layers.len() > 4 {
-                    return Err(PassError::InvalidInput {
-                        technique: TECHNIQUE,
-                        what: format!("MCNK ({}, {})", coord.x, coord.y),
-                        reason: format!("{} MCLY layers (1..=4 supported)", m.layers.len()),
-                    });
-                }
-                let (alpha_origin, alpha_scale) = atlas.tile_uv(slot);
-                records.push(TerrainChunkGpu {
-                    alpha_origin,
-                    alpha_scale,
-                    // No MCLY at all draws layer texture 0 alone.
-                    layer_count: m.layers.len().max(1) as u32,
-                    textures,
-                });
-                let [tx, ty] = atlas.tile_texel(slot);
-                gpu.queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &alpha_texture,
-                        mip_level: 0,
-                        origin: wgpu::Origin3d { x: tx, y: ty, z: 0 },
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    &alpha_tile(m),
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(64 * 4),
-                        rows_per_image: Some(64),
-                    },
-                    wgpu::Extent3d {
-                        width: 64,
-                        height: 64,
-                        depth_or_array_layers: 1,
-                    },
-                );
                 let vertex_bytes: &[u8] = bytemuck::cast_slice(&mesh.vertices);
                 let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("terrain.chunk_vertices"),
@@ -158,34 +76,13 @@ impl StaticChunks {
                 });
             }
         }
-        let layer_texture = create_layer_array(gpu);
-        gpu_bytes += texture_bytes(
-            [LAYER_SIZE; 2],
-            mip_count(LAYER_SIZE),
-            LAYER_KINDS.len() as u32,
-            4,
-        );
-        if records.is_empty() {
-            // Keep the storage binding non-empty for an empty world.
-            records.push(TerrainChunkGpu {
-                alpha_origin: [0.0; 2],
-                alpha_scale: 0.0,
-                layer_count: 1,
-                textures: [0; 4],
-            });
-        }
-        let record_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain.chunk_records"),
-            contents: bytemuck::cast_slice(&records),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.uniforms"),
             size: TerrainUniforms::size(),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        gpu_bytes += record_buffer.size() + uniforms.size();
+        gpu_bytes += uniforms.size();
 
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_STATIC)
@@ -194,61 +91,15 @@ impl StaticChunks {
                     source,
                 })?;
         let bind_layout = bind_group_layout(device);
-        let sampler = |label, filter, address| {
-            device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some(label),
-                address_mode_u: address,
-                address_mode_v: address,
-                mag_filter: filter,
-                min_filter: filter,
-                mipmap_filter: filter,
-                ..Default::default()
-            })
-        };
-        let alpha_sampler = sampler(
-            "terrain.alpha_sampler",
-            wgpu::FilterMode::Linear,
-            wgpu::AddressMode::ClampToEdge,
-        );
-        let layer_sampler = sampler(
-            "terrain.layer_sampler",
-            wgpu::FilterMode::Linear,
-            wgpu::AddressMode::Repeat,
-        );
-        let alpha_view = alpha_texture.create_view(&Default::default());
-        let layer_view = layer_texture.create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        entries.extend(splat.bind_entries());
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("terrain.draw"),
             layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: record_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(&alpha_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::TextureView(&layer_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: wgpu::BindingResource::Sampler(&alpha_sampler),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: wgpu::BindingResource::Sampler(&layer_sampler),
-                },
-            ],
+            entries: &entries,
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("terrain.draw"),
@@ -263,6 +114,7 @@ impl StaticChunks {
             layout,
             shader,
             pipelines: HashMap::new(),
+            _splat: splat,
             gpu_bytes,
             triangles,
             visible: Vec::new(),
@@ -423,96 +275,19 @@ impl StaticChunks {
 }
 
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let (vs, fs) = (wgpu::ShaderStages::VERTEX, wgpu::ShaderStages::FRAGMENT);
-    let entry = |binding, visibility, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty,
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
         count: None,
-    };
-    let texture = |view_dimension| wgpu::BindingType::Texture {
-        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-        view_dimension,
-        multisampled: false,
-    };
-    let buffer = |ty| wgpu::BindingType::Buffer {
-        ty,
-        has_dynamic_offset: false,
-        min_binding_size: None,
-    };
+    }];
+    entries.extend(SplatGpu::layout_entries());
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("terrain.draw"),
-        entries: &[
-            entry(0, vs | fs, buffer(wgpu::BufferBindingType::Uniform)),
-            entry(
-                1,
-                fs,
-                buffer(wgpu::BufferBindingType::Storage { read_only: true }),
-            ),
-            entry(2, fs, texture(wgpu::TextureViewDimension::D2)),
-            entry(3, fs, texture(wgpu::TextureViewDimension::D2Array)),
-            entry(
-                4,
-                fs,
-                wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            ),
-            entry(
-                5,
-                fs,
-                wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-            ),
-        ],
+        entries: &entries,
     })
-}
-
-/// The layer texture array: one procedurally drawn texture per [`LayerKind`],
-/// sRGB, full mip chain.
-fn create_layer_array(gpu: &GpuContext) -> wgpu::Texture {
-    let mips = mip_count(LAYER_SIZE);
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("terrain.layer_textures"),
-        size: wgpu::Extent3d {
-            width: LAYER_SIZE,
-            height: LAYER_SIZE,
-            depth_or_array_layers: LAYER_KINDS.len() as u32,
-        },
-        mip_level_count: mips,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    for (layer, kind) in LAYER_KINDS.iter().enumerate() {
-        for (level, data) in mip_chain(layer_texture(*kind, LAYER_SIZE), LAYER_SIZE)
-            .iter()
-            .enumerate()
-        {
-            let side = (LAYER_SIZE >> level).max(1);
-            gpu.queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &texture,
-                    mip_level: level as u32,
-                    origin: wgpu::Origin3d {
-                        x: 0,
-                        y: 0,
-                        z: layer as u32,
-                    },
-                    aspect: wgpu::TextureAspect::All,
-                },
-                data,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(side * 4),
-                    rows_per_image: Some(side),
-                },
-                wgpu::Extent3d {
-                    width: side,
-                    height: side,
-                    depth_or_array_layers: 1,
-                },
-            );
-        }
-    }
-    texture
 }

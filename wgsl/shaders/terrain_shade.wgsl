@@ -1,0 +1,67 @@
+// Rust mirror: sward_passes::terrain::gpu (TerrainUniforms, TerrainChunkGpu);
+// CPU references: scenes' Mcnk::layer_weight (splat blend order) and
+// terrain::shading (sun, fog). Parity: terrain::tests splat/lighting probe.
+//
+// Terrain surface shading shared by every terrain tier: four layers splatted
+// in MCLY order with the MCAL alphas of the MCNK's alpha-atlas tile, then lit
+// by the sun and fogged. Each tier declares its own bindings and passes them in.
+
+//! import fog, lighting
+
+struct TerrainUniforms {
+    view_proj: mat4x4<f32>,
+    eye: vec3<f32>,
+    fog_start: f32,
+    sun_dir: vec3<f32>,
+    fog_end: f32,
+    fog_color: vec3<f32>,
+    layer_tiling: f32,
+}
+
+struct TerrainChunk {
+    // Atlas UV of the MCNK's 64x64 alpha tile (top-left corner).
+    alpha_origin: vec2<f32>,
+    // Atlas UV size of one 64-texel tile.
+    alpha_scale: f32,
+    // MCLY layers in use (1..=4).
+    layer_count: u32,
+    // Layer texture array index of each MCLY layer.
+    textures: vec4<u32>,
+}
+
+const ALPHA_TEXELS: f32 = 64.0;
+
+// The lit, fogged colour of terrain at `world` with chunk UV `uv` and
+// `normal`, for MCNK record `c`.
+fn terrain_shade(
+    u: TerrainUniforms,
+    c: TerrainChunk,
+    alpha_atlas: texture_2d<f32>,
+    layer_textures: texture_2d_array<f32>,
+    alpha_sampler: sampler,
+    layer_sampler: sampler,
+    uv: vec2<f32>,
+    normal: vec3<f32>,
+    world: vec3<f32>,
+) -> vec4<f32> {
+    // Clamp to the tile's outer texel centres so filtering never reads a
+    // neighbouring MCNK's tile.
+    let texel = clamp(uv * ALPHA_TEXELS, vec2<f32>(0.5), vec2<f32>(ALPHA_TEXELS - 0.5));
+    let alpha = textureSample(alpha_atlas, alpha_sampler, c.alpha_origin + texel / ALPHA_TEXELS * c.alpha_scale);
+    let tuv = uv * u.layer_tiling;
+    // Sample every layer unconditionally (uniform control flow), then mask
+    // the layers the MCNK does not have.
+    let t0 = textureSample(layer_textures, layer_sampler, tuv, c.textures.x).rgb;
+    let t1 = textureSample(layer_textures, layer_sampler, tuv, c.textures.y).rgb;
+    let t2 = textureSample(layer_textures, layer_sampler, tuv, c.textures.z).rgb;
+    let t3 = textureSample(layer_textures, layer_sampler, tuv, c.textures.w).rgb;
+    let present = vec3<u32>(1u, 2u, 3u) < vec3<u32>(c.layer_count);
+    let a = select(vec3<f32>(0.0), alpha.rgb, present);
+    var color = t0;
+    color = mix(color, t1, a.x);
+    color = mix(color, t2, a.y);
+    color = mix(color, t3, a.z);
+    color = color * sun_lighting(normal, u.sun_dir);
+    let dist = distance(world, u.eye);
+    return vec4<f32>(apply_fog(color, u.fog_color, dist, u.fog_start, u.fog_end), 1.0);
+}
