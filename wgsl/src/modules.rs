@@ -51,6 +51,8 @@ shader_modules! {
     FADE = "fade";
     /// Alpha-key coverage: sharpened alpha-to-coverage and dithered discard.
     ALPHA_KEY = "alpha_key";
+    /// Shared grass surface: bindings, `grass_vertex`, fragment entry points.
+    GRASS_SURFACE = "grass_surface";
     /// Grass `static-batch` / `legacy-cpu`: mat4-instanced detail doodads.
     GRASS_INSTANCED = "grass_instanced";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
