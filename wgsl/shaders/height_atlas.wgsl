@@ -1,5 +1,5 @@
 // Rust mirror: sward_passes::atlas::cpu (height_atlas_cell, height_atlas_local,
-// fan_height, normal_atlas_local) and sward_passes::atlas::layout::AtlasChunkGpu
+// fan_height, normal_atlas_local, atlas_lattice_world) and sward_passes::atlas::layout::AtlasChunkGpu
 // (struct AtlasChunk); CPU reference: sward_scenes::world::height (the MCVT
 // diamond fan). Parity: passes/src/atlas/tests.rs with probe_height_atlas.
 //
@@ -32,6 +32,25 @@ struct AtlasChunk {
     bounds_max: vec3<f32>,
     // holes_low_res: bit (row / 2) * 4 + col / 2 removes a 2x2-cell block.
     holes: u32,
+}
+
+// World (x, y) of the MCVT lattice point at global half-cell coordinates `h`
+// (h.x along the columns, h.y along the rows; one cell = 2 half-cells):
+// x = ORIGIN - h.y * UNIT / 2, y = ORIGIN - h.x * UNIT / 2. The constants are
+// split into a short high part (its products with h < 2^15 and the
+// difference are exact in f32) and a small low part, so the result is the
+// exact value rounded once (rarely one ulp off), and MCNKs sharing an edge
+// get bit-identical edge vertices.
+const ATLAS_ORIGIN_HI: f32 = 17066.6640625;
+const ATLAS_ORIGIN_LO: f32 = 0.0026041666666666665;
+const ATLAS_HALF_UNIT_HI: f32 = 2.0859375;
+const ATLAS_HALF_UNIT_LO: f32 = -0.0026041666666666665;
+
+fn atlas_lattice_world(h: vec2<u32>) -> vec2<f32> {
+    let g = vec2<f32>(h.yx);
+    let hi = vec2<f32>(ATLAS_ORIGIN_HI) - g * ATLAS_HALF_UNIT_HI;
+    let lo = vec2<f32>(ATLAS_ORIGIN_LO) - g * ATLAS_HALF_UNIT_LO;
+    return hi + lo;
 }
 
 // Whether cell (row, col) of an MCNK with hole mask `holes` is a hole.

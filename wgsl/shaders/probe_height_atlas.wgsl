@@ -20,8 +20,8 @@ struct ProbeIn {
     window_cell: vec2<f32>,
     slot: u32,
     _p0: u32,
-    _p1: u32,
-    _p2: u32,
+    // A global lattice point (half-cells) for `atlas_lattice_world`.
+    lattice: vec2<u32>,
 }
 
 struct ProbeOut {
@@ -33,8 +33,8 @@ struct ProbeOut {
     found_slot: u32,
     // Absolute height (base Z + relative) at `window_cell` via the lookup.
     found_height: f32,
-    _p0: u32,
-    _p1: u32,
+    // atlas_lattice_world(lattice).
+    lattice_world: vec2<f32>,
 }
 
 @group(0) @binding(0) var<uniform> window: ProbeWindow;
@@ -64,5 +64,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         let local = p.window_cell - vec2<f32>((c.chunk - window.origin) * 8u);
         out.found_height = c.base_z + height_atlas_local(heights, c.tile, local.x, local.y);
     }
+    out.lattice_world = atlas_lattice_world(p.lattice);
     results[i] = out;
 }

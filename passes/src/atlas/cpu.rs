@@ -89,6 +89,25 @@ pub fn normal_atlas_local(tile: &[u8; TILE_TEXELS * 4], lx: f32, ly: f32) -> [f3
     }
 }
 
+/// High part of the map origin (WGSL `ATLAS_ORIGIN_HI`, 2184533 / 128).
+pub const ATLAS_ORIGIN_HI: f32 = 17066.664;
+/// Low part of the map origin (WGSL `ATLAS_ORIGIN_LO`, 1 / 384).
+pub const ATLAS_ORIGIN_LO: f32 = (1.0f64 / 384.0) as f32;
+/// High part of half a cell (WGSL `ATLAS_HALF_UNIT_HI`, 267 / 128).
+pub const ATLAS_HALF_UNIT_HI: f32 = 2.085_937_5;
+/// Low part of half a cell (WGSL `ATLAS_HALF_UNIT_LO`, -1 / 384).
+pub const ATLAS_HALF_UNIT_LO: f32 = (-1.0f64 / 384.0) as f32;
+
+/// World `(x, y)` of the lattice point at global half-cell coordinates `h`
+/// (WGSL `atlas_lattice_world`): `x = ORIGIN - h[1] * UNIT / 2`,
+/// `y = ORIGIN - h[0] * UNIT / 2`, evaluated with split constants.
+pub fn atlas_lattice_world(h: [u32; 2]) -> [f32; 2] {
+    let g = [h[1] as f32, h[0] as f32];
+    g.map(|g| {
+        (ATLAS_ORIGIN_HI - g * ATLAS_HALF_UNIT_HI) + (ATLAS_ORIGIN_LO - g * ATLAS_HALF_UNIT_LO)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +147,29 @@ mod tests {
             }
         }
         assert!(checked > 5000);
+    }
+
+    /// The split constants are what they claim, and every lattice point of
+    /// the world lands within one ulp of the exactly rounded f64 value
+    /// (almost always exactly on it).
+    #[test]
+    fn lattice_world_is_exactly_rounded() {
+        use sward_scenes::world::coords::{ORIGIN, UNIT_SIZE};
+        assert_eq!(ATLAS_ORIGIN_HI as f64, 2_184_533.0 / 128.0);
+        assert_eq!(ATLAS_HALF_UNIT_HI as f64, 267.0 / 128.0);
+        assert_eq!(ATLAS_ORIGIN_LO, (ORIGIN - 2_184_533.0 / 128.0) as f32);
+        assert_eq!(ATLAS_HALF_UNIT_LO, (UNIT_SIZE / 2.0 - 267.0 / 128.0) as f32);
+        let mut off = 0;
+        for g in 0..=16_384u32 {
+            let [x, _] = atlas_lattice_world([0, g]);
+            let exact = (ORIGIN - g as f64 * UNIT_SIZE / 2.0) as f32;
+            // Within one ulp (near the zero crossing: within 1e-5 units).
+            let ulp = (exact.abs() * f32::EPSILON).max(1e-5);
+            assert!((x - exact).abs() <= ulp, "g {g}: {x} vs {exact}");
+            if x != exact {
+                off += 1;
+            }
+        }
+        assert!(off < 200, "{off} of 16385 lattice lines one ulp off");
     }
 }

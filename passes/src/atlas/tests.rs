@@ -17,7 +17,7 @@ use sward_scenes::{Preset, Scene, World};
 use sward_wgsl::{modules, Module};
 use wgpu::util::DeviceExt;
 
-use super::cpu::atlas_split_local;
+use super::cpu::{atlas_lattice_world, atlas_split_local};
 use super::{HeightAtlas, NO_CHUNK};
 
 /// Largest allowed |GPU - CPU| of relative heights (world units).
@@ -39,7 +39,8 @@ struct ProbeIn {
     local: [f32; 2],
     window_cell: [f32; 2],
     slot: u32,
-    _pad: [u32; 3],
+    _pad: u32,
+    lattice: [u32; 2],
 }
 
 /// Probe output (WGSL `ProbeOut`).
@@ -50,7 +51,7 @@ struct ProbeOut {
     height: f32,
     found_slot: u32,
     found_height: f32,
-    _pad: [u32; 2],
+    lattice_world: [f32; 2],
 }
 
 /// The probe points: every MCVT vertex of every MCNK, then `random_per_chunk`
@@ -69,7 +70,11 @@ fn probe_points(world: &World, atlas: &HeightAtlas, random_per_chunk: usize) -> 
                 local: [lx, ly],
                 window_cell: [off[0] + lx, off[1] + ly],
                 slot: slot as u32,
-                _pad: [0; 3],
+                _pad: 0,
+                lattice: [
+                    chunk.x * 16 + (lx * 2.0).round() as u32,
+                    chunk.y * 16 + (ly * 2.0).round() as u32,
+                ],
             })
         };
         for r in 0..9 {
@@ -225,6 +230,7 @@ struct Errors {
     normal: f32,
     lookup_height: f32,
     lookup_misses: usize,
+    lattice_ulps: u32,
     points: usize,
 }
 
@@ -251,6 +257,13 @@ fn compare(world: &World, points: &[ProbeIn], out: &[ProbeOut]) -> Errors {
                 e.lookup_height = e.lookup_height.max((o.found_height - abs).abs());
             }
         }
+        let want = atlas_lattice_world(p.lattice);
+        for (g, w) in o.lattice_world.iter().zip(want) {
+            // In ulps of the value's magnitude (at least 1 unit: near the
+            // zero crossing an absolute 1.2e-7 counts as one ulp).
+            let ulp = w.abs().max(1.0) * f32::EPSILON;
+            e.lattice_ulps = e.lattice_ulps.max(((g - w).abs() / ulp).ceil() as u32);
+        }
         e.points += 1;
     }
     e
@@ -272,12 +285,18 @@ fn gpu_height_atlas_matches_the_cpu_reference() {
     let out = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &points);
     let e = compare(world, &points, &out);
     println!(
-        "height atlas parity (seams-holes, {} MCNKs, {} points): max |GPU - CPU| relative height {:.3e} units, normal {:.3e}, lookup abs height {:.3e}",
+        "height atlas parity (seams-holes, {} MCNKs, {} points): max |GPU - CPU| relative height {:.3e} units, normal {:.3e}, lookup abs height {:.3e}, lattice xy {} ulp",
         world.mcnk_count(),
         e.points,
         e.height,
         e.normal,
-        e.lookup_height
+        e.lookup_height,
+        e.lattice_ulps
+    );
+    assert!(
+        e.lattice_ulps <= 1,
+        "lattice world xy off by {} ulp",
+        e.lattice_ulps
     );
     assert!(e.points > 150_000, "{} points", e.points);
     assert!(e.height < HEIGHT_TOLERANCE, "max height error {}", e.height);
@@ -295,7 +314,8 @@ fn gpu_height_atlas_matches_the_cpu_reference() {
         local: [1.0, 1.0],
         window_cell: [-3.0, 5.0],
         slot: 0,
-        _pad: [0; 3],
+        _pad: 0,
+        lattice: [0, 0],
     };
     let o = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &[outside]);
     assert_eq!(o[0].found_slot, NO_CHUNK);
