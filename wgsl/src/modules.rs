@@ -61,4 +61,12 @@ shader_modules! {
     HEIGHT_ATLAS = "height_atlas";
     /// Compute probe comparing `height_atlas` with the CPU height reference (tests).
     PROBE_HEIGHT_ATLAS = "probe_height_atlas";
+    /// Grass `camera-grid` slot generator: world slots, hash streams, control lookups, blade transform.
+    CAMERA_GRID = "camera_grid";
+    /// Grass `camera-grid` draw: blades from the instance index (direct) or the compacted lists.
+    GRASS_CAMERA_GRID = "grass_camera_grid";
+    /// Grass `camera-grid` compaction pre-pass: per-model candidate lists + indirect args.
+    GRASS_CAMERA_GRID_COMPACT = "grass_camera_grid_compact";
+    /// Compute probe writing every `camera-grid` blade (stability, parity and identity tests).
+    PROBE_CAMERA_GRID = "probe_camera_grid";
 }
