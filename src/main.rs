@@ -73,11 +73,8 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Interactive viewer (opens a window).
-    Run {
-        #[arg(long, default_value = "elwynn-dense")]
-        preset: String,
-    },
+    /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
+    Run(RunArgs),
     /// Write a preset as ADT/WDT/DBC/M2 files.
     Export {
         #[arg(long)]
@@ -118,6 +115,42 @@ struct BenchArgs {
     /// default so GPU-driven tiers are timed without it; the report says which).
     #[arg(long)]
     indirect_validation: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    #[arg(long, default_value = "elwynn-dense")]
+    preset: String,
+    /// Initial tier combination, GRASS or GRASS+TERRAIN.
+    #[arg(long)]
+    tier: Option<String>,
+    /// Named view to start at (default: the preset's first).
+    #[arg(long)]
+    view: Option<String>,
+    /// Window size as WxH.
+    #[arg(long, default_value = "1280x720")]
+    size: String,
+    /// MSAA sample count: 1 or 4.
+    #[arg(long, default_value_t = 4)]
+    msaa: u32,
+    /// Present without vsync (Immediate/Mailbox instead of Fifo).
+    #[arg(long)]
+    no_vsync: bool,
+    /// Start with the panel hidden (F1 toggles it).
+    #[arg(long)]
+    no_panel: bool,
+    /// Start with the flamegraph window open.
+    #[arg(long)]
+    profiler: bool,
+    /// Exit after N frames.
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Write the last frame's scene image as PNG (with --frames).
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    /// Scripted actions, e.g. "tier=legacy-cpu@10,capture=/tmp/x.puffin@20".
+    #[arg(long)]
+    script: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -265,7 +298,25 @@ fn run(cli: Cli) -> Result<()> {
             println!("wrote {}", path.display());
             Ok(())
         }
-        Command::Run { .. } => bail!("`sward run` is not built yet"),
+        Command::Run(args) => {
+            let (w, h) = sward_engine::targets::parse_size(&args.size)
+                .map_err(|e| anyhow::anyhow!("--size: {e}"))?;
+            sward_viewer::run(sward_viewer::ViewerOptions {
+                preset: args.preset,
+                tier: args.tier,
+                view: args.view,
+                size: [w, h],
+                msaa: args.msaa,
+                no_vsync: args.no_vsync,
+                no_panel: args.no_panel,
+                profiler: args.profiler,
+                frames: args.frames,
+                screenshot: args.screenshot,
+                script: args.script,
+                adapter: cli.adapter,
+            })?;
+            Ok(())
+        }
         Command::Export { preset, out } => {
             let scene = sward_scenes::presets::Preset::by_name(&preset)?.build()?;
             let summary = sward_scenes::formats::export_data_dir(

@@ -57,6 +57,8 @@ shader_modules! {
     GRASS_INSTANCED = "grass_instanced";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
     PROBE_GRASS = "probe_grass";
+    /// Viewer present: full-screen copy of the scene colour onto the window surface.
+    VIEWER_BLIT = "viewer_blit";
     /// Exact height/normal atlas sampling (the MCVT four-triangle fan via `textureLoad`).
     HEIGHT_ATLAS = "height_atlas";
     /// Compute probe comparing `height_atlas` with the CPU height reference (tests).

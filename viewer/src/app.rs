@@ -1,0 +1,327 @@
+//! Viewer setup and the scene loop: opens the window, the GPU context and the
+//! surface, builds the preset, and runs frames until the user quits, picks
+//! another preset (the scene is rebuilt) or walks into another ADT tile of a
+//! world larger than the resident window (the window slides and the renderer's
+//! techniques are rebuilt for the new resident tiles: an expected hitch whose
+//! cost is logged).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use sward_engine::graph::GraphExecutor;
+use sward_engine::{GpuContext, GpuOptions, OffscreenTarget, TierCombo};
+use sward_passes::renderer::{SceneData, SceneRenderer};
+use sward_passes::RenderSettings;
+use sward_scenes::presets::{Preset, Scene};
+use sward_scenes::world::coords;
+use winit::event_loop::EventLoop;
+use winit::window::Window;
+
+use crate::camera::{FlyCamera, InputState, MoveMode};
+use crate::error::ViewerError;
+use crate::frame::Shell;
+use crate::present::Presenter;
+use crate::profiler::Profiler;
+use crate::script::Script;
+use crate::state::{Config, ViewerState};
+use crate::stats::FrameStats;
+use crate::ViewerOptions;
+
+/// Why a scene's frame loop ended.
+pub(crate) enum SceneExit {
+    /// The user (or `--frames`) ended the run.
+    Quit,
+    /// Another preset was picked.
+    Preset(String),
+    /// The camera left the window's centre tile at this position.
+    Slide([f64; 2]),
+}
+
+/// Everything that outlives one scene.
+pub struct Viewer {
+    pub(crate) opts: ViewerOptions,
+    pub(crate) event_loop: EventLoop<()>,
+    pub(crate) shell: Shell,
+    pub(crate) window: Arc<Window>,
+    pub(crate) gpu: GpuContext,
+    pub(crate) presenter: Presenter,
+    pub(crate) egui_ctx: egui::Context,
+    pub(crate) egui_state: egui_winit::State,
+    pub(crate) target: OffscreenTarget,
+    pub(crate) executor: GraphExecutor,
+    pub(crate) state: ViewerState,
+    pub(crate) stats: FrameStats,
+    pub(crate) profiler: Profiler,
+    pub(crate) camera: FlyCamera,
+    pub(crate) input: InputState,
+    pub(crate) script: Script,
+    /// Frames drawn so far (all scenes).
+    pub(crate) frame: u64,
+    pub(crate) started: Instant,
+    pub(crate) last_frame: Option<Instant>,
+    /// Pass names of the last frame (the table keeps only these).
+    pub(crate) pass_names: Vec<String>,
+}
+
+fn build_scene(name: &str) -> Result<Scene, ViewerError> {
+    let preset_err = |source| ViewerError::Preset {
+        preset: name.to_owned(),
+        source,
+    };
+    Preset::by_name(name)
+        .and_then(|p| p.build())
+        .map_err(preset_err)
+}
+
+/// Runs the viewer until the window closes or `--frames` frames are drawn.
+pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
+    let script = Script::parse(opts.script.as_deref().unwrap_or(""))?;
+    let combo: TierCombo = match &opts.tier {
+        Some(t) => t
+            .parse()
+            .map_err(|e| ViewerError::Usage(format!("--tier `{t}`: {e}")))?,
+        None => TierCombo::BASELINE,
+    };
+    if opts.msaa != 1 && opts.msaa != 4 {
+        return Err(ViewerError::Usage(format!(
+            "--msaa {} is not supported: use 1 or 4",
+            opts.msaa
+        )));
+    }
+    let started = Instant::now();
+    let mut scene = build_scene(&opts.preset)?;
+    log::info!(
+        "viewer: built preset {} in {:.0} ms",
+        scene.name,
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let (event_loop, shell, window) = Shell::open(&opts)?;
+    let gpu = GpuContext::new(&GpuOptions {
+        adapter: opts.adapter.clone(),
+        ..GpuOptions::default()
+    })?;
+    let presenter = Presenter::new(&gpu, window.clone(), !opts.no_vsync)?;
+    let egui_ctx = egui::Context::default();
+    let egui_state = egui_winit::State::new(
+        egui_ctx.clone(),
+        egui::ViewportId::ROOT,
+        &window,
+        Some(window.scale_factor() as f32),
+        None,
+        Some(gpu.device.limits().max_texture_dimension_2d as usize),
+    );
+    let (msaa, warning) = gpu.caps.cap_msaa(opts.msaa);
+    let [w, h] = presenter.size();
+    let target = OffscreenTarget::new(&gpu.device, w, h, msaa)?;
+    let executor = GraphExecutor::new(&gpu)?;
+    let config = Config {
+        combo: TierCombo::BASELINE,
+        settings: RenderSettings::default(),
+        msaa,
+    };
+    let mut state = ViewerState::new(
+        gpu.caps.clone(),
+        &scene.name,
+        config,
+        !opts.no_vsync,
+        !opts.no_panel,
+    );
+    if let Some(w) = warning {
+        state.message(w);
+    }
+    state.want_tiers(combo);
+    state.config.combo = state.wanted.combo;
+    let camera = start_camera(&scene, opts.view.as_deref())?;
+    state.views = scene.views.iter().map(|v| v.name.clone()).collect();
+    let profiler = Profiler::new(opts.profiler);
+    let mut viewer = Viewer {
+        opts,
+        event_loop,
+        shell,
+        window,
+        gpu,
+        presenter,
+        egui_ctx,
+        egui_state,
+        target,
+        executor,
+        state,
+        stats: FrameStats::new(),
+        profiler,
+        camera,
+        input: InputState::default(),
+        script,
+        frame: 0,
+        started,
+        last_frame: None,
+        pass_names: Vec::new(),
+    };
+    let mut hitch: Option<Instant> = None;
+    loop {
+        match viewer.run_scene(&scene, hitch.take())? {
+            SceneExit::Quit => break,
+            SceneExit::Preset(name) => {
+                let t0 = Instant::now();
+                scene = build_scene(&name)?;
+                viewer.camera = start_camera(&scene, None)?;
+                viewer.state.preset = scene.name.clone();
+                viewer.state.views = scene.views.iter().map(|v| v.name.clone()).collect();
+                viewer.state.message(format!(
+                    "preset {} built in {:.0} ms",
+                    scene.name,
+                    t0.elapsed().as_secs_f64() * 1e3
+                ));
+                hitch = Some(t0);
+            }
+            SceneExit::Slide([x, y]) => {
+                let t0 = Instant::now();
+                if let Some(s) = scene.follow(x, y)? {
+                    viewer.state.message(format!(
+                        "world window slid to tile ({}, {}): {} tiles loaded, {} reused in {:.0} ms",
+                        s.to.x,
+                        s.to.y,
+                        s.loaded.len(),
+                        s.reused,
+                        s.ms
+                    ));
+                }
+                hitch = Some(t0);
+            }
+        }
+    }
+    viewer.executor.flush(&viewer.gpu);
+    println!("sward run: {}", viewer.stats.summary_line());
+    Ok(())
+}
+
+/// The camera at the preset's view `name` (default: its first view).
+fn start_camera(scene: &Scene, name: Option<&str>) -> Result<FlyCamera, ViewerError> {
+    let pose = match name {
+        Some(n) => scene.view(n),
+        None => scene.views.first(),
+    };
+    pose.map(FlyCamera::from_pose).ok_or_else(|| {
+        let names: Vec<&str> = scene.views.iter().map(|v| v.name.as_str()).collect();
+        ViewerError::Usage(format!(
+            "preset `{}` has no view `{}`; views: {}",
+            scene.name,
+            name.unwrap_or("(any)"),
+            names.join(", ")
+        ))
+    })
+}
+
+/// Whether the camera at `(x, y)` should slide the window: only worlds larger
+/// than the resident window slide (sliding a 3x3 preset would only drop tiles).
+fn wants_slide(scene: &Scene, x: f64, y: f64) -> bool {
+    scene.adts > scene.window.tiles().len()
+        && coords::tile_at(x, y).is_some_and(|t| t != scene.window.centre())
+}
+
+impl Viewer {
+    /// Frames of one scene; the renderer lives exactly as long as the scene is unchanged.
+    fn run_scene(
+        &mut self,
+        scene: &Scene,
+        hitch: Option<Instant>,
+    ) -> Result<SceneExit, ViewerError> {
+        let t0 = Instant::now();
+        let mut renderer = SceneRenderer::new(SceneData {
+            world: scene.world(),
+            models: &scene.models,
+            placements: &scene.placements,
+        });
+        let combo = self.state.config.combo;
+        renderer
+            .set_tiers(&self.gpu, combo)
+            .map_err(|source| ViewerError::Pass {
+                tier: combo.to_string(),
+                source,
+            })?;
+        let built_ms = t0.elapsed().as_secs_f64() * 1e3;
+        match hitch {
+            Some(h) => self.state.message(format!(
+                "techniques rebuilt for the new window in {built_ms:.0} ms (hitch {:.0} ms in all)",
+                h.elapsed().as_secs_f64() * 1e3
+            )),
+            None => self
+                .state
+                .message(format!("{combo} built in {built_ms:.0} ms")),
+        }
+        loop {
+            self.pump_events();
+            self.run_script();
+            if self.state.quit {
+                return Ok(SceneExit::Quit);
+            }
+            if self.state.wanted_preset != self.state.preset {
+                return Ok(SceneExit::Preset(self.state.wanted_preset.clone()));
+            }
+            self.apply_wanted(&mut renderer)?;
+            self.take_view_requests(scene);
+            let now = Instant::now();
+            let dt = self
+                .last_frame
+                .map_or(0.0, |t| now.duration_since(t).as_secs_f32().min(0.25));
+            self.camera.mode = if self.state.walk {
+                MoveMode::Walk
+            } else {
+                MoveMode::Fly
+            };
+            let world = scene.world();
+            self.camera
+                .update(&mut self.input, dt, |x, y| world.height_at(x, y));
+            let eye = self.camera.eye;
+            if wants_slide(scene, f64::from(eye.x), f64::from(eye.y)) {
+                return Ok(SceneExit::Slide([f64::from(eye.x), f64::from(eye.y)]));
+            }
+            self.draw(&mut renderer)?;
+            if self.opts.frames.is_some_and(|n| self.frame >= n) {
+                if let Some(path) = self.opts.screenshot.clone() {
+                    self.screenshot(Some(path))?;
+                }
+                return Ok(SceneExit::Quit);
+            }
+        }
+    }
+
+    /// Applies what the panel, keys or script asked for since the last frame.
+    fn apply_wanted(&mut self, renderer: &mut SceneRenderer<'_>) -> Result<(), ViewerError> {
+        let wanted = self.state.wanted;
+        if wanted.combo != self.state.config.combo {
+            let t0 = Instant::now();
+            match renderer.set_tiers(&self.gpu, wanted.combo) {
+                Ok(()) => {
+                    self.state.config.combo = wanted.combo;
+                    self.state.message(format!(
+                        "switched to {} in {:.0} ms",
+                        wanted.combo,
+                        t0.elapsed().as_secs_f64() * 1e3
+                    ));
+                }
+                Err(e) => {
+                    self.state.wanted.combo = self.state.config.combo;
+                    self.state
+                        .message(format!("cannot switch to {}: {e}", wanted.combo));
+                }
+            }
+        }
+        if wanted.msaa != self.state.config.msaa {
+            let [w, h] = self.presenter.size();
+            self.target = OffscreenTarget::new(&self.gpu.device, w, h, wanted.msaa)?;
+            self.state.config.msaa = wanted.msaa;
+        }
+        self.state.config.settings = wanted.settings;
+        if self.state.vsync != self.presenter.vsync() {
+            self.presenter.set_vsync(&self.gpu, self.state.vsync);
+            self.state
+                .message(format!("present mode {:?}", self.presenter.present_mode()));
+        }
+        let size = self.presenter.size();
+        if size != [self.target.width, self.target.height] {
+            self.target =
+                OffscreenTarget::new(&self.gpu.device, size[0], size[1], self.state.config.msaa)?;
+        }
+        Ok(())
+    }
+}
