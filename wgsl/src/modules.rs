@@ -45,6 +45,10 @@ shader_modules! {
     TERRAIN_SHADE = "terrain_shade";
     /// Terrain `static-chunks`: per-MCNK vertex buffers, four-layer splat, sun, fog.
     TERRAIN_STATIC = "terrain_static";
+    /// Terrain `atlas-instanced` / `gpu-cull`: the template drawn from the height/normal atlas.
+    TERRAIN_ATLAS = "terrain_atlas";
+    /// Terrain `gpu-cull`: the `terrain.cull` compute pass (MCNK bounds -> compacted indirect draws).
+    TERRAIN_CULL = "terrain_cull";
     /// Root-anchored grass wind (`Wind`, `wind_sway`, `wind_offset`).
     WIND = "wind";
     /// Grass distance fade (`distance_fade`), shared by every grass tier.

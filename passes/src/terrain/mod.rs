@@ -9,20 +9,34 @@
 //! - [`splat_gpu`]: the splat GPU resources shared by every terrain tier.
 //! - [`shading`]: CPU mirrors of the `fog` and `lighting` WGSL snippets.
 //! - [`gpu`]: Rust mirrors of the shader's structs.
-//! - `static_chunks`: the technique itself.
+//! - `static_chunks`: the baseline technique itself.
+//! - [`template`]: the immutable 64-fan template of the atlas tiers and its
+//!   CPU mirror of their vertex stage.
+//! - [`atlas_instanced`]: `atlas-instanced` ([`AtlasInstanced`]): the template
+//!   instanced over CPU-culled MCNKs, heights/normals from the exact atlas.
+//! - [`gpu_cull`]: `gpu-cull` ([`GpuCullTerrain`]): compute culling of MCNKs
+//!   compacted into multi-draw-indirect of the template.
 
+mod atlas_draw;
+pub mod atlas_instanced;
 pub mod cull;
 pub mod gpu;
+pub mod gpu_cull;
 pub mod mesh;
 pub mod shading;
 pub mod splat;
 pub mod splat_gpu;
 mod static_chunks;
+pub mod template;
+#[cfg(test)]
+mod atlas_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use atlas_instanced::AtlasInstanced;
+pub use gpu_cull::GpuCullTerrain;
 pub use static_chunks::StaticChunks;
 
 /// Technique name used in errors and logs.

@@ -1,0 +1,217 @@
+//! What the two atlas-driven terrain tiers (`atlas-instanced`, `gpu-cull`)
+//! share: the height/normal atlas, the splat resources, the immutable
+//! template, the uniforms, the `terrain_atlas` shader and its pipelines.
+//! Each tier adds how it decides which MCNKs to draw.
+
+use std::collections::HashMap;
+
+use sward_engine::{GpuContext, COLOR_FORMAT};
+use sward_scenes::World;
+use wgpu::util::DeviceExt;
+
+use super::gpu::TerrainUniforms;
+use super::splat_gpu::SplatGpu;
+use super::template::{build_template, TEMPLATE_INDICES};
+use super::StaticChunks;
+use crate::atlas::HeightAtlas;
+use crate::error::PassError;
+
+/// Binding of the atlas records (`atlas_chunks`, gpu-cull's vertex stage).
+const BINDING_ATLAS_CHUNKS: u32 = 6;
+
+/// Template vertex buffer layout (location 0, `Uint32`).
+const TEMPLATE_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Uint32];
+
+/// Shared resources of the atlas terrain tiers.
+pub(crate) struct AtlasDraw {
+    pub atlas: HeightAtlas,
+    /// Splat resources (bound in `bind_group`; kept for ownership).
+    _splat: SplatGpu,
+    pub vertices: wgpu::Buffer,
+    pub indices: wgpu::Buffer,
+    pub uniforms: wgpu::Buffer,
+    pub bind_group: wgpu::BindGroup,
+    layout: wgpu::PipelineLayout,
+    shader: wgpu::ShaderModule,
+    entry_point: &'static str,
+    instance_layout: Option<wgpu::VertexBufferLayout<'static>>,
+    pipelines: HashMap<u32, wgpu::RenderPipeline>,
+    gpu_bytes: u64,
+}
+
+/// How a tier feeds the vertex stage.
+pub(crate) enum Feed {
+    /// `vs_instanced`: per-instance vertex attributes (no vertex storage).
+    Instanced(wgpu::VertexBufferLayout<'static>),
+    /// `vs_culled`: atlas records read from storage at `instance_index`.
+    Culled,
+}
+
+impl AtlasDraw {
+    /// Builds the atlas, splat data, template and pipelines (1x and 4x MSAA)
+    /// for `world`; `technique` names errors.
+    pub fn new(
+        gpu: &GpuContext,
+        world: &World,
+        feed: Feed,
+        technique: &'static str,
+    ) -> Result<Self, PassError> {
+        let device = &gpu.device;
+        let atlas = HeightAtlas::new(gpu, world)?;
+        let splat = SplatGpu::new(gpu, world)?;
+        let template = build_template();
+        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.template_vertices"),
+            contents: bytemuck::cast_slice(&template.vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.template_indices"),
+            contents: bytemuck::cast_slice(&template.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.uniforms"),
+            size: TerrainUniforms::size(),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_ATLAS)
+                .map_err(|source| PassError::Shader { technique, source })?;
+        let culled = matches!(feed, Feed::Culled);
+        let vs = wgpu::ShaderStages::VERTEX;
+        let mut layout_entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: vs | wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        layout_entries.extend(SplatGpu::layout_entries());
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniforms.as_entire_binding(),
+        }];
+        entries.extend(splat.bind_entries());
+        // Atlas records (6, only gpu-cull reads them in the vertex stage),
+        // heights (7), normals (8); the chunk index (9) is not needed here.
+        let skip = usize::from(!culled);
+        layout_entries.extend(
+            HeightAtlas::layout_entries(BINDING_ATLAS_CHUNKS, vs)
+                .into_iter()
+                .take(3)
+                .skip(skip),
+        );
+        entries.extend(
+            atlas
+                .bind_entries(BINDING_ATLAS_CHUNKS)
+                .into_iter()
+                .take(3)
+                .skip(skip),
+        );
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(technique),
+            entries: &layout_entries,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(technique),
+            layout: &bind_layout,
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(technique),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let gpu_bytes = atlas.gpu_memory_bytes()
+            + splat.gpu_memory_bytes()
+            + vertices.size()
+            + indices.size()
+            + uniforms.size();
+        let (entry_point, instance_layout) = match feed {
+            Feed::Instanced(l) => ("vs_instanced", Some(l)),
+            Feed::Culled => ("vs_culled", None),
+        };
+        let mut this = AtlasDraw {
+            atlas,
+            _splat: splat,
+            vertices,
+            indices,
+            uniforms,
+            bind_group,
+            layout,
+            shader,
+            entry_point,
+            instance_layout,
+            pipelines: HashMap::new(),
+            gpu_bytes,
+        };
+        for samples in [1, 4] {
+            this.ensure_pipeline(device, samples);
+        }
+        Ok(this)
+    }
+
+    /// Creates the pipeline for `samples` if missing (same states as
+    /// `static-chunks`: [`StaticChunks::pipeline_state`]).
+    pub fn ensure_pipeline(&mut self, device: &wgpu::Device, samples: u32) {
+        if self.pipelines.contains_key(&samples) {
+            return;
+        }
+        let (primitive, depth, multisample) = StaticChunks::pipeline_state(samples);
+        let template = wgpu::VertexBufferLayout {
+            array_stride: 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &TEMPLATE_ATTRIBUTES,
+        };
+        let mut buffers = vec![template];
+        buffers.extend(self.instance_layout.clone());
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(super::PASS_DRAW),
+            layout: Some(&self.layout),
+            vertex: wgpu::VertexState {
+                module: &self.shader,
+                entry_point: Some(self.entry_point),
+                compilation_options: Default::default(),
+                buffers: &buffers,
+            },
+            primitive,
+            depth_stencil: Some(depth),
+            multisample,
+            fragment: Some(wgpu::FragmentState {
+                module: &self.shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(COLOR_FORMAT.into())],
+            }),
+            multiview: None,
+            cache: None,
+        });
+        self.pipelines.insert(samples, pipeline);
+    }
+
+    /// The pipeline for `samples`, if built.
+    pub fn pipeline(&self, samples: u32) -> Option<&wgpu::RenderPipeline> {
+        self.pipelines.get(&samples)
+    }
+
+    /// Binds pipeline, bind group, template vertices and indices.
+    pub fn bind<'p>(&'p self, pass: &mut wgpu::RenderPass<'_>, pipeline: &'p wgpu::RenderPipeline) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_vertex_buffer(0, self.vertices.slice(..));
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint16);
+    }
+
+    /// Bytes of GPU memory (atlas, splat, template, uniforms).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.gpu_bytes
+    }
+
+    /// Indices of one template instance.
+    pub const INDEX_COUNT: u32 = TEMPLATE_INDICES;
+}

@@ -1,0 +1,196 @@
+//! Terrain `atlas-instanced`: the immutable 64-fan template drawn as one
+//! instanced draw over the visible MCNKs, heights and normals fetched from
+//! the exact atlas in the vertex stage, holes collapsed there, shading shared
+//! with `static-chunks` (`terrain_shade`).
+//!
+//! Culling stays on the CPU (the same hierarchical [`ChunkCuller`] as the
+//! baseline, over the atlas records' bounds). Each frame the pass writes one
+//! 32-byte [`InstanceGpu`] per visible MCNK into a persistent instance buffer
+//! (counted in `bytes_uploaded`) and issues a single `draw_indexed`. The
+//! per-instance record carries the MCNK itself (slot, coordinate, tile, base
+//! Z, holes) as vertex attributes, so this tier needs no storage buffers in
+//! the vertex stage (its only device requirement is R32Float textures).
+
+use sward_engine::graph::RenderGraph;
+use sward_engine::{GpuContext, DEPTH_CLEAR};
+use sward_scenes::world::coords::ChunkCoord;
+use sward_scenes::World;
+
+use super::atlas_draw::{AtlasDraw, Feed};
+use super::cull::ChunkCuller;
+use super::gpu::TerrainUniforms;
+use super::mesh::Aabb;
+use super::template::TEMPLATE_TRIANGLES;
+use super::PASS_DRAW;
+use crate::atlas::AtlasChunkGpu;
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+
+/// Technique name used in errors.
+pub const TECHNIQUE: &str = "terrain.atlas-instanced";
+
+/// Per-instance record of `vs_instanced` (vertex attributes 1..=3).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct InstanceGpu {
+    /// Slot, global chunk x, global chunk y, holes (location 1).
+    pub mcnk: [u32; 4],
+    /// Atlas tile (location 2).
+    pub tile: [u32; 2],
+    /// MCNK base Z (location 3).
+    pub base_z: f32,
+    /// Padding to 32 bytes.
+    pub _pad: u32,
+}
+
+impl InstanceGpu {
+    /// The instance of atlas record `r` at `slot`.
+    pub fn from_record(slot: u32, r: &AtlasChunkGpu) -> Self {
+        InstanceGpu {
+            mcnk: [slot, r.chunk[0], r.chunk[1], r.holes],
+            tile: r.tile,
+            base_z: r.base_z,
+            _pad: 0,
+        }
+    }
+}
+
+const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![1 => Uint32x4, 2 => Uint32x2, 3 => Float32];
+
+/// The `atlas-instanced` terrain technique (see the module docs).
+pub struct AtlasInstanced {
+    draw: AtlasDraw,
+    culler: ChunkCuller,
+    /// Instance record of every slot (the per-frame list copies from it).
+    all: Vec<InstanceGpu>,
+    instances: wgpu::Buffer,
+    /// Visible slots and their records of the last frame (reused allocations).
+    visible: Vec<u32>,
+    staged: Vec<InstanceGpu>,
+}
+
+/// The box of an atlas record.
+pub fn record_bounds(r: &AtlasChunkGpu) -> Aabb {
+    Aabb {
+        min: r.bounds_min.into(),
+        max: r.bounds_max.into(),
+    }
+}
+
+impl AtlasInstanced {
+    /// Builds the atlas, splat data, template and the instance buffer for
+    /// every resident MCNK of `world`.
+    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+        let feed = Feed::Instanced(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<InstanceGpu>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRIBUTES,
+        });
+        let draw = AtlasDraw::new(gpu, world, feed, TECHNIQUE)?;
+        let records = draw.atlas.records();
+        let bounds = records.iter().map(record_bounds).collect();
+        let tile_keys: Vec<u32> = records
+            .iter()
+            .map(|r| r.coord().tile().index() as u32)
+            .collect();
+        let all: Vec<InstanceGpu> = records
+            .iter()
+            .enumerate()
+            .map(|(s, r)| InstanceGpu::from_record(s as u32, r))
+            .collect();
+        let instances = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.instances"),
+            size: (all.len().max(1) * std::mem::size_of::<InstanceGpu>()) as u64,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(AtlasInstanced {
+            draw,
+            culler: ChunkCuller::new(bounds, &tile_keys),
+            all,
+            instances,
+            visible: Vec::new(),
+            staged: Vec::new(),
+        })
+    }
+
+    /// Adds `terrain.draw`: CPU cull, upload of the visible instance records,
+    /// one instanced indexed draw of the template.
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        self.draw.ensure_pipeline(&gpu.device, view.sample_count);
+        let view = *view;
+        let [r, g, b] = view.settings.fog_color.map(f64::from);
+        let (color_load, depth_load) = if targets.clear {
+            (
+                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
+                wgpu::LoadOp::Clear(DEPTH_CLEAR),
+            )
+        } else {
+            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+        };
+        let this: &'a mut Self = self;
+        graph
+            .add_render_pass(PASS_DRAW)
+            .color(targets.color, color_load, targets.resolve)
+            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+            .record(move |ctx| {
+                let Some(pipeline) = this.draw.pipeline(ctx.sample_count) else {
+                    log::error!("{PASS_DRAW}: no pipeline for {} samples", ctx.sample_count);
+                    return;
+                };
+                let bytes = TerrainUniforms::from_view(&view).to_bytes();
+                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+                this.culler.cull(
+                    &view.frustum,
+                    view.eye(),
+                    view.settings.terrain_distance,
+                    &mut this.visible,
+                );
+                this.staged.clear();
+                this.staged
+                    .extend(this.visible.iter().map(|&s| this.all[s as usize]));
+                let n = this.staged.len() as u32;
+                if n == 0 {
+                    return;
+                }
+                let instance_bytes: &[u8] = bytemuck::cast_slice(&this.staged);
+                ctx.queue.write_buffer(&this.instances, 0, instance_bytes);
+                ctx.counters.bytes_uploaded += instance_bytes.len() as u64;
+                this.draw.bind(&mut ctx.pass, pipeline);
+                ctx.pass
+                    .set_vertex_buffer(1, this.instances.slice(..u64::from(n) * 32));
+                ctx.pass.draw_indexed(0..AtlasDraw::INDEX_COUNT, 0, 0..n);
+                ctx.counters.draw_calls += 1;
+                ctx.counters.instances_submitted += u64::from(n);
+                ctx.counters.instances_drawn += u64::from(n);
+                ctx.counters.triangles += u64::from(n) * u64::from(TEMPLATE_TRIANGLES);
+            });
+    }
+
+    /// Bytes of GPU memory (atlas, splat data, template, uniforms, instance buffer).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.draw.gpu_memory_bytes() + self.instances.size()
+    }
+
+    /// Resident MCNKs.
+    pub fn chunk_count(&self) -> usize {
+        self.all.len()
+    }
+
+    /// Global coordinates of the MCNKs drawn in the last recorded frame.
+    pub fn last_visible(&self) -> Vec<ChunkCoord> {
+        let records = self.draw.atlas.records();
+        self.visible
+            .iter()
+            .map(|&s| records[s as usize].coord())
+            .collect()
+    }
+}

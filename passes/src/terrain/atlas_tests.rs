@@ -1,0 +1,375 @@
+//! GPU tests of the atlas terrain tiers against the `static-chunks`
+//! baseline: image parity on every named view of `seams-holes` (seams, holes,
+//! cliffs) and of a top-down view over holes, both multi-draw variants of
+//! `gpu-cull`, the GPU cull's kept set against its CPU reference on named
+//! views of `seams-holes` and `elwynn-dense`, and the per-frame upload
+//! counters.
+//!
+//! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs; run with
+//! `--nocapture` to see the measured differences.
+
+use std::sync::OnceLock;
+
+use glam::Vec3;
+use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
+use sward_engine::targets::write_png;
+use sward_engine::{Camera, Capability, GpuContext, OffscreenTarget};
+use sward_scenes::{Preset, Scene, World};
+
+use super::gpu::TerrainUniforms;
+use super::gpu_cull::cull::{boundary_margin, cull_reference, TerrainCullUniforms};
+use super::gpu_cull::MdiVariant;
+use super::testutil::cliff_world;
+use super::{AtlasInstanced, GpuCullTerrain, StaticChunks};
+use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+
+const SIZE: [u32; 2] = [256, 160];
+
+fn seams() -> &'static Scene {
+    static SCENE: OnceLock<Scene> = OnceLock::new();
+    SCENE.get_or_init(|| {
+        Preset::by_name("seams-holes")
+            .and_then(|p| p.build())
+            .expect("seams-holes builds")
+    })
+}
+
+enum Tier {
+    Static(StaticChunks),
+    Atlas(AtlasInstanced),
+    Culled(GpuCullTerrain),
+}
+
+impl Tier {
+    fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        g: &mut RenderGraph<'a>,
+        view: &FrameView,
+        t: PassTargets,
+    ) {
+        match self {
+            Tier::Static(x) => x.record(gpu, g, view, t),
+            Tier::Atlas(x) => x.record(gpu, g, view, t),
+            Tier::Culled(x) => x.record(gpu, g, view, t),
+        }
+    }
+}
+
+/// Renders one frame of `tier` and reads the image back.
+fn render(
+    gpu: &GpuContext,
+    tier: &mut Tier,
+    camera: Camera,
+    settings: RenderSettings,
+    name: &str,
+) -> (Vec<u8>, FrameReport) {
+    let target =
+        OffscreenTarget::new(&gpu.device, SIZE[0], SIZE[1], 1).unwrap_or_else(|e| panic!("{e}"));
+    let mut executor = GraphExecutor::new(gpu).unwrap_or_else(|e| panic!("{e}"));
+    let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
+    let mut g = RenderGraph::new();
+    let color = g.import_texture("target.color", target.render_color());
+    let depth = g.import_texture("target.depth", &target.depth);
+    let targets = PassTargets {
+        color,
+        depth,
+        resolve: None,
+        clear: true,
+    };
+    tier.record(gpu, &mut g, &view, targets);
+    let report = executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}"));
+    let image = target
+        .read_color(&gpu.device, &gpu.queue)
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(format!("terrain-{name}.png"));
+        write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
+    }
+    (image.into_raw(), report)
+}
+
+/// RMSE over RGB (0..255) and the fraction of pixels differing by more than
+/// 16 levels in some channel.
+fn diff(a: &[u8], b: &[u8]) -> (f64, f64) {
+    let (mut sq, mut differing) = (0.0f64, 0usize);
+    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let mut worst = 0;
+        for k in 0..3 {
+            let d = i32::from(pa[k]) - i32::from(pb[k]);
+            sq += f64::from(d * d);
+            worst = worst.max(d.abs());
+        }
+        if worst > 16 {
+            differing += 1;
+        }
+    }
+    let pixels = (a.len() / 4) as f64;
+    ((sq / (pixels * 3.0)).sqrt(), differing as f64 / pixels)
+}
+
+fn background_pixels(img: &[u8], clear: [u8; 3]) -> usize {
+    img.chunks_exact(4)
+        .filter(|p| p[..3].iter().zip(clear).all(|(a, b)| a.abs_diff(b) <= 2))
+        .count()
+}
+
+/// The three tiers (and the plain multi-draw variant where the device also
+/// has the count one) over `world`.
+fn tiers(gpu: &GpuContext, world: &World) -> Vec<(&'static str, Tier)> {
+    let mut out = vec![
+        (
+            "static-chunks",
+            Tier::Static(StaticChunks::new(gpu, world).unwrap_or_else(|e| panic!("{e}"))),
+        ),
+        (
+            "atlas-instanced",
+            Tier::Atlas(AtlasInstanced::new(gpu, world).unwrap_or_else(|e| panic!("{e}"))),
+        ),
+    ];
+    if gpu.caps.has(Capability::Compute) && gpu.caps.has(Capability::VertexStorage) {
+        let best = MdiVariant::for_device(gpu);
+        out.push((
+            "gpu-cull",
+            Tier::Culled(
+                GpuCullTerrain::with_variant(gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+            ),
+        ));
+        if best == MdiVariant::Count {
+            out.push((
+                "gpu-cull-plain",
+                Tier::Culled(
+                    GpuCullTerrain::with_variant(gpu, world, MdiVariant::Plain)
+                        .unwrap_or_else(|e| panic!("{e}")),
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// Every named view of `seams-holes` (default look: sun, fog, sky clear)
+/// renders like `static-chunks` in every atlas tier.
+#[test]
+fn atlas_tiers_match_static_chunks_on_named_views() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let scene = seams();
+    let settings = RenderSettings::default();
+    let mut tiers = tiers(&gpu, scene.world());
+    assert!(tiers.len() >= 3, "gpu-cull not runnable on this device");
+    assert!(scene.views.len() >= 4);
+    for pose in &scene.views {
+        let camera = camera_from_pose(pose, &settings);
+        let mut images = Vec::new();
+        for (name, tier) in tiers.iter_mut() {
+            let (img, _) = render(
+                &gpu,
+                tier,
+                camera,
+                settings,
+                &format!("{name}-{}", pose.name),
+            );
+            images.push((*name, img));
+        }
+        let (_, base) = &images[0];
+        for (name, img) in &images[1..] {
+            let (rmse, frac) = diff(base, img);
+            println!(
+                "{} vs static-chunks, view {}: rmse {rmse:.3}, pixels > 16 levels {:.4}%",
+                name,
+                pose.name,
+                frac * 100.0
+            );
+            assert!(
+                rmse < 2.0 && frac < 0.005,
+                "{name} on {}: rmse {rmse}, differing {frac}",
+                pose.name
+            );
+        }
+        // Both multi-draw variants draw the same triangles.
+        if let [.., (_, a), (_, b)] = &images[..] {
+            if images.len() == 4 {
+                assert_eq!(a, b, "count and plain multi-draw differ on {}", pose.name);
+            }
+        }
+    }
+}
+
+/// Straight down over MCNK (3, 5) of the cliff world, whose two hole blocks
+/// must show the clear colour in every tier, like in `static-chunks`.
+#[test]
+fn holes_are_collapsed_like_the_baseline_leaves_them_out() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let world = cliff_world();
+    let chunk =
+        sward_scenes::world::coords::ChunkCoord::from_tile(super::testutil::CLIFF_TILE, 3, 5);
+    let [ox, oy] = chunk.origin();
+    let m = world.mcnk(chunk).expect("resident");
+    let size = sward_scenes::world::coords::CHUNK_SIZE as f32;
+    let camera = Camera {
+        eye: Vec3::new(
+            ox as f32 - size / 2.0,
+            oy as f32 - size / 2.0,
+            m.header.position[2] + 120.0,
+        ),
+        yaw_deg: 0.0,
+        pitch_deg: -90.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let settings = RenderSettings {
+        fog_color: [0.0; 3],
+        fog_range: [1.0e6, 2.0e6],
+        terrain_distance: 1.0e5,
+        ..RenderSettings::default()
+    };
+    let mut images = Vec::new();
+    for (name, mut tier) in tiers(&gpu, &world) {
+        let (img, _) = render(&gpu, &mut tier, camera, settings, &format!("{name}-holes"));
+        images.push((name, img));
+    }
+    let holes = background_pixels(&images[0].1, [0, 0, 0]);
+    assert!(holes > 100, "static-chunks shows {holes} hole pixels");
+    for (name, img) in &images[1..] {
+        let (rmse, frac) = diff(&images[0].1, img);
+        let bg = background_pixels(img, [0, 0, 0]);
+        println!("{name} top-down over holes: {bg} hole pixels (static {holes}), rmse {rmse:.3}");
+        assert!(
+            bg.abs_diff(holes) <= holes / 50 + 4,
+            "{name}: {bg} hole pixels vs {holes}"
+        );
+        assert!(
+            rmse < 2.0 && frac < 0.005,
+            "{name}: rmse {rmse}, differing {frac}"
+        );
+    }
+}
+
+/// For named views (plus each turned by 45-degree steps), the MCNKs the GPU
+/// cull keeps are exactly the CPU reference's; a disagreement is only
+/// accepted for a box within 1e-3 units of a culling boundary (f32 ties).
+#[test]
+fn gpu_cull_keeps_exactly_the_cpu_reference() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
+        return;
+    }
+    let elwynn = Preset::by_name("elwynn-dense")
+        .and_then(|p| p.build())
+        .expect("elwynn-dense builds");
+    let (mut checked, mut partial) = (0, 0);
+    for scene in [seams(), &elwynn] {
+        let world = scene.world();
+        let mut tier = GpuCullTerrain::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+        for (k, pose) in scene.views.iter().enumerate() {
+            for (turn, distance) in [(0.0, 1000.0), (45.0, 300.0), (135.0, 120.0)] {
+                let settings = RenderSettings {
+                    terrain_distance: distance,
+                    ..RenderSettings::default()
+                };
+                let mut camera = camera_from_pose(pose, &settings);
+                camera.yaw_deg += turn;
+                let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
+                let mut t = Tier::Culled(tier);
+                render(
+                    &gpu,
+                    &mut t,
+                    camera,
+                    settings,
+                    &format!("cull-{}-{k}", scene.name),
+                );
+                let Tier::Culled(back) = t else {
+                    unreachable!()
+                };
+                tier = back;
+                let kept = tier.read_kept(&gpu).unwrap_or_else(|e| panic!("{e}"));
+                let want = cull_reference(tier.records(), &view.frustum, view.eye(), distance);
+                let diff: Vec<u32> = kept
+                    .iter()
+                    .filter(|s| want.binary_search(s).is_err())
+                    .chain(want.iter().filter(|s| kept.binary_search(s).is_err()))
+                    .copied()
+                    .collect();
+                for s in &diff {
+                    let margin = boundary_margin(
+                        &tier.records()[*s as usize],
+                        &view.frustum,
+                        view.eye(),
+                        distance,
+                    );
+                    assert!(
+                        margin < 1e-3,
+                        "{} view {} turn {turn}: slot {s} differs (margin {margin})",
+                        scene.name,
+                        pose.name
+                    );
+                }
+                if !want.is_empty() && want.len() < tier.chunk_count() {
+                    partial += 1;
+                }
+                println!(
+                    "{} view {} turn {turn} distance {distance}: GPU kept {}, CPU reference {}, {} f32 ties",
+                    scene.name,
+                    pose.name,
+                    kept.len(),
+                    want.len(),
+                    diff.len()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 21);
+    assert!(
+        partial * 4 >= checked * 3,
+        "only {partial} of {checked} cases keep a proper subset"
+    );
+}
+
+/// `gpu-cull` uploads uniforms only, whatever it keeps; `atlas-instanced`
+/// uploads its uniforms plus 32 bytes per drawn MCNK.
+#[test]
+fn per_frame_uploads() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let scene = seams();
+    let settings = RenderSettings::default();
+    let uniforms = TerrainUniforms::size();
+    for (name, mut tier) in tiers(&gpu, scene.world()).into_iter().skip(1) {
+        let mut uploads = Vec::new();
+        for pose in &scene.views {
+            let camera = camera_from_pose(pose, &settings);
+            let (_, report) = render(
+                &gpu,
+                &mut tier,
+                camera,
+                settings,
+                &format!("uploads-{name}"),
+            );
+            let c = report.counters;
+            uploads.push((c.bytes_uploaded, c.instances_drawn, c.draw_calls));
+        }
+        for (bytes, drawn, calls) in &uploads {
+            match &tier {
+                Tier::Atlas(_) => {
+                    assert_eq!(*bytes, uniforms + 32 * drawn, "{name}");
+                    assert_eq!(*calls, 1);
+                }
+                Tier::Culled(_) => {
+                    let cull = std::mem::size_of::<TerrainCullUniforms>() as u64;
+                    assert_eq!(*bytes, uniforms + cull, "{name}");
+                }
+                Tier::Static(_) => {}
+            }
+        }
+        println!("{name}: (bytes uploaded, instances drawn, draw calls) per view {uploads:?}");
+    }
+}

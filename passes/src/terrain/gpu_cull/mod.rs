@@ -1,0 +1,419 @@
+//! Terrain `gpu-cull`: the `terrain.cull` compute pass tests every resident
+//! MCNK's conservative bounds (atlas record) against the frustum and the
+//! draw distance and compacts the survivors with an atomic counter into
+//! indexed indirect draws of the immutable template (first instance = atlas
+//! slot); `terrain.draw` then draws them with one
+//! `multi_draw_indexed_indirect_count` where the device has
+//! [`Capability::MultiDrawIndirectCount`], otherwise with
+//! `multi_draw_indexed_indirect` over all resident entries of an args buffer
+//! cleared every frame (culled entries stay zero-instance draws). The vertex
+//! stage is the `atlas-instanced` one reading the atlas record from storage.
+//!
+//! Per-frame CPU work does not grow with MCNKs: two small uniform writes, a
+//! buffer clear, one dispatch, one multi-draw. The number of kept MCNKs is
+//! read back a few frames late through a non-blocking map (counters only).
+//!
+//! - [`cull`]: uniforms, the indirect record and the CPU reference cull.
+
+pub mod cull;
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use sward_engine::graph::RenderGraph;
+use sward_engine::targets::read_buffer;
+use sward_engine::{Capability, GpuContext, DEPTH_CLEAR};
+use sward_scenes::World;
+
+use self::cull::{DrawIndexedArgs, TerrainCullUniforms};
+use super::atlas_draw::{AtlasDraw, Feed};
+use super::gpu::TerrainUniforms;
+use super::template::TEMPLATE_TRIANGLES;
+use super::PASS_DRAW;
+use crate::atlas::AtlasChunkGpu;
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+
+/// Technique name used in errors.
+pub const TECHNIQUE: &str = "terrain.gpu-cull";
+/// Name of the compute pass (also its puffin and GPU timestamp scope).
+pub const PASS_CULL: &str = "terrain.cull";
+/// Name of the pass that resets the counter (and, without the count
+/// variant, the args).
+pub const PASS_CLEAR: &str = "terrain.cull.clear";
+/// Name of the pass that copies the counter for the lagged readback.
+pub const PASS_READBACK: &str = "terrain.cull.readback";
+
+/// Which multi-draw call draws the culled MCNKs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MdiVariant {
+    /// `multi_draw_indexed_indirect_count`: the GPU counter is the draw count.
+    Count,
+    /// `multi_draw_indexed_indirect` over every resident entry; entries past
+    /// the counter stay zeroed (zero-instance draws).
+    Plain,
+}
+
+impl MdiVariant {
+    /// The best variant `gpu` supports.
+    pub fn for_device(gpu: &GpuContext) -> Self {
+        if gpu.caps.has(Capability::MultiDrawIndirectCount) {
+            MdiVariant::Count
+        } else {
+            MdiVariant::Plain
+        }
+    }
+
+    /// Name used in reports (`multi_draw_indexed_indirect_count` / `multi_draw_indexed_indirect`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MdiVariant::Count => "multi_draw_indexed_indirect_count",
+            MdiVariant::Plain => "multi_draw_indexed_indirect",
+        }
+    }
+}
+
+const IDLE: u8 = 0;
+const COPIED: u8 = 1;
+const MAPPING: u8 = 2;
+const READY: u8 = 3;
+
+/// The `gpu-cull` terrain technique (see the module docs).
+pub struct GpuCullTerrain {
+    draw: AtlasDraw,
+    variant: MdiVariant,
+    chunk_count: u32,
+    cull_pipeline: wgpu::ComputePipeline,
+    cull_bind: wgpu::BindGroup,
+    cull_uniforms: wgpu::Buffer,
+    args: wgpu::Buffer,
+    count: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    readback_state: Arc<AtomicU8>,
+    last_kept: Option<u32>,
+}
+
+impl GpuCullTerrain {
+    /// Builds the technique for `world` with the best multi-draw variant the
+    /// device has.
+    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+        Self::with_variant(gpu, world, MdiVariant::for_device(gpu))
+    }
+
+    /// Builds the technique with a given multi-draw variant (tests compare
+    /// both); `Count` on a device without it is an error.
+    pub fn with_variant(
+        gpu: &GpuContext,
+        world: &World,
+        variant: MdiVariant,
+    ) -> Result<Self, PassError> {
+        let device = &gpu.device;
+        if variant == MdiVariant::Count && !gpu.caps.has(Capability::MultiDrawIndirectCount) {
+            return Err(PassError::DeviceLimit {
+                technique: TECHNIQUE,
+                what: "multi_draw_indexed_indirect_count support".into(),
+                needed: 1,
+                limit: 0,
+            });
+        }
+        let draw = AtlasDraw::new(gpu, world, Feed::Culled, TECHNIQUE)?;
+        let chunk_count = draw.atlas.chunk_count() as u32;
+        let args_size =
+            (u64::from(chunk_count.max(1))) * std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let indirect = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.args"),
+            size: args_size,
+            usage: indirect,
+            mapped_at_creation: false,
+        });
+        let count = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.count"),
+            size: 4,
+            usage: indirect,
+            mapped_at_creation: false,
+        });
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.count_readback"),
+            size: 4,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let cull_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.uniforms"),
+            size: std::mem::size_of::<TerrainCullUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CULL)
+            .map_err(|source| PassError::Shader {
+                technique: TECHNIQUE,
+                source,
+            })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let buffer_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: cs,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(PASS_CULL),
+            entries: &[
+                buffer_entry(0, wgpu::BufferBindingType::Uniform),
+                buffer_entry(1, storage(true)),
+                buffer_entry(2, storage(false)),
+                buffer_entry(3, storage(false)),
+            ],
+        });
+        fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            }
+        }
+        let cull_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_CULL),
+            layout: &bind_layout,
+            entries: &[
+                entry(0, &cull_uniforms),
+                entry(1, draw.atlas.chunk_buffer()),
+                entry(2, &args),
+                entry(3, &count),
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS_CULL),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let cull_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_CULL),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Ok(GpuCullTerrain {
+            draw,
+            variant,
+            chunk_count,
+            cull_pipeline,
+            cull_bind,
+            cull_uniforms,
+            args,
+            count,
+            readback,
+            readback_state: Arc::new(AtomicU8::new(IDLE)),
+            last_kept: None,
+        })
+    }
+
+    /// The multi-draw variant this instance draws with.
+    pub fn variant(&self) -> MdiVariant {
+        self.variant
+    }
+
+    /// Resident MCNKs.
+    pub fn chunk_count(&self) -> usize {
+        self.chunk_count as usize
+    }
+
+    /// The atlas records (slot order): the bounds the cull tests.
+    pub fn records(&self) -> &[AtlasChunkGpu] {
+        self.draw.atlas.records()
+    }
+
+    /// Kept MCNKs of a recent frame (read back a few frames late), if known.
+    pub fn last_kept(&self) -> Option<u32> {
+        self.last_kept
+    }
+
+    /// Advances the lagged readback of the counter: maps a copy made in an
+    /// earlier (submitted) frame, or reads a finished map. Returns whether a
+    /// new copy may be recorded this frame.
+    fn poll_readback(&mut self) -> bool {
+        match self.readback_state.load(Ordering::Acquire) {
+            COPIED => {
+                let state = Arc::clone(&self.readback_state);
+                self.readback
+                    .slice(..)
+                    .map_async(wgpu::MapMode::Read, move |r| {
+                        state.store(if r.is_ok() { READY } else { IDLE }, Ordering::Release);
+                    });
+                self.readback_state.store(MAPPING, Ordering::Release);
+                false
+            }
+            READY => {
+                {
+                    let data = self.readback.slice(..).get_mapped_range();
+                    self.last_kept = Some(u32::from_le_bytes([data[0], data[1], data[2], data[3]]));
+                }
+                self.readback.unmap();
+                self.readback_state.store(IDLE, Ordering::Release);
+                true
+            }
+            IDLE => true,
+            _ => false,
+        }
+    }
+
+    /// Adds `terrain.cull.clear`, `terrain.cull`, (sometimes)
+    /// `terrain.cull.readback` and `terrain.draw`.
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        self.draw.ensure_pipeline(&gpu.device, view.sample_count);
+        let copy_count = self.poll_readback();
+        if copy_count {
+            self.readback_state.store(COPIED, Ordering::Release);
+        }
+        let view = *view;
+        let this: &'a Self = self;
+        let args = graph.import_buffer("terrain.cull.args", &this.args);
+        let count = graph.import_buffer("terrain.cull.count", &this.count);
+        graph
+            .add_transfer_pass(PASS_CLEAR)
+            .write(args)
+            .write(count)
+            .record(move |ctx| {
+                ctx.encoder.clear_buffer(&this.count, 0, None);
+                if this.variant == MdiVariant::Plain {
+                    ctx.encoder.clear_buffer(&this.args, 0, None);
+                }
+            });
+        graph
+            .add_compute_pass(PASS_CULL)
+            .read_write(args)
+            .read_write(count)
+            .needs(Capability::Compute)
+            .record(move |ctx| {
+                let u = TerrainCullUniforms::new(
+                    view.frustum,
+                    view.eye(),
+                    view.settings.terrain_distance,
+                    this.chunk_count,
+                );
+                let bytes = bytemuck::bytes_of(&u);
+                ctx.queue.write_buffer(&this.cull_uniforms, 0, bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+                ctx.pass.set_pipeline(&this.cull_pipeline);
+                ctx.pass.set_bind_group(0, &this.cull_bind, &[]);
+                ctx.pass
+                    .dispatch_workgroups(this.chunk_count.div_ceil(64).max(1), 1, 1);
+                ctx.counters.instances_submitted += u64::from(this.chunk_count);
+            });
+        if copy_count {
+            graph
+                .add_transfer_pass(PASS_READBACK)
+                .read(count)
+                .record(move |ctx| {
+                    ctx.encoder
+                        .copy_buffer_to_buffer(&this.count, 0, &this.readback, 0, 4);
+                });
+        }
+        let [r, g, b] = view.settings.fog_color.map(f64::from);
+        let (color_load, depth_load) = if targets.clear {
+            (
+                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
+                wgpu::LoadOp::Clear(DEPTH_CLEAR),
+            )
+        } else {
+            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+        };
+        let mut pass = graph
+            .add_render_pass(PASS_DRAW)
+            .read(args)
+            .read(count)
+            .needs(Capability::MultiDrawIndirect)
+            .needs(Capability::IndirectFirstInstance)
+            .needs(Capability::VertexStorage);
+        if this.variant == MdiVariant::Count {
+            pass = pass.needs(Capability::MultiDrawIndirectCount);
+        }
+        pass.color(targets.color, color_load, targets.resolve)
+            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+            .record(move |ctx| {
+                let Some(pipeline) = this.draw.pipeline(ctx.sample_count) else {
+                    log::error!("{PASS_DRAW}: no pipeline for {} samples", ctx.sample_count);
+                    return;
+                };
+                let bytes = TerrainUniforms::from_view(&view).to_bytes();
+                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+                if this.chunk_count == 0 {
+                    return;
+                }
+                this.draw.bind(&mut ctx.pass, pipeline);
+                match this.variant {
+                    MdiVariant::Count => ctx.pass.multi_draw_indexed_indirect_count(
+                        &this.args,
+                        0,
+                        &this.count,
+                        0,
+                        this.chunk_count,
+                    ),
+                    MdiVariant::Plain => {
+                        ctx.pass
+                            .multi_draw_indexed_indirect(&this.args, 0, this.chunk_count)
+                    }
+                }
+                // Draw commands: every resident entry for the plain variant;
+                // the (lagged) kept count for the count variant.
+                let kept = this.last_kept.unwrap_or(this.chunk_count);
+                ctx.counters.draw_calls += u64::from(match this.variant {
+                    MdiVariant::Count => kept,
+                    MdiVariant::Plain => this.chunk_count,
+                });
+                ctx.counters.instances_drawn += u64::from(kept);
+                ctx.counters.triangles += u64::from(kept) * u64::from(TEMPLATE_TRIANGLES);
+            });
+    }
+
+    /// Reads back the slots kept by the last executed `terrain.cull`, sorted
+    /// (blocking; for tests and tools).
+    pub fn read_kept(
+        &self,
+        gpu: &GpuContext,
+    ) -> Result<Vec<u32>, sward_engine::targets::TargetError> {
+        let count_bytes = read_buffer(&gpu.device, &gpu.queue, &self.count, 4)?;
+        let n = u32::from_le_bytes([
+            count_bytes[0],
+            count_bytes[1],
+            count_bytes[2],
+            count_bytes[3],
+        ])
+        .min(self.chunk_count);
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let size = u64::from(n) * std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let bytes = read_buffer(&gpu.device, &gpu.queue, &self.args, size)?;
+        let args: &[DrawIndexedArgs] = bytemuck::cast_slice(&bytes);
+        let mut slots: Vec<u32> = args.iter().map(|a| a.first_instance).collect();
+        slots.sort_unstable();
+        Ok(slots)
+    }
+
+    /// Bytes of GPU memory (atlas, splat data, template, uniforms, args, counter).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.draw.gpu_memory_bytes()
+            + self.args.size()
+            + self.count.size()
+            + self.readback.size()
+            + self.cull_uniforms.size()
+    }
+}

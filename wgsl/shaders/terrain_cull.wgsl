@@ -1,0 +1,58 @@
+// Rust mirror: sward_passes::terrain::gpu_cull::cull (TerrainCullUniforms,
+// DrawIndexedArgs, and the CPU reference `cull_reference`, which applies
+// terrain::cull::chunk_visible: the same frustum AABB test as `frustum` and
+// the same nearest-point distance).
+//
+// Terrain `gpu-cull`, pass `terrain.cull`: one invocation per resident MCNK
+// tests its conservative bounds (atlas record) against the frustum and the
+// draw distance; survivors are compacted with an atomic counter into
+// indexed indirect draws of the template whose first instance is the MCNK's
+// atlas slot. The counter doubles as the draw count of
+// multi_draw_indexed_indirect_count; without that feature the args buffer is
+// cleared first and all entries are drawn (culled ones have zero instances).
+
+//! import frustum, height_atlas
+
+struct TerrainCullUniforms {
+    frustum: Frustum,
+    eye: vec3<f32>,
+    max_distance: f32,
+    chunk_count: u32,
+    index_count: u32,
+    _pad: vec2<u32>,
+}
+
+struct DrawIndexedArgs {
+    index_count: u32,
+    instance_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+@group(0) @binding(0) var<uniform> cull: TerrainCullUniforms;
+@group(0) @binding(1) var<storage, read> atlas_chunks: array<AtlasChunk>;
+@group(0) @binding(2) var<storage, read_write> args: array<DrawIndexedArgs>;
+@group(0) @binding(3) var<storage, read_write> draw_count: atomic<u32>;
+
+// Distance from `p` to the nearest point of the box (0 inside).
+fn nearest_distance(p: vec3<f32>, bmin: vec3<f32>, bmax: vec3<f32>) -> f32 {
+    return length(max(max(bmin - p, p - bmax), vec3<f32>(0.0)));
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x;
+    if (slot >= cull.chunk_count) {
+        return;
+    }
+    let c = atlas_chunks[slot];
+    if (!frustum_aabb_visible(cull.frustum, c.bounds_min, c.bounds_max)) {
+        return;
+    }
+    if (nearest_distance(cull.eye, c.bounds_min, c.bounds_max) > cull.max_distance) {
+        return;
+    }
+    let k = atomicAdd(&draw_count, 1u);
+    args[k] = DrawIndexedArgs(cull.index_count, 1u, 0u, 0, slot);
+}
