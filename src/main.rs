@@ -18,6 +18,11 @@ struct Cli {
     /// from `sward info`. `WGPU_BACKEND` selects the backend.
     #[arg(long, global = true)]
     adapter: Option<String>,
+    /// Load the world from a directory of ADT/WDT/DBC/M2 files (as written by
+    /// `sward export` or extracted from a client) instead of generating the
+    /// preset; the preset still chooses the placement policy.
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -167,7 +172,10 @@ enum InspectCommand {
 }
 
 fn main() {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn,wgpu_hal=error")).init();
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_hal=error"),
+    )
+    .init();
     let cli = Cli::parse();
     if let Err(err) = run(cli) {
         eprintln!("error: {err:#}");
@@ -181,6 +189,7 @@ fn one_off(
     size: &str,
     msaa: u32,
     adapter: Option<String>,
+    data: Option<PathBuf>,
 ) -> Result<OneOffOptions> {
     let (w, h) =
         sward_engine::targets::parse_size(size).map_err(|e| anyhow::anyhow!("--size: {e}"))?;
@@ -190,6 +199,7 @@ fn one_off(
         size: [w, h],
         msaa,
         adapter,
+        data,
     })
 }
 
@@ -240,6 +250,7 @@ fn run(cli: Cli) -> Result<()> {
                 out: args.out,
                 adapter: cli.adapter,
                 indirect_validation: args.indirect_validation,
+                data: cli.data,
             };
             let outcome = sward_profiling::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
@@ -254,7 +265,7 @@ fn run(cli: Cli) -> Result<()> {
             msaa,
             out,
         } => {
-            let opts = one_off(preset, tier, &size, msaa, cli.adapter)?;
+            let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
             let n = sward_profiling::bench::capture(&opts, frames, &out)?;
             println!("wrote {n} frames to {}", out.display());
             Ok(())
@@ -293,7 +304,7 @@ fn run(cli: Cli) -> Result<()> {
             msaa,
             out,
         } => {
-            let opts = one_off(preset, tier, &size, msaa, cli.adapter)?;
+            let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
             let path = sward_profiling::bench::shot(&opts, view.as_deref(), &out)?;
             println!("wrote {}", path.display());
             Ok(())

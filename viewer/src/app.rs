@@ -226,11 +226,7 @@ impl Viewer {
         hitch: Option<Instant>,
     ) -> Result<SceneExit, ViewerError> {
         let t0 = Instant::now();
-        let mut renderer = SceneRenderer::new(SceneData {
-            world: scene.world(),
-            models: &scene.models,
-            placements: &scene.placements,
-        });
+        let mut renderer = SceneRenderer::new(SceneData::from_scene(scene));
         let combo = self.state.config.combo;
         renderer
             .set_tiers(&self.gpu, combo)

@@ -11,7 +11,7 @@ mod oneoff;
 mod options;
 mod runner;
 
-pub use oneoff::{capture, shot, OneOffOptions};
+pub use oneoff::{capture, report_gpu_frame, shot, OneOffOptions};
 pub use options::{BenchOptions, BenchPlan};
 pub use runner::{run_bench, BenchOutcome};
 
@@ -30,6 +30,14 @@ pub enum BenchError {
         preset: String,
         /// Why.
         source: sward_scenes::presets::PresetError,
+    },
+    /// A `--data` directory could not be loaded.
+    #[error("--data {dir}: {source}")]
+    Data {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: sward_scenes::formats::FormatError,
     },
     /// No usable GPU.
     #[error(transparent)]
@@ -67,6 +75,27 @@ pub enum BenchError {
     /// The output directory.
     #[error("output directory {0}: {1}")]
     Out(PathBuf, String),
+}
+
+/// Builds the world to render: the procedural preset, or (with `data`) the
+/// files of a directory written by `sward export` or extracted from a client,
+/// placed with the preset's placement policy.
+pub fn build_scene(
+    preset: &sward_scenes::presets::Preset,
+    data: Option<&std::path::Path>,
+) -> Result<sward_scenes::presets::Scene, BenchError> {
+    match data {
+        None => preset.build().map_err(|source| BenchError::Preset {
+            preset: preset.name.to_owned(),
+            source,
+        }),
+        Some(dir) => sward_scenes::formats::load_scene(dir, None, preset.policy().clone()).map_err(
+            |source| BenchError::Data {
+                dir: dir.to_path_buf(),
+                source,
+            },
+        ),
+    }
 }
 
 #[cfg(test)]

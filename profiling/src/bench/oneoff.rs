@@ -28,6 +28,8 @@ pub struct OneOffOptions {
     pub msaa: u32,
     /// Adapter selector.
     pub adapter: Option<String>,
+    /// Load the world from this directory instead of generating the preset.
+    pub data: Option<PathBuf>,
 }
 
 struct Setup {
@@ -88,6 +90,25 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
     })
 }
 
+impl Setup {
+    /// The target, executor and renderer (with its tiers built) for one run.
+    fn prepare(&self) -> Result<(OffscreenTarget, GraphExecutor, SceneRenderer<'_>), BenchError> {
+        let [w, h] = self.plan.size;
+        let target = OffscreenTarget::new(&self.gpu.device, w, h, self.plan.msaa)
+            .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
+        let tier = self.combo.to_string();
+        let executor = GraphExecutor::new(&self.gpu).map_err(|source| BenchError::Graph {
+            tier: tier.clone(),
+            source,
+        })?;
+        let mut renderer = SceneRenderer::new(SceneData::from_scene(&self.scene));
+        renderer
+            .set_tiers(&self.gpu, self.combo)
+            .map_err(|source| BenchError::Pass { tier, source })?;
+        Ok((target, executor, renderer))
+    }
+}
+
 /// Renders the preset's view `view` (default: its first) with one combination
 /// and writes the PNG to `out`.
 pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<PathBuf, BenchError> {
@@ -105,19 +126,7 @@ pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<Path
             names.join(", ")
         ))
     })?;
-    let target = OffscreenTarget::new(&s.gpu.device, s.plan.size[0], s.plan.size[1], s.plan.msaa)
-        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
-    let mut executor = GraphExecutor::new(&s.gpu).map_err(|source| BenchError::Graph {
-        tier: s.combo.to_string(),
-        source,
-    })?;
-    let mut renderer = renderer_for(&s.scene);
-    renderer
-        .set_tiers(&s.gpu, s.combo)
-        .map_err(|source| BenchError::Pass {
-            tier: s.combo.to_string(),
-            source,
-        })?;
+    let (target, mut executor, mut renderer) = s.prepare()?;
     let mut frame = Frame::new(
         &s.gpu,
         &mut executor,
@@ -140,19 +149,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
         return Err(BenchError::Usage("--frames must be at least 1".into()));
     }
     let s = setup(opts, frames, out)?;
-    let target = OffscreenTarget::new(&s.gpu.device, s.plan.size[0], s.plan.size[1], s.plan.msaa)
-        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
-    let mut executor = GraphExecutor::new(&s.gpu).map_err(|source| BenchError::Graph {
-        tier: s.combo.to_string(),
-        source,
-    })?;
-    let mut renderer = renderer_for(&s.scene);
-    renderer
-        .set_tiers(&s.gpu, s.combo)
-        .map_err(|source| BenchError::Pass {
-            tier: s.combo.to_string(),
-            source,
-        })?;
+    let (target, mut executor, mut renderer) = s.prepare()?;
     let poses = path_poses(&s.scene, frames);
     puffin::set_scopes_on(true);
     // Shader compilation and first uploads land in a warm-up frame that is not captured.
@@ -183,12 +180,12 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
         s.gpu.wait_idle();
         let done_ns = puffin::now_ns();
         for times in executor.poll_gpu_times(&s.gpu) {
-            bridge(&times, &mut align, done_ns);
+            report_gpu_frame(&times, &mut align, done_ns);
         }
     }
     puffin::GlobalProfiler::lock().new_frame();
     for times in executor.flush(&s.gpu) {
-        bridge(&times, &mut align, puffin::now_ns());
+        report_gpu_frame(&times, &mut align, puffin::now_ns());
     }
     puffin::GlobalProfiler::lock().new_frame();
     capture.write(out).map_err(|e| BenchError::Image {
@@ -201,7 +198,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
 /// Reports one frame's GPU passes into puffin. Timestamps on the CPU's
 /// monotonic clock (lavapipe) are used as they are; any other clock is aligned
 /// by pinning the frame's last GPU end to the moment the CPU saw it finish.
-fn bridge(times: &GpuFrameTimes, align: &mut Option<ClockAlignment>, done_ns: i64) {
+pub fn report_gpu_frame(times: &GpuFrameTimes, align: &mut Option<ClockAlignment>, done_ns: i64) {
     let scopes: Vec<GpuScope> = times
         .passes
         .iter()
@@ -226,12 +223,4 @@ fn bridge(times: &GpuFrameTimes, align: &mut Option<ClockAlignment>, done_ns: i6
     if let Err(e) = report_gpu_scopes(&scopes, &aligned) {
         log::warn!("GPU scopes of frame {} not reported: {e}", times.frame);
     }
-}
-
-fn renderer_for(scene: &Scene) -> SceneRenderer<'_> {
-    SceneRenderer::new(SceneData {
-        world: scene.world(),
-        models: &scene.models,
-        placements: &scene.placements,
-    })
 }

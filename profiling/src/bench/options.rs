@@ -31,6 +31,8 @@ pub struct BenchOptions {
     pub adapter: Option<String>,
     /// Keep wgpu's injected validation of indirect draws on.
     pub indirect_validation: bool,
+    /// Load the world from this directory instead of generating the preset.
+    pub data: Option<PathBuf>,
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.

@@ -50,10 +50,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         log::warn!("{w}");
         eprintln!("warning: {w}");
     }
-    let scene = plan.preset.build().map_err(|source| BenchError::Preset {
-        preset: plan.preset.name.to_owned(),
-        source,
-    })?;
+    let scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
     let shot_view =
         scene.views.first().cloned().ok_or_else(|| {
             BenchError::Usage(format!("preset `{}` has no named view", scene.name))
@@ -65,11 +62,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         tier: "setup".into(),
         source,
     })?;
-    let data = SceneData {
-        world: scene.world(),
-        models: &scene.models,
-        placements: &scene.placements,
-    };
+    let data = SceneData::from_scene(&scene);
     let mut renderer = SceneRenderer::new(data);
     let settings = RenderSettings::default();
     let poses = path_poses(&scene, plan.frames);
@@ -105,6 +98,9 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             })?;
         samples.image = Some(file);
         samples.gpu_memory_bytes = renderer.gpu_memory_bytes();
+        for (key, value) in renderer.facts() {
+            samples.extra.insert(key, value.into());
+        }
         samples
             .extra
             .insert("path".into(), scene.path.name.clone().into());
@@ -142,6 +138,9 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     config.insert("frames_serialised".to_owned(), true.into());
     config.insert("quick".to_owned(), plan.quick.into());
     config.insert("placement_policy".to_owned(), scene.policy().name().into());
+    if let Some(dir) = &opts.data {
+        config.insert("data_dir".to_owned(), dir.display().to_string().into());
+    }
     config.insert(
         "grass_distance".to_owned(),
         f64::from(settings.grass_distance).into(),

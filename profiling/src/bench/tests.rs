@@ -122,6 +122,7 @@ fn shot_and_capture_write_files() {
         size: [160, 96],
         msaa: 4,
         adapter: None,
+        data: None,
     };
     let png = shot(&opts, None, &out.join("shot.png")).expect("shot");
     let img = image::open(&png).expect("png readable").to_rgba8();
@@ -148,4 +149,16 @@ fn shot_and_capture_write_files() {
         .any(|s| s.thread != GPU_THREAD_NAME && s.name == "grass.draw");
     assert!(cpu_pass, "no CPU scope for grass.draw in the capture");
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn data_dir_errors_name_the_directory() {
+    let preset = sward_scenes::presets::Preset::by_name("seams-holes").unwrap();
+    let dir = std::env::temp_dir().join(format!("sward-bench-test-{}-nodata", std::process::id()));
+    let err = build_scene(&preset, Some(&dir)).expect_err("no such directory");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("--data ") && text.contains("nodata"),
+        "{text}"
+    );
 }
