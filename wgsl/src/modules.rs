@@ -59,6 +59,14 @@ shader_modules! {
     GRASS_SURFACE = "grass_surface";
     /// Grass `static-batch` / `legacy-cpu`: mat4-instanced detail doodads.
     GRASS_INSTANCED = "grass_instanced";
+    /// Grass `gpu-cull`: descriptors, patch entries, cull uniforms, visibility test.
+    GRASS_CULL_TYPES = "grass_cull_types";
+    /// Grass `gpu-cull`: the `grass.cull` compute pass (entries -> indirect args).
+    GRASS_CULL = "grass_cull";
+    /// Grass `gpu-cull` draw: descriptor roots with Z from the height atlas.
+    GRASS_GPU_CULL = "grass_gpu_cull";
+    /// Compute probe writing every `gpu-cull` descriptor's root (parity tests).
+    PROBE_GRASS_ROOT = "probe_grass_root";
     /// Compute probe comparing `wind`, `fade` and `alpha_key` with their CPU mirrors (tests).
     PROBE_GRASS = "probe_grass";
     /// Viewer present: full-screen copy of the scene colour onto the window surface.

@@ -18,6 +18,7 @@
 pub mod draw;
 pub mod fade;
 pub mod gpu;
+pub mod gpu_cull;
 pub mod instance;
 pub mod legacy;
 pub mod material;

@@ -49,6 +49,9 @@ pub struct GrassModels {
     pub shader: wgpu::ShaderModule,
     /// Group 0: the per-frame `GrassFrame` uniform.
     pub frame_layout: wgpu::BindGroupLayout,
+    /// Group 1: one model's uniform, texture and sampler (tiers with their
+    /// own pipeline layouts put it at group 1 too).
+    pub model_layout: wgpu::BindGroupLayout,
     /// Layout of group 0 + group 1.
     pub pipeline_layout: wgpu::PipelineLayout,
     bytes: u64,
@@ -200,6 +203,7 @@ impl GrassModels {
             index_buffer,
             shader,
             frame_layout,
+            model_layout,
             pipeline_layout,
             bytes,
         })

@@ -1,0 +1,254 @@
+//! The patch cull of grass `gpu-cull`: Rust mirrors of the cull pass's
+//! structs ([`CullModel`], [`GrassCull`]) and the CPU reference of the
+//! visibility test ([`entry_visible`], [`cpu_cull`]) that
+//! `grass_cull.wgsl` runs once per (patch, model) entry.
+//!
+//! An entry is kept when the box distance from the eye to its bounds (grown
+//! horizontally by the model's wind sway) is within the grass draw distance
+//! and the box touches the view frustum. The distance fade of every tier
+//! measures from the instance root, which lies inside the box, so a culled
+//! entry only holds clumps that are faded out or off screen.
+
+use glam::Vec3;
+use sward_engine::Frustum;
+
+use super::patches::{PatchEntry, PatchSet};
+use crate::frame::FrameView;
+
+/// Draw constants of one model (mirrors WGSL `CullModel`, 32 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullModel {
+    /// Indices per instance.
+    pub index_count: u32,
+    /// First index in the shared index buffer.
+    pub first_index: u32,
+    /// Base vertex in the shared vertex buffer.
+    pub base_vertex: i32,
+    /// First slot of this model's region of the indirect args.
+    pub args_base: u32,
+    /// Height wind amplitude scales by.
+    pub sway_height: f32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
+}
+
+/// Per-frame cull uniforms (mirrors WGSL `GrassCull`, 128 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GrassCull {
+    /// View frustum.
+    pub frustum: Frustum,
+    /// Eye (xyz) and grass draw distance (w).
+    pub eye: [f32; 4],
+    /// Wind amplitude (fraction of model height), 0 with wind off.
+    pub sway_amplitude: f32,
+    /// Number of entries.
+    pub entry_count: u32,
+    /// Number of models.
+    pub model_count: u32,
+    /// Padding.
+    pub _pad: u32,
+}
+
+/// Bytes of [`GrassCull`]: what the cull uploads per frame.
+pub const GRASS_CULL_BYTES: u64 = std::mem::size_of::<GrassCull>() as u64;
+
+impl GrassCull {
+    /// The cull uniforms of `view` for `entry_count` entries of `model_count` models.
+    pub fn new(view: &FrameView, entry_count: u32, model_count: u32) -> Self {
+        let s = &view.settings;
+        let eye = view.eye();
+        GrassCull {
+            frustum: view.frustum,
+            eye: [eye.x, eye.y, eye.z, s.grass_distance],
+            sway_amplitude: if s.wind { s.wind_amplitude } else { 0.0 },
+            entry_count,
+            model_count,
+            _pad: 0,
+        }
+    }
+}
+
+/// The bounds of `e` grown by `sway` horizontally (what the cull tests).
+fn grown(e: &PatchEntry, sway: f32) -> (Vec3, Vec3) {
+    let grow = Vec3::new(sway, sway, 0.0);
+    (
+        Vec3::from_array(e.bounds_min) - grow,
+        Vec3::from_array(e.bounds_max) + grow,
+    )
+}
+
+/// Squared distance from `eye` to the box `(min, max)` (0 inside).
+fn box_distance_sq(eye: Vec3, min: Vec3, max: Vec3) -> f32 {
+    let d = (min - eye).max(eye - max).max(Vec3::ZERO);
+    d.dot(d)
+}
+
+/// CPU mirror of WGSL `grass_entry_visible`.
+pub fn entry_visible(e: &PatchEntry, sway: f32, c: &GrassCull) -> bool {
+    let (min, max) = grown(e, sway);
+    let eye = Vec3::new(c.eye[0], c.eye[1], c.eye[2]);
+    if box_distance_sq(eye, min, max) > c.eye[3] * c.eye[3] {
+        return false;
+    }
+    c.frustum.aabb_visible(min, max)
+}
+
+/// How far `e` is from flipping its visibility (world units; small values
+/// are too close to a plane or the draw circle for exact CPU/GPU parity).
+pub fn entry_margin(e: &PatchEntry, sway: f32, c: &GrassCull) -> f32 {
+    let (min, max) = grown(e, sway);
+    let eye = Vec3::new(c.eye[0], c.eye[1], c.eye[2]);
+    let dist = box_distance_sq(eye, min, max).sqrt() - c.eye[3];
+    dist.abs().min(c.frustum.aabb_margin(min, max).abs())
+}
+
+/// The per-model draw constants of `set`: args regions in entry order.
+pub fn cull_models(set: &PatchSet, models: &crate::grass::GrassModels) -> Vec<CullModel> {
+    models
+        .models
+        .iter()
+        .zip(&set.model_entries)
+        .map(|(m, range)| CullModel {
+            index_count: m.index_count,
+            first_index: m.first_index,
+            base_vertex: m.base_vertex,
+            args_base: range.start,
+            sway_height: m.height,
+            _pad0: 0,
+            _pad1: 0,
+            _pad2: 0,
+        })
+        .collect()
+}
+
+/// CPU reference of the cull pass: indices of the entries of `set` it keeps.
+pub fn cpu_cull(set: &PatchSet, models: &[CullModel], c: &GrassCull) -> Vec<u32> {
+    set.entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            models
+                .get(e.model as usize)
+                .is_some_and(|m| entry_visible(e, m.sway_height * c.sway_amplitude, c))
+        })
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(min: [f32; 3], max: [f32; 3]) -> PatchEntry {
+        PatchEntry {
+            bounds_min: min,
+            bounds_max: max,
+            count: 1,
+            ..PatchEntry::default()
+        }
+    }
+
+    fn cull_for(eye: Vec3, yaw_deg: f32, distance: f32) -> GrassCull {
+        let camera = sward_engine::Camera {
+            eye,
+            yaw_deg,
+            pitch_deg: 0.0,
+            ..sward_engine::Camera::default()
+        };
+        GrassCull {
+            frustum: camera.frustum(1.6),
+            eye: [eye.x, eye.y, eye.z, distance],
+            sway_amplitude: 0.12,
+            entry_count: 1,
+            model_count: 1,
+            _pad: 0,
+        }
+    }
+
+    #[test]
+    fn layouts_match_wgsl() {
+        let (_, module) =
+            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_CULL_TYPES).unwrap();
+        sward_wgsl::check_layout!(
+            &module,
+            "PatchEntry",
+            PatchEntry {
+                bounds_min,
+                first,
+                bounds_max,
+                count,
+                model,
+                patch_index,
+                _pad
+            }
+        )
+        .unwrap();
+        sward_wgsl::check_layout!(
+            &module,
+            "CullModel",
+            CullModel {
+                index_count,
+                first_index,
+                base_vertex,
+                args_base,
+                sway_height,
+                _pad0,
+                _pad1,
+                _pad2
+            }
+        )
+        .unwrap();
+        sward_wgsl::check_layout!(
+            &module,
+            "GrassCull",
+            GrassCull {
+                frustum,
+                eye,
+                sway_amplitude,
+                entry_count,
+                model_count,
+                _pad
+            }
+        )
+        .unwrap();
+        sward_wgsl::check_layout!(
+            &module,
+            "GrassPatch",
+            super::super::patches::GrassPatchGpu { world, grid }
+        )
+        .unwrap();
+        assert_eq!(std::mem::size_of::<PatchEntry>(), 48);
+        assert_eq!(std::mem::size_of::<CullModel>(), 32);
+        assert_eq!(GRASS_CULL_BYTES, 128);
+    }
+
+    #[test]
+    fn distance_and_frustum_both_cull() {
+        // Camera at the origin looking down +X (yaw 0).
+        let c = cull_for(Vec3::ZERO, 0.0, 220.0);
+        let ahead = entry([50.0, -5.0, -1.0], [60.0, 5.0, 1.0]);
+        let behind = entry([-60.0, -5.0, -1.0], [-50.0, 5.0, 1.0]);
+        let far = entry([230.0, -5.0, -1.0], [240.0, 5.0, 1.0]);
+        let around = entry([-1.0, -1.0, -1.0], [1.0, 1.0, 1.0]);
+        assert!(entry_visible(&ahead, 0.0, &c));
+        assert!(!entry_visible(&behind, 0.0, &c));
+        assert!(!entry_visible(&far, 0.0, &c), "beyond the draw distance");
+        assert!(entry_visible(&around, 0.0, &c), "eye inside the box");
+        // The draw distance is measured to the nearest point of the box.
+        let straddling = entry([215.0, -5.0, -1.0], [240.0, 5.0, 1.0]);
+        assert!(entry_visible(&straddling, 0.0, &c));
+        // Sway grows the box horizontally: a box just beside the view (the
+        // side planes pass y = +-92.4 at x = 100 for aspect 1.6) comes back
+        // into view when its clumps may sway into it.
+        let beside = entry([100.0, 95.0, -1.0], [101.0, 96.0, 1.0]);
+        assert!(!entry_visible(&beside, 0.0, &c));
+        assert!(entry_visible(&beside, 20.0, &c));
+        assert!(entry_margin(&ahead, 0.0, &c) > 1.0);
+    }
+}

@@ -1,0 +1,204 @@
+//! GPU objects of grass `gpu-cull`: the `grass.cull` compute pipeline and
+//! its bind group layout, the draw's group 2 layout (descriptors, patch
+//! table, height atlas) and the render pipelines, one per
+//! [`MaterialState`] exactly as static-batch picks them
+//! ([`material_pipeline_desc`]), but with only the shared model vertex
+//! buffer as vertex input (instances come from the descriptor buffer).
+
+use std::collections::HashMap;
+
+use sward_engine::GpuContext;
+
+use super::super::gpu::vertex_layouts;
+use super::super::material::{material_pipeline_desc, MaterialState};
+use super::super::models::GrassModels;
+use crate::atlas::HeightAtlas;
+use crate::error::PassError;
+use crate::frame::FrameView;
+
+/// Name of the cull pass.
+pub const PASS_CULL: &str = "grass.cull";
+/// Name of the pass that reads back last frame's counts and clears them.
+pub const PASS_RESET: &str = "grass.reset";
+/// Workgroup size of `cull_entries`.
+pub const CULL_WORKGROUP: u32 = 64;
+
+fn buffer_entry(
+    binding: u32,
+    ty: wgpu::BufferBindingType,
+    visibility: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
+    PassError::Shader {
+        technique: "grass.gpu-cull",
+        source,
+    }
+}
+
+/// The cull pipeline and its group 0 layout (uniforms, entries, models,
+/// args, counts).
+pub fn cull_pipeline(
+    device: &wgpu::Device,
+) -> Result<(wgpu::BindGroupLayout, wgpu::ComputePipeline), PassError> {
+    let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL)
+        .map_err(shader_error)?;
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let write = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(PASS_CULL),
+        entries: &[
+            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
+            buffer_entry(1, read, cs),
+            buffer_entry(2, read, cs),
+            buffer_entry(3, write, cs),
+            buffer_entry(4, write, cs),
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(PASS_CULL),
+        bind_group_layouts: &[&layout],
+        push_constant_ranges: &[],
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(PASS_CULL),
+        layout: Some(&pipeline_layout),
+        module: &shader,
+        entry_point: Some("cull_entries"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    Ok((layout, pipeline))
+}
+
+/// Group 2 of the draw: descriptors (0), patch table (1), height atlas
+/// (2..=5), visible to `vs` (the vertex stage; compute for the root probe).
+pub fn draw_group_layout(device: &wgpu::Device, vs: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let [a0, a1, a2, a3] = HeightAtlas::layout_entries(2, vs);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grass.gpu-cull.draw"),
+        entries: &[
+            buffer_entry(0, read, vs),
+            buffer_entry(1, read, vs),
+            a0,
+            a1,
+            a2,
+            a3,
+        ],
+    })
+}
+
+/// Render pipelines of `grass_gpu_cull.wgsl`, one per material state, and
+/// the state each model draws with for the current sample count / ATOC.
+pub struct DrawPipelines {
+    shader: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    pipelines: HashMap<MaterialState, wgpu::RenderPipeline>,
+    key: Option<(u32, bool)>,
+    states: Vec<MaterialState>,
+}
+
+impl DrawPipelines {
+    /// The shader and pipeline layout (groups: frame, model, `group2`).
+    pub fn new(
+        device: &wgpu::Device,
+        models: &GrassModels,
+        group2: &wgpu::BindGroupLayout,
+    ) -> Result<Self, PassError> {
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_GPU_CULL)
+                .map_err(shader_error)?;
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("grass.gpu-cull.draw"),
+            bind_group_layouts: &[&models.frame_layout, &models.model_layout, group2],
+            push_constant_ranges: &[],
+        });
+        Ok(DrawPipelines {
+            shader,
+            layout,
+            pipelines: HashMap::new(),
+            key: None,
+            states: Vec::new(),
+        })
+    }
+
+    /// Picks every model's state for `view` (as static-batch does) and builds
+    /// missing pipelines; a no-op while sample count and ATOC are unchanged.
+    pub fn prepare(&mut self, gpu: &GpuContext, models: &GrassModels, view: &FrameView) {
+        let key = (view.sample_count, view.settings.alpha_to_coverage);
+        if self.key == Some(key) && self.states.len() == models.len() {
+            return;
+        }
+        self.states = models
+            .models
+            .iter()
+            .map(|m| material_pipeline_desc(&m.material, key.0, key.1))
+            .collect();
+        for state in &self.states {
+            if !self.pipelines.contains_key(state) {
+                let p = build_pipeline(&gpu.device, &self.layout, &self.shader, state);
+                self.pipelines.insert(*state, p);
+            }
+        }
+        self.key = Some(key);
+    }
+
+    /// The state of each model (after [`Self::prepare`]).
+    pub fn states(&self) -> &[MaterialState] {
+        &self.states
+    }
+
+    /// The pipeline of model `model`, if prepared.
+    pub fn for_model(&self, model: usize) -> Option<&wgpu::RenderPipeline> {
+        self.states.get(model).and_then(|s| self.pipelines.get(s))
+    }
+}
+
+/// The pipeline of `state`: all fixed-function state from the material,
+/// vertex input = the shared `DetailVertex` buffer only.
+fn build_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    shader: &wgpu::ShaderModule,
+    state: &MaterialState,
+) -> wgpu::RenderPipeline {
+    let [vertices, _] = vertex_layouts();
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("grass.draw"),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[vertices],
+        },
+        primitive: state.primitive(),
+        depth_stencil: Some(state.depth_stencil()),
+        multisample: state.multisample(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some(state.fragment_entry),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: sward_engine::COLOR_FORMAT,
+                blend: state.blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview: None,
+        cache: None,
+    })
+}

@@ -1,0 +1,102 @@
+//! Late, non-blocking readback of the cull's per-model counts
+//! ([`CountReadback`]): each frame copies the counts the previous frame's
+//! cull left in the count buffer into a free slot of a small ring of mapped
+//! buffers; a later frame maps the slot, and a frame after that reads it.
+//! Nothing ever waits on the GPU: a slot is only read once its map callback
+//! has fired (the device is polled by whoever waits for frames, e.g. the
+//! bench). The figures are therefore those of a frame a few frames back.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+/// Slots in the ring.
+const SLOTS: usize = 4;
+
+const FREE: u8 = 0;
+const COPIED: u8 = 1;
+const MAPPING: u8 = 2;
+const READY: u8 = 3;
+
+struct Slot {
+    buffer: wgpu::Buffer,
+    state: Arc<AtomicU8>,
+}
+
+/// The ring of readback buffers and the latest counts read.
+pub struct CountReadback {
+    slots: Vec<Slot>,
+    latest: Option<Vec<u32>>,
+    size: u64,
+}
+
+impl CountReadback {
+    /// A ring for a count buffer of `size` bytes.
+    pub fn new(device: &wgpu::Device, size: u64) -> Self {
+        let slots = (0..SLOTS)
+            .map(|_| Slot {
+                buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("grass.cull.readback"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                state: Arc::new(AtomicU8::new(FREE)),
+            })
+            .collect();
+        CountReadback {
+            slots,
+            latest: None,
+            size,
+        }
+    }
+
+    /// Reads slots whose map completed, and starts mapping slots whose copy
+    /// was submitted by an earlier frame. Call before recording this frame.
+    pub fn poll(&mut self) {
+        for slot in &self.slots {
+            match slot.state.load(Ordering::Acquire) {
+                READY => {
+                    {
+                        let view = slot.buffer.slice(..).get_mapped_range();
+                        self.latest = Some(bytemuck::pod_collect_to_vec(&view));
+                    }
+                    slot.buffer.unmap();
+                    slot.state.store(FREE, Ordering::Release);
+                }
+                COPIED => {
+                    slot.state.store(MAPPING, Ordering::Release);
+                    let state = slot.state.clone();
+                    slot.buffer
+                        .slice(..)
+                        .map_async(wgpu::MapMode::Read, move |r| {
+                            state.store(if r.is_ok() { READY } else { FREE }, Ordering::Release);
+                        });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Copies `counts` into a free slot, if any (else this frame's counts
+    /// are simply not read back).
+    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, counts: &wgpu::Buffer) {
+        if let Some(slot) = self
+            .slots
+            .iter()
+            .find(|s| s.state.load(Ordering::Acquire) == FREE)
+        {
+            encoder.copy_buffer_to_buffer(counts, 0, &slot.buffer, 0, self.size);
+            slot.state.store(COPIED, Ordering::Release);
+        }
+    }
+
+    /// The most recent counts read back, if any arrived yet.
+    pub fn latest(&self) -> Option<&[u32]> {
+        self.latest.as_deref()
+    }
+
+    /// GPU memory of the ring.
+    pub fn bytes(&self) -> u64 {
+        self.size * SLOTS as u64
+    }
+}

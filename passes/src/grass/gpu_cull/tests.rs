@@ -1,0 +1,470 @@
+//! GPU tests of grass `gpu-cull` (small targets, terrain off, black fog):
+//! the cull keeps exactly the CPU reference's entries on every named view of
+//! `elwynn-dense` and `seams-holes` (both multi-draw variants), descriptor
+//! roots land on the CPU height reference, the image matches static-batch,
+//! and a frame uploads its two uniform blocks and nothing else.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
+
+use glam::Vec3;
+use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
+use sward_engine::{GpuContext, OffscreenTarget};
+use sward_scenes::{Preset, Scene};
+
+use super::cull::{cpu_cull, cull_models, entry_margin, GrassCull, GRASS_CULL_BYTES};
+use super::descriptor::{unpack, GrassDescriptor};
+use super::patches::{ModelReach, PatchSet, PatchSize};
+use super::{GpuCull, GpuCullOptions, MultiDraw};
+use crate::atlas::HeightAtlas;
+use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+use crate::grass::gpu::GRASS_FRAME_BYTES;
+use crate::grass::{GrassModels, StaticBatch};
+
+fn preset(name: &'static str) -> &'static Scene {
+    static SCENES: OnceLock<std::sync::Mutex<HashMap<&'static str, &'static Scene>>> =
+        OnceLock::new();
+    let map = SCENES.get_or_init(Default::default);
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(name).or_insert_with(|| {
+        Box::leak(Box::new(
+            Preset::by_name(name)
+                .and_then(|p| p.build())
+                .expect("preset builds"),
+        ))
+    })
+}
+
+/// Black fog and clear: every lit pixel is grass. Wind on (the cull grows
+/// bounds by the sway), so the parity covers it.
+fn settings() -> RenderSettings {
+    RenderSettings {
+        fog_color: [0.0, 0.0, 0.0],
+        ..RenderSettings::default()
+    }
+}
+
+/// The tier a test renders.
+enum Drawer<'t> {
+    Static(&'t mut StaticBatch),
+    Cull(&'t mut GpuCull),
+}
+
+/// Renders `frames` frames of `drawer` into a target of `view.size` and
+/// reads the image back; returns it with the last frame's report.
+fn render(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    drawer: &mut Drawer<'_>,
+    view: &FrameView,
+    frames: u32,
+) -> (image::RgbaImage, FrameReport) {
+    let [w, h] = view.size;
+    let target = OffscreenTarget::new(&gpu.device, w, h, view.sample_count).unwrap();
+    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut report = None;
+    for _ in 0..frames.max(1) {
+        let mut g = RenderGraph::new();
+        let targets = PassTargets {
+            color: g.import_texture("target.color", target.render_color()),
+            resolve: target
+                .resolve_color()
+                .map(|t| g.import_texture("target.resolve", t)),
+            depth: g.import_texture("target.depth", &target.depth),
+            clear: true,
+        };
+        match drawer {
+            Drawer::Static(t) => t.record(gpu, &mut g, view, targets, models),
+            Drawer::Cull(t) => t.record(gpu, &mut g, view, targets, models),
+        }
+        report = Some(executor.execute(gpu, g).unwrap());
+        gpu.wait_idle();
+    }
+    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
+    (image, report.unwrap())
+}
+
+fn tier(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    scene: &Scene,
+    atlas: &HeightAtlas,
+    patch: PatchSize,
+    multi_draw: MultiDraw,
+) -> GpuCull {
+    let options = GpuCullOptions {
+        patch,
+        multi_draw: Some(multi_draw),
+    };
+    GpuCull::new(
+        gpu,
+        models,
+        scene.world(),
+        &scene.placements,
+        atlas,
+        options,
+    )
+    .unwrap()
+}
+
+/// The entries the GPU kept, from the compacted args (`first_instance` names
+/// the entry) and the per-model counts; checks the plain variant's tails are
+/// zero and that the GPU's instance counts add up.
+fn gpu_kept(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
+    let (args, counts) = t.cull_output();
+    let read = |b: &wgpu::Buffer| {
+        let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size());
+        bytemuck::pod_collect_to_vec::<u8, u32>(&bytes.unwrap())
+    };
+    let (args, counts) = (read(args), read(counts));
+    let by_first: HashMap<u32, u32> = set
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.first, i as u32))
+        .collect();
+    let n = t.model_regions().len();
+    let mut kept = BTreeSet::new();
+    for (m, region) in t.model_regions().iter().enumerate() {
+        let count = counts[m];
+        assert!(
+            count <= region.end - region.start,
+            "model {m}: {count} draws"
+        );
+        let mut instances = 0;
+        for slot in region.start..region.end {
+            let a = &args[slot as usize * 5..slot as usize * 5 + 5];
+            if slot - region.start >= count {
+                if t.multi_draw() == MultiDraw::Plain {
+                    assert_eq!(a, [0; 5], "plain multi-draw: slot {slot} past the count");
+                }
+                continue;
+            }
+            let e = by_first[&a[4]];
+            let entry = &set.entries[e as usize];
+            assert_eq!(entry.model as usize, m);
+            assert_eq!(a[1], entry.count);
+            instances += a[1];
+            assert!(kept.insert(e), "entry {e} drawn twice");
+        }
+        assert_eq!(counts[n + m], instances, "model {m} instance count");
+    }
+    kept
+}
+
+#[test]
+fn gpu_keeps_the_cpu_reference_entries() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    for (name, patch, multi_draw) in [
+        ("elwynn-dense", PatchSize::Mcnk, MultiDraw::Count),
+        ("seams-holes", PatchSize::Block2, MultiDraw::Plain),
+        ("seams-holes", PatchSize::Block4, MultiDraw::Count),
+    ] {
+        if multi_draw == MultiDraw::Count
+            && !gpu
+                .caps
+                .has(sward_engine::Capability::MultiDrawIndirectCount)
+        {
+            eprintln!("skipping the count variant: the device lacks it");
+            continue;
+        }
+        let scene = preset(name);
+        let models = GrassModels::new(gpu, &scene.models).unwrap();
+        let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+        let mut t = tier(gpu, &models, scene, &atlas, patch, multi_draw);
+        let reach: Vec<ModelReach> = models
+            .models
+            .iter()
+            .map(|m| ModelReach {
+                radius: m.radius,
+                sway_height: m.height,
+            })
+            .collect();
+        let set = PatchSet::build(scene.world(), &scene.placements, &reach, patch).unwrap();
+        assert_eq!(set.entries.len() as u32, t.entry_count());
+        let cm = cull_models(&set, &models);
+        for pose in &scene.views {
+            let s = settings();
+            let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+            let _ = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
+            let gpu_set = gpu_kept(gpu, &t, &set);
+            let c = GrassCull::new(&v, t.entry_count(), models.len() as u32);
+            let cpu_set: BTreeSet<u32> = cpu_cull(&set, &cm, &c).into_iter().collect();
+            // Entries within a millimetre of a plane or the draw circle may
+            // round either way on another ALU; none may differ otherwise.
+            let unsure = |e: &u32| {
+                let entry = &set.entries[*e as usize];
+                let sway = cm[entry.model as usize].sway_height * c.sway_amplitude;
+                entry_margin(entry, sway, &c) < 1e-3
+            };
+            let differ: Vec<u32> = gpu_set
+                .symmetric_difference(&cpu_set)
+                .copied()
+                .filter(|e| !unsure(e))
+                .collect();
+            eprintln!(
+                "{name} {} ({}, {}): {} of {} entries kept",
+                pose.name,
+                patch.name(),
+                multi_draw.name(),
+                gpu_set.len(),
+                set.entries.len()
+            );
+            assert!(
+                differ.is_empty(),
+                "{name} {}: entries {differ:?} differ",
+                pose.name
+            );
+            assert!(!cpu_set.is_empty() && cpu_set.len() < set.entries.len());
+        }
+    }
+}
+
+#[test]
+fn roots_land_on_the_cpu_height_reference() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let reach: Vec<ModelReach> = models
+        .models
+        .iter()
+        .map(|m| ModelReach {
+            radius: m.radius,
+            sway_height: m.height,
+        })
+        .collect();
+    let patch = PatchSize::Block4;
+    let set = PatchSet::build(scene.world(), &scene.placements, &reach, patch).unwrap();
+    let t = tier(gpu, &models, scene, &atlas, patch, MultiDraw::Plain);
+    let roots = probe_roots(gpu, &t, &atlas);
+    let stored: Vec<GrassDescriptor> = bytemuck::pod_collect_to_vec(
+        &sward_engine::targets::read_buffer(
+            &gpu.device,
+            &gpu.queue,
+            t.descriptor_buffer(),
+            t.descriptor_buffer().size(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(&stored[..set.descriptors.len()], &set.descriptors[..]);
+    let mut worst = [0.0f32; 3];
+    for (d, r) in set.descriptors.iter().zip(&roots) {
+        let u = unpack(d, &set.frames[d.patch_index as usize]);
+        assert_eq!(r[0][3], 1.0, "root found on the atlas");
+        let z = scene
+            .world()
+            .height_at(f64::from(u.xy[0]), f64::from(u.xy[1]))
+            .unwrap();
+        worst[0] = worst[0].max((r[0][0] - u.xy[0]).abs().max((r[0][1] - u.xy[1]).abs()));
+        worst[1] = worst[1].max((r[0][2] - z).abs());
+        worst[2] = worst[2].max((r[1][0] - u.yaw).abs().max((r[1][1] - u.scale).abs()));
+    }
+    eprintln!(
+        "root errors: xy {} z {} yaw/scale {}",
+        worst[0], worst[1], worst[2]
+    );
+    assert!(
+        worst[0] < 2e-3 && worst[1] < 2e-3 && worst[2] < 1e-5,
+        "{worst:?}"
+    );
+    // And the roots stand where the placements were (quantisation only).
+    let mut moved = 0.0f32;
+    for (src, r) in set.sources.iter().zip(&roots) {
+        let p = Vec3::from_array(scene.placements.items[*src as usize].position);
+        moved = moved.max(p.distance(Vec3::new(r[0][0], r[0][1], r[0][2])));
+    }
+    assert!(moved < 0.01, "a root moved {moved} from its placement");
+}
+
+/// Runs `probe_grass_root` over every descriptor of `t`: per descriptor
+/// `[(x, y, z, found), (yaw, scale, 0, 0)]`.
+fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32; 4]; 2]> {
+    let device = &gpu.device;
+    let shader =
+        sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_GRASS_ROOT).unwrap();
+    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("probe.empty"),
+        entries: &[],
+    });
+    let group2 = super::draw::draw_group_layout(device, wgpu::ShaderStages::COMPUTE);
+    let out_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("probe.out"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("probe.grass_root"),
+        bind_group_layouts: &[&empty, &empty, &group2, &out_layout],
+        push_constant_ranges: &[],
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("probe.grass_root"),
+        layout: Some(&layout),
+        module: &shader,
+        entry_point: Some("probe"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let n = t.instance_count();
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe.roots"),
+        size: n * 32,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let [a0, a1, a2, a3] = atlas.bind_entries(2);
+    let g2 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe.grass_root"),
+        layout: &group2,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: t.descriptor_buffer().as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: t.patch_buffer().as_entire_binding(),
+            },
+            a0,
+            a1,
+            a2,
+            a3,
+        ],
+    });
+    let g3 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe.out"),
+        layout: &out_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.as_entire_binding(),
+        }],
+    });
+    let g0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe.empty"),
+        layout: &empty,
+        entries: &[],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &g0, &[]);
+        pass.set_bind_group(1, &g0, &[]);
+        pass.set_bind_group(2, &g2, &[]);
+        pass.set_bind_group(3, &g3, &[]);
+        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let bytes = sward_engine::targets::read_buffer(device, &gpu.queue, &out, n * 32).unwrap();
+    let flat: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
+    flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
+}
+
+#[test]
+fn image_matches_static_batch_and_uploads_uniforms_only() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let mut st = StaticBatch::new(gpu, &models, &scene.placements).unwrap();
+    let pose = scene
+        .view("ground-yaw0")
+        .expect("seams-holes has ground-yaw0");
+    let size = [256, 160];
+    let s = RenderSettings {
+        wind: false,
+        ..settings()
+    };
+    let camera = camera_from_pose(pose, &s);
+    let variants = [MultiDraw::Count, MultiDraw::Plain]
+        .into_iter()
+        .filter(|m| {
+            *m == MultiDraw::Plain
+                || gpu
+                    .caps
+                    .has(sward_engine::Capability::MultiDrawIndirectCount)
+        });
+    for multi_draw in variants {
+        let mut t = tier(gpu, &models, scene, &atlas, PatchSize::Block2, multi_draw);
+        for samples in [4, 1] {
+            let v = FrameView::new(camera, size, samples, 0.5, s);
+            let (a, _) = render(gpu, &models, &mut Drawer::Static(&mut st), &v, 1);
+            let (b, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
+            let (rmse, differing) = diff(&a, &b);
+            let lit = b.pixels().filter(|p| p[0].max(p[1]).max(p[2]) > 12).count();
+            eprintln!(
+                "{} msaa {samples}: rmse {rmse:.4}, differing {differing:.4}, lit {lit}",
+                multi_draw.name()
+            );
+            save(&b, &format!("gpu-cull-{}-msaa{samples}", multi_draw.name()));
+            assert!(
+                lit as f64 > 0.05 * f64::from(size[0] * size[1]),
+                "too little grass"
+            );
+            assert!(
+                rmse < 0.02 && differing < 0.01,
+                "rmse {rmse}, differing {differing}"
+            );
+            for state in t.material_states() {
+                assert_eq!(state.alpha_to_coverage, samples == 4);
+            }
+            // Uniforms only, whatever the scene size.
+            assert_eq!(
+                report.counters.bytes_uploaded,
+                GRASS_FRAME_BYTES + GRASS_CULL_BYTES
+            );
+            assert_eq!(t.bytes_per_frame(), report.counters.bytes_uploaded);
+            let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
+            assert_eq!(draw.draw_calls, u64::from(t.entry_count()));
+            assert_eq!(draw.instances_submitted, scene.placements.len() as u64);
+            // Read back a few frames late: what the GPU kept, not everything.
+            assert!(draw.instances_drawn > 0 && draw.instances_drawn < draw.instances_submitted);
+            let names: Vec<&str> = report.passes.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(names, ["grass.reset", "grass.cull", "grass.draw"]);
+        }
+    }
+}
+
+/// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
+fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
+    let (mut sq, mut differing) = (0.0f64, 0usize);
+    for (pa, pb) in a.pixels().zip(b.pixels()) {
+        let mut max = 0;
+        for c in 0..3 {
+            let d = (f64::from(pa[c]) - f64::from(pb[c])) / 255.0;
+            sq += d * d;
+            max = max.max(pa[c].abs_diff(pb[c]));
+        }
+        differing += usize::from(max > 8);
+    }
+    let n = f64::from(a.width() * a.height());
+    ((sq / (3.0 * n)).sqrt(), differing as f64 / n)
+}
+
+/// Keeps `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
+fn save(image: &image::RgbaImage, name: &str) {
+    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(format!("grass-{name}.png"));
+        if let Err(e) = sward_engine::targets::write_png(image, &path) {
+            eprintln!("could not keep test image: {e}");
+        }
+    }
+}

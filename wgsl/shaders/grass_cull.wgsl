@@ -1,0 +1,38 @@
+// Rust mirror: sward_passes::grass::gpu_cull (GpuCull's cull pass); CPU
+// reference: grass::gpu_cull::cull::cpu_cull; parity test
+// `grass::gpu_cull::tests::gpu_keeps_the_cpu_reference_entries`.
+//
+// `grass.cull`: one invocation per (patch, model) entry. A visible entry
+// takes the next slot of its model's region of `args` (atomic compaction)
+// and writes one indexed draw of its descriptors there; `counts[m]` ends as
+// the number of draws of model m (the multi-draw count) and
+// `counts[model_count + m]` as the instances those draws submit. Both are
+// zeroed before the pass; so are the args when the plain multi-draw (no
+// count buffer) consumes them.
+
+//! import grass_cull_types
+
+@group(0) @binding(0) var<uniform> cull: GrassCull;
+@group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
+@group(0) @binding(2) var<storage, read> models: array<CullModel>;
+@group(0) @binding(3) var<storage, read_write> args: array<DrawIndexedArgs>;
+@group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn cull_entries(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= cull.entry_count) {
+        return;
+    }
+    let e = entries[i];
+    if (e.model >= cull.model_count) {
+        return;
+    }
+    let m = models[e.model];
+    if (!grass_entry_visible(e, m.sway_height * cull.sway_amplitude, cull)) {
+        return;
+    }
+    let slot = atomicAdd(&counts[e.model], 1u);
+    atomicAdd(&counts[cull.model_count + e.model], e.count);
+    args[m.args_base + slot] = DrawIndexedArgs(m.index_count, e.count, m.first_index, m.base_vertex, e.first);
+}

@@ -1,0 +1,115 @@
+// Rust mirror: sward_passes::grass::gpu_cull::{descriptor::GrassDescriptor,
+// patches::{PatchEntry, GrassPatchGpu}, cull::{CullModel, GrassCull}} (layouts checked by
+// tests); CPU references: descriptor::unpack, cull::entry_visible.
+//
+// What grass `gpu-cull` shares between its cull pass and its vertex stage:
+// the 16-byte per-placement descriptor and its decoding, the (patch, model)
+// entries with their conservative bounds, the per-model draw constants, the
+// per-frame cull uniforms and the patch visibility test.
+
+//! import frustum
+
+// One placement: local xy in its patch (unorm16 pair), yaw in turns and
+// scale / GRASS_SCALE_MAX (unorm16 pair), seed, patch index.
+struct GrassDescriptor {
+    local: u32,
+    yaw_scale: u32,
+    seed: u32,
+    patch_index: u32,
+}
+
+const GRASS_SCALE_MAX: f32 = 8.0;
+const GRASS_TAU: f32 = 6.2831855;
+
+// A patch as the vertex stage sees it: the frame its descriptors' local
+// coordinates are relative to, in world units and in atlas grid cells.
+struct GrassPatch {
+    // min_x, min_y, extent (world units), 0
+    world: vec4<f32>,
+    // grid column and row (cells from the atlas index window's origin
+    // corner) of the patch corner at local (0, 0), cells per patch side, 0
+    grid: vec4<f32>,
+}
+
+// World XY of `d`'s root in its patch `p`.
+fn grass_descriptor_xy(d: GrassDescriptor, p: GrassPatch) -> vec2<f32> {
+    let local = unpack2x16unorm(d.local);
+    return p.world.xy + local * p.world.z;
+}
+
+// The same root as a window-relative atlas grid position (x along the
+// columns = world -Y, y along the rows = world -X), for `atlas_slot_at`.
+fn grass_descriptor_cell(d: GrassDescriptor, p: GrassPatch) -> vec2<f32> {
+    let local = unpack2x16unorm(d.local);
+    return vec2<f32>(p.grid.x - local.y * p.grid.z, p.grid.y - local.x * p.grid.z);
+}
+
+// Yaw of `d` in radians, in [0, 2pi].
+fn grass_descriptor_yaw(d: GrassDescriptor) -> f32 {
+    return unpack2x16unorm(d.yaw_scale).x * GRASS_TAU;
+}
+
+// Uniform scale of `d`.
+fn grass_descriptor_scale(d: GrassDescriptor) -> f32 {
+    return unpack2x16unorm(d.yaw_scale).y * GRASS_SCALE_MAX;
+}
+
+// One (patch, model) draw: descriptors first .. first + count, bounds before
+// wind sway.
+struct PatchEntry {
+    bounds_min: vec3<f32>,
+    first: u32,
+    bounds_max: vec3<f32>,
+    count: u32,
+    model: u32,
+    patch_index: u32,
+    _pad: vec2<u32>,
+}
+
+// Draw constants of one model: its index range in the shared model buffers,
+// where its region of the indirect args starts, and its wind height.
+struct CullModel {
+    index_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+    args_base: u32,
+    sway_height: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// Per-frame cull uniforms.
+struct GrassCull {
+    frustum: Frustum,
+    // xyz eye, w grass draw distance
+    eye: vec4<f32>,
+    // wind amplitude (fraction of model height; 0 with wind off)
+    sway_amplitude: f32,
+    entry_count: u32,
+    model_count: u32,
+    _pad: u32,
+}
+
+// Same layout as wgpu's DrawIndexedIndirectArgs.
+struct DrawIndexedArgs {
+    index_count: u32,
+    instance_count: u32,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+// Whether entry `e`, its bounds grown by `sway` world units horizontally,
+// is within the draw distance of the eye (box distance) and touches the frustum.
+fn grass_entry_visible(e: PatchEntry, sway: f32, c: GrassCull) -> bool {
+    let grow = vec3<f32>(sway, sway, 0.0);
+    let bmin = e.bounds_min - grow;
+    let bmax = e.bounds_max + grow;
+    let eye = c.eye.xyz;
+    let d = max(max(bmin - eye, eye - bmax), vec3<f32>(0.0));
+    if (dot(d, d) > c.eye.w * c.eye.w) {
+        return false;
+    }
+    return frustum_aabb_visible(c.frustum, bmin, bmax);
+}
