@@ -7,13 +7,17 @@
 use sward_engine::graph::{RenderGraph, TextureId};
 use sward_engine::tiers::{GrassTier, TerrainTier, TierCombo};
 use sward_engine::{GpuContext, OffscreenTarget, DEPTH_CLEAR};
-use sward_scenes::placement::Placements;
+use sward_scenes::effects::ResolvedEffects;
+use sward_scenes::placement::{Placements, Policy};
 use sward_scenes::{DetailModel, World};
 
+use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
+use crate::grass::camera_grid::{CameraGrid, GridMode, GridParams, GridScene};
+use crate::grass::gpu_cull::{GpuCull, GpuCullOptions, PatchSize};
 use crate::grass::{GrassModels, LegacyCpu, StaticBatch};
-use crate::terrain::StaticChunks;
+use crate::terrain::{AtlasInstanced, GpuCullTerrain, StaticChunks};
 
 /// What the renderer draws: the resident world window and its grass.
 #[derive(Clone, Copy)]
@@ -24,6 +28,23 @@ pub struct SceneData<'s> {
     pub models: &'s [DetailModel],
     /// Grass placements of the resident window.
     pub placements: &'s Placements,
+    /// Resolved ground effects (`camera-grid` resolves models from them).
+    pub effects: &'s ResolvedEffects,
+    /// The placement policy (`camera-grid` encodes its per-cell rules).
+    pub policy: &'s Policy,
+}
+
+impl<'s> SceneData<'s> {
+    /// The resident window of a built scene (preset or data directory).
+    pub fn from_scene(scene: &'s sward_scenes::presets::Scene) -> Self {
+        SceneData {
+            world: scene.world(),
+            models: &scene.models,
+            placements: &scene.placements,
+            effects: &scene.resolved,
+            policy: scene.policy(),
+        }
+    }
 }
 
 /// Graph handles of an imported [`OffscreenTarget`].
@@ -58,9 +79,16 @@ pub struct SceneRenderer<'s> {
     scene: SceneData<'s>,
     combo: TierCombo,
     terrain_static: Option<StaticChunks>,
+    terrain_atlas: Option<AtlasInstanced>,
+    terrain_gpu_cull: Option<GpuCullTerrain>,
     grass_models: Option<GrassModels>,
     grass_static: Option<StaticBatch>,
     grass_legacy: Option<LegacyCpu>,
+    grass_gpu_cull: Option<GpuCull>,
+    gpu_cull_options: Option<GpuCullOptions>,
+    height_atlas: Option<HeightAtlas>,
+    grass_grid: Option<CameraGrid>,
+    grid_params: GridParams,
 }
 
 impl<'s> SceneRenderer<'s> {
@@ -73,9 +101,38 @@ impl<'s> SceneRenderer<'s> {
                 terrain: TerrainTier::Off,
             },
             terrain_static: None,
+            terrain_atlas: None,
+            terrain_gpu_cull: None,
             grass_models: None,
             grass_static: None,
             grass_legacy: None,
+            grass_gpu_cull: None,
+            gpu_cull_options: None,
+            height_atlas: None,
+            grass_grid: None,
+            grid_params: GridParams {
+                mode: GridMode::from_env(),
+                ..GridParams::default()
+            },
+        }
+    }
+
+    /// Sets the `camera-grid` parameters (default: the seed grid, mode from
+    /// `SWARD_CAMERA_GRID_MODE`); a built grid is rebuilt on next use.
+    pub fn set_grid_params(&mut self, params: GridParams) {
+        if params != self.grid_params {
+            self.grid_params = params;
+            self.grass_grid = None;
+        }
+    }
+
+    /// Sets the `gpu-cull` options (default: patch size from
+    /// `SWARD_GRASS_PATCH`, the best multi-draw of the device); a built tier
+    /// is rebuilt on next use.
+    pub fn set_gpu_cull_options(&mut self, options: GpuCullOptions) {
+        if self.gpu_cull_options != Some(options) {
+            self.gpu_cull_options = Some(options);
+            self.grass_gpu_cull = None;
         }
     }
 
@@ -95,6 +152,16 @@ impl<'s> SceneRenderer<'s> {
                     self.terrain_static = Some(StaticChunks::new(gpu, self.scene.world)?);
                 }
             }
+            TerrainTier::AtlasInstanced => {
+                if self.terrain_atlas.is_none() {
+                    self.terrain_atlas = Some(AtlasInstanced::new(gpu, self.scene.world)?);
+                }
+            }
+            TerrainTier::GpuCull => {
+                if self.terrain_gpu_cull.is_none() {
+                    self.terrain_gpu_cull = Some(GpuCullTerrain::new(gpu, self.scene.world)?);
+                }
+            }
             other => return Err(PassError::TierNotBuilt(other.to_string())),
         }
         if combo.grass != GrassTier::Off && self.grass_models.is_none() {
@@ -105,6 +172,11 @@ impl<'s> SceneRenderer<'s> {
             grass_models,
             grass_static,
             grass_legacy,
+            grass_grid,
+            grid_params,
+            grass_gpu_cull,
+            gpu_cull_options,
+            height_atlas,
             ..
         } = self;
         match (combo.grass, grass_models.as_ref()) {
@@ -117,6 +189,42 @@ impl<'s> SceneRenderer<'s> {
             (GrassTier::LegacyCpu, Some(models)) => {
                 if grass_legacy.is_none() {
                     *grass_legacy = Some(LegacyCpu::new(gpu, models, scene.placements)?);
+                }
+            }
+            (GrassTier::GpuCull, Some(models)) => {
+                if grass_gpu_cull.is_none() {
+                    if height_atlas.is_none() {
+                        *height_atlas = Some(HeightAtlas::new(gpu, scene.world)?);
+                    }
+                    let options = match gpu_cull_options {
+                        Some(o) => *o,
+                        None => GpuCullOptions {
+                            patch: PatchSize::from_env()?,
+                            multi_draw: None,
+                        },
+                    };
+                    if let Some(atlas) = height_atlas.as_ref() {
+                        *grass_gpu_cull = Some(GpuCull::new(
+                            gpu,
+                            models,
+                            scene.world,
+                            scene.placements,
+                            atlas,
+                            options,
+                        )?);
+                    }
+                }
+            }
+            (GrassTier::CameraGrid, Some(models)) => {
+                if grass_grid.is_none() {
+                    let grid_scene = GridScene {
+                        world: scene.world,
+                        models: scene.models,
+                        effects: scene.effects,
+                        policy: scene.policy,
+                        placements: scene.placements,
+                    };
+                    *grass_grid = Some(CameraGrid::new(gpu, models, grid_scene, *grid_params)?);
                 }
             }
             (other, _) => return Err(PassError::TierNotBuilt(other.to_string())),
@@ -134,6 +242,17 @@ impl<'s> SceneRenderer<'s> {
                 .as_ref()
                 .map_or(0, |t| t.gpu_memory_bytes());
         }
+        total += match self.combo.terrain {
+            TerrainTier::AtlasInstanced => self
+                .terrain_atlas
+                .as_ref()
+                .map_or(0, |t| t.gpu_memory_bytes()),
+            TerrainTier::GpuCull => self
+                .terrain_gpu_cull
+                .as_ref()
+                .map_or(0, |t| t.gpu_memory_bytes()),
+            _ => 0,
+        };
         match self.combo.grass {
             GrassTier::StaticBatch => {
                 total += self
@@ -147,9 +266,37 @@ impl<'s> SceneRenderer<'s> {
                     .as_ref()
                     .map_or(0, |g| g.gpu_memory_bytes());
             }
+            GrassTier::CameraGrid => {
+                total += self.grass_grid.as_ref().map_or(0, |g| g.gpu_memory_bytes());
+            }
+            GrassTier::GpuCull => {
+                total += self
+                    .grass_gpu_cull
+                    .as_ref()
+                    .map_or(0, |g| g.gpu_memory_bytes());
+                total += self
+                    .height_atlas
+                    .as_ref()
+                    .map_or(0, |a| a.gpu_memory_bytes());
+            }
             _ => {}
         }
         total
+    }
+
+    /// Tier-specific facts of the current combination for the bench report
+    /// (`camera-grid`: grid configuration, candidates evaluated, blades;
+    /// `gpu-cull`: patch size, patches, entries, which multi-draw ran).
+    pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
+        match (self.combo.grass, &self.grass_grid) {
+            (GrassTier::CameraGrid, Some(g)) => g.facts(self.scene.world),
+            (GrassTier::GpuCull, _) => self
+                .grass_gpu_cull
+                .as_ref()
+                .map(GpuCull::facts)
+                .unwrap_or_default(),
+            _ => Default::default(),
+        }
     }
 
     /// Resident terrain triangles of the static-chunk path (holes excluded).
@@ -194,13 +341,24 @@ impl<'s> SceneRenderer<'s> {
         let SceneRenderer {
             combo,
             terrain_static,
+            terrain_atlas,
+            terrain_gpu_cull,
             grass_models,
             grass_static,
             grass_legacy,
+            grass_grid,
+            grass_gpu_cull,
             ..
         } = self;
         if let (TerrainTier::StaticChunks, Some(t)) = (combo.terrain, terrain_static.as_mut()) {
             t.record(gpu, graph, view, duty(true, !grass_on));
+        }
+        match (combo.terrain, terrain_atlas, terrain_gpu_cull) {
+            (TerrainTier::AtlasInstanced, Some(t), _) => {
+                t.record(gpu, graph, view, duty(true, !grass_on));
+            }
+            (TerrainTier::GpuCull, _, Some(t)) => t.record(gpu, graph, view, duty(true, !grass_on)),
+            _ => {}
         }
         let (Some(models), true) = (grass_models.as_ref(), grass_on) else {
             return;
@@ -214,6 +372,16 @@ impl<'s> SceneRenderer<'s> {
             }
             GrassTier::LegacyCpu => {
                 if let Some(g) = grass_legacy.as_mut() {
+                    g.record(gpu, graph, view, grass_targets, models);
+                }
+            }
+            GrassTier::CameraGrid => {
+                if let Some(g) = grass_grid.as_mut() {
+                    g.record(gpu, graph, view, grass_targets, models);
+                }
+            }
+            GrassTier::GpuCull => {
+                if let Some(g) = grass_gpu_cull.as_mut() {
                     g.record(gpu, graph, view, grass_targets, models);
                 }
             }
@@ -236,9 +404,19 @@ pub fn clear_color(fog: [f32; 3]) -> wgpu::Color {
 pub fn implemented(combo: TierCombo) -> bool {
     let grass = matches!(
         combo.grass,
-        GrassTier::Off | GrassTier::StaticBatch | GrassTier::LegacyCpu
+        GrassTier::Off
+            | GrassTier::StaticBatch
+            | GrassTier::LegacyCpu
+            | GrassTier::GpuCull
+            | GrassTier::CameraGrid
     );
-    let terrain = matches!(combo.terrain, TerrainTier::Off | TerrainTier::StaticChunks);
+    let terrain = matches!(
+        combo.terrain,
+        TerrainTier::Off
+            | TerrainTier::StaticChunks
+            | TerrainTier::AtlasInstanced
+            | TerrainTier::GpuCull
+    );
     grass && terrain && !(combo.grass == GrassTier::Off && combo.terrain == TerrainTier::Off)
 }
 

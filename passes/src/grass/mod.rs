@@ -15,6 +15,7 @@
 //! instance matrices come from: immutable per-model buffers built once per
 //! world window, or a per-frame CPU cull + upload (`grass.upload`).
 
+pub mod camera_grid;
 pub mod draw;
 pub mod fade;
 pub mod gpu;

@@ -7,7 +7,7 @@
 //!
 //! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs.
 
-mod suppressed;
+pub(crate) mod suppressed;
 mod tiers;
 
 use std::sync::OnceLock;
@@ -20,10 +20,10 @@ use sward_scenes::{Preset, Scene};
 use super::{GrassModels, LegacyCpu, StaticBatch};
 use crate::frame::{FrameView, PassTargets, RenderSettings};
 
-const W: u32 = 256;
-const H: u32 = 160;
+pub(crate) const W: u32 = 256;
+pub(crate) const H: u32 = 160;
 
-fn scene() -> &'static Scene {
+pub(crate) fn scene() -> &'static Scene {
     static SCENE: OnceLock<Scene> = OnceLock::new();
     SCENE.get_or_init(|| {
         Preset::by_name("seams-holes")
@@ -33,7 +33,7 @@ fn scene() -> &'static Scene {
 }
 
 /// Black fog (also the clear colour), wind off: every non-black pixel is grass.
-fn settings() -> RenderSettings {
+pub(crate) fn settings() -> RenderSettings {
     RenderSettings {
         wind: false,
         fog_color: [0.0, 0.0, 0.0],
@@ -100,7 +100,7 @@ fn render(
 }
 
 /// Writes `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
-fn save(image: &image::RgbaImage, name: &str) {
+pub(crate) fn save(image: &image::RgbaImage, name: &str) {
     if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
         let path = std::path::Path::new(&dir).join(format!("grass-{name}.png"));
         if let Err(e) = sward_engine::targets::write_png(image, &path) {
@@ -109,16 +109,16 @@ fn save(image: &image::RgbaImage, name: &str) {
     }
 }
 
-fn is_grass(p: &image::Rgba<u8>) -> bool {
+pub(crate) fn is_grass(p: &image::Rgba<u8>) -> bool {
     p[0].max(p[1]).max(p[2]) > 12
 }
 
-fn grass_fraction(image: &image::RgbaImage) -> f64 {
+pub(crate) fn grass_fraction(image: &image::RgbaImage) -> f64 {
     image.pixels().filter(|p| is_grass(p)).count() as f64 / f64::from(W * H)
 }
 
 /// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
-fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
+pub(crate) fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
     let (mut sq, mut differing) = (0.0f64, 0usize);
     for (pa, pb) in a.pixels().zip(b.pixels()) {
         let mut max = 0;
@@ -133,7 +133,7 @@ fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
     ((sq / (3.0 * n)).sqrt(), differing as f64 / n)
 }
 
-fn ground_camera(scene: &Scene) -> Camera {
+pub(crate) fn ground_camera(scene: &Scene) -> Camera {
     let v = scene
         .view("ground-yaw0")
         .expect("seams-holes has ground-yaw0");

@@ -12,14 +12,14 @@ use super::*;
 
 /// A world point inside a suppressed cell, far enough from the cell border
 /// that no clump rooted outside the cell can cover its pixel.
-struct Probe {
-    point: Vec3,
-    what: String,
+pub(crate) struct Probe {
+    pub(crate) point: Vec3,
+    pub(crate) what: String,
 }
 
 /// Suppressed cells (holes, noEffectDoodad) of the MCNK with the most of
 /// them among MCNKs that have grass, and a top-down camera above it.
-fn suppressed_probes(scene: &Scene) -> (Camera, Vec<Probe>) {
+pub(crate) fn suppressed_probes(scene: &Scene) -> (Camera, Vec<Probe>) {
     let world = scene.world();
     let mut grass_per_chunk = std::collections::HashMap::new();
     for g in &scene.placements.groups {
@@ -162,7 +162,7 @@ fn suppressed_probes(scene: &Scene) -> (Camera, Vec<Probe>) {
     (camera, probes)
 }
 
-fn project(view_proj: Mat4, p: Vec3) -> Option<(u32, u32)> {
+pub(crate) fn project(view_proj: Mat4, p: Vec3) -> Option<(u32, u32)> {
     let clip = view_proj * p.extend(1.0);
     if clip.w <= 0.0 {
         return None;

@@ -1,0 +1,377 @@
+//! The grass-control data of `camera-grid`, built from the world and the
+//! placement policy's per-cell rules (never from placements, never per
+//! frame): one `u32` control word per terrain cell (8x8 per MCNK) over the
+//! atlas index window, and the effect table the shader resolves models from.
+//!
+//! Control word (WGSL `camera_grid`): bits 0..3 the [`Reason`] (0 = the cell
+//! grows grass), bits 4..15 the effect's index in the [`EffectTable`], bits
+//! 16..31 the *expected* number of placements the policy makes in the cell,
+//! in 1/256:
+//!
+//! - `per-cell`: `clumps(coverage, density) * density_scale` (the policy
+//!   resolves the fraction with a per-cell hash, so this is its expectation);
+//!   cells below the coverage minimum or under a road layer are suppressed
+//!   with their own reasons.
+//! - `client`: `frill_density / 64 * density` (each of the `frill_density`
+//!   cell draws hits a given cell with probability 1/64).
+//!
+//! Shared with both policies: noEffectDoodad, holes, a predTex layer without
+//! an (known, non-empty) effect suppress the cell. Cells of the window whose
+//! MCNK is not resident read [`Reason::Outside`].
+
+use std::collections::HashMap;
+
+use sward_scenes::effects::{ResolvedEffect, ResolvedEffects};
+use sward_scenes::placement::per_cell::clumps;
+use sward_scenes::placement::Policy;
+use sward_scenes::world::{ChunkCoord, Mcnk, World};
+
+use super::gpu::GridEffectGpu;
+use crate::atlas::IndexWindow;
+use crate::error::PassError;
+
+/// Why a cell grows nothing (bits 0..3 of the control word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Reason {
+    /// The cell grows grass.
+    Grows = 0,
+    /// Not resident (outside the loaded MCNKs).
+    Outside = 1,
+    /// noEffectDoodad bit set.
+    NoEffectDoodad = 2,
+    /// Terrain hole.
+    Hole = 3,
+    /// An effect-less (road) layer covers the cell (per-cell policy).
+    Road = 4,
+    /// Coverage of the cell's layer below the minimum (per-cell policy).
+    LowCoverage = 5,
+    /// The predTex layer has no (known, usable) effect.
+    NoEffect = 6,
+}
+
+impl Reason {
+    /// The reason encoded in bits 0..3 of `word` (unknown codes read as outside).
+    pub fn of(word: u32) -> Reason {
+        match word & REASON_MASK {
+            0 => Reason::Grows,
+            2 => Reason::NoEffectDoodad,
+            3 => Reason::Hole,
+            4 => Reason::Road,
+            5 => Reason::LowCoverage,
+            6 => Reason::NoEffect,
+            _ => Reason::Outside,
+        }
+    }
+}
+
+const REASON_MASK: u32 = 0xf;
+const EFFECT_SHIFT: u32 = 4;
+const EFFECT_MASK: u32 = 0xfff;
+const DENSITY_SHIFT: u32 = 16;
+/// Fixed-point scale of the expected placements (WGSL `GRID_DENSITY_SCALE`).
+pub const DENSITY_SCALE: f32 = 256.0;
+/// Most effects the control word can index.
+pub const MAX_EFFECTS: usize = EFFECT_MASK as usize + 1;
+/// Control word of a cell with no data (not resident).
+pub const OUTSIDE_WORD: u32 = Reason::Outside as u32;
+
+/// Encodes a growing cell: effect table index and expected placements
+/// (rounded to 1/256, saturating at 255.996).
+pub fn grow_word(effect: u16, expected: f32) -> u32 {
+    let fixed = (expected.max(0.0) * DENSITY_SCALE).round().min(65535.0) as u32;
+    (fixed << DENSITY_SHIFT) | ((u32::from(effect) & EFFECT_MASK) << EFFECT_SHIFT)
+}
+
+/// Effect table index of a control word.
+pub fn word_effect(word: u32) -> u32 {
+    (word >> EFFECT_SHIFT) & EFFECT_MASK
+}
+
+/// Expected placements per cell of a control word.
+pub fn word_expected(word: u32) -> f32 {
+    (word >> DENSITY_SHIFT) as f32 / DENSITY_SCALE
+}
+
+/// The effects the shader can resolve: every resolved effect in table
+/// order, as GPU records, with the id -> index map.
+#[derive(Debug, Clone, Default)]
+pub struct EffectTable {
+    /// GPU records (index = effect index in control words).
+    pub records: Vec<GridEffectGpu>,
+    index: HashMap<u32, u16>,
+}
+
+impl EffectTable {
+    /// The table of `effects` (more than [`MAX_EFFECTS`] is an error).
+    pub fn new(effects: &ResolvedEffects) -> Result<Self, PassError> {
+        if effects.effects.len() > MAX_EFFECTS {
+            return Err(PassError::InvalidInput {
+                technique: "grass.camera-grid",
+                what: "ground effect table".into(),
+                reason: format!(
+                    "{} effects; the control word indexes at most {MAX_EFFECTS}",
+                    effects.effects.len()
+                ),
+            });
+        }
+        let records = effects.effects.iter().map(GridEffectGpu::new).collect();
+        let index = effects
+            .effects
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id, i as u16))
+            .collect();
+        Ok(EffectTable { records, index })
+    }
+
+    /// Table index of effect id `id`.
+    pub fn index_of(&self, id: u32) -> Option<u16> {
+        self.index.get(&id).copied()
+    }
+}
+
+/// The control word of cell `(row, col)` of `mcnk` under `policy`.
+pub fn cell_word(
+    mcnk: &Mcnk,
+    row: u32,
+    col: u32,
+    effects: &ResolvedEffects,
+    table: &EffectTable,
+    policy: &Policy,
+) -> u32 {
+    let h = &mcnk.header;
+    if h.no_effect_doodad.is_set(row, col) {
+        return Reason::NoEffectDoodad as u32;
+    }
+    if h.is_hole(row, col) {
+        return Reason::Hole as u32;
+    }
+    let layer = h.pred_tex.layer(row, col) as usize;
+    let usable = |e: &ResolvedEffect| e.total_weight() > 0 || e.slots.iter().any(Option::is_some);
+    let Some((effect, index)) = mcnk
+        .layers
+        .get(layer)
+        .and_then(|l| l.effect())
+        .and_then(|id| Some((effects.get(id)?, table.index_of(id)?)))
+        .filter(|(e, _)| usable(e))
+    else {
+        return Reason::NoEffect as u32;
+    };
+    match policy {
+        Policy::PerCell(p) => {
+            let (tr, tc) = (row as usize * 8 + 4, col as usize * 8 + 4);
+            let coverage = mcnk.layer_weight(layer, tr, tc);
+            if coverage < p.coverage_min {
+                return Reason::LowCoverage as u32;
+            }
+            let road = mcnk
+                .layers
+                .iter()
+                .enumerate()
+                .filter(|(i, l)| *i != layer && l.effect().is_none())
+                .any(|(i, _)| mcnk.layer_weight(i, tr, tc) >= p.road_coverage_min);
+            if road {
+                return Reason::Road as u32;
+            }
+            let base = clumps(coverage, effect.density, p.density_cap, p.max_clumps);
+            grow_word(index, base as f32 * p.density_scale)
+        }
+        Policy::Client(p) => {
+            let expected = p.frill_density as f32 / 64.0 * effect.density as f32;
+            grow_word(index, expected)
+        }
+    }
+}
+
+/// The 64 control words of `mcnk`, `[row * 8 + col]`.
+pub fn mcnk_words(
+    mcnk: &Mcnk,
+    effects: &ResolvedEffects,
+    table: &EffectTable,
+    policy: &Policy,
+) -> [u32; 64] {
+    std::array::from_fn(|i| {
+        let (row, col) = (i as u32 / 8, i as u32 % 8);
+        cell_word(mcnk, row, col, effects, table, policy)
+    })
+}
+
+/// Control words over an index window: `8 * size` cells per axis, row-major
+/// (`y * width + x`), the CPU copy of the control texture.
+#[derive(Debug, Clone)]
+pub struct ControlData {
+    /// The MCNK window covered (the atlas index window).
+    pub window: IndexWindow,
+    /// Width in cells (`8 * window.size[0]`).
+    pub width: u32,
+    /// Height in cells.
+    pub height: u32,
+    /// The words.
+    pub words: Vec<u32>,
+}
+
+impl ControlData {
+    /// Every cell of `window` marked not resident.
+    pub fn empty(window: IndexWindow) -> Self {
+        let (width, height) = (window.size[0] * 8, window.size[1] * 8);
+        ControlData {
+            window,
+            width,
+            height,
+            words: vec![OUTSIDE_WORD; (width * height) as usize],
+        }
+    }
+
+    /// The control data of every resident MCNK of `world` over `window`.
+    pub fn build(
+        world: &World,
+        window: IndexWindow,
+        effects: &ResolvedEffects,
+        table: &EffectTable,
+        policy: &Policy,
+    ) -> Self {
+        let mut data = ControlData::empty(window);
+        for (chunk, mcnk) in world.mcnks() {
+            data.set_chunk(chunk, Some(&mcnk_words(mcnk, effects, table, policy)));
+        }
+        data
+    }
+
+    /// Writes the 64 words of `chunk` (or marks it not resident); returns the
+    /// first texel of its 8x8 block, or `None` outside the window.
+    pub fn set_chunk(&mut self, chunk: ChunkCoord, words: Option<&[u32; 64]>) -> Option<[u32; 2]> {
+        let [tx, ty] = self.window.texel(chunk)?;
+        let (x0, y0) = (tx * 8, ty * 8);
+        for r in 0..8 {
+            for c in 0..8 {
+                let at = ((y0 + r) * self.width + x0 + c) as usize;
+                self.words[at] = words.map_or(OUTSIDE_WORD, |w| w[(r * 8 + c) as usize]);
+            }
+        }
+        Some([x0, y0])
+    }
+
+    /// The word of global cell `(gx, gy)` (grid cells from the map origin),
+    /// [`OUTSIDE_WORD`] outside the window.
+    pub fn word_at(&self, gx: i64, gy: i64) -> u32 {
+        let x = gx - i64::from(self.window.origin[0]) * 8;
+        let y = gy - i64::from(self.window.origin[1]) * 8;
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return OUTSIDE_WORD;
+        }
+        self.words[(y as u64 * u64::from(self.width) + x as u64) as usize]
+    }
+
+    /// The largest expected placements per cell.
+    pub fn max_expected(&self) -> f32 {
+        self.words
+            .iter()
+            .filter(|&&w| Reason::of(w) == Reason::Grows)
+            .map(|&w| word_expected(w))
+            .fold(0.0, f32::max)
+    }
+
+    /// Cells per reason.
+    pub fn reason_counts(&self) -> std::collections::BTreeMap<Reason, u64> {
+        let mut out = std::collections::BTreeMap::new();
+        for &w in &self.words {
+            *out.entry(Reason::of(w)).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sward_scenes::Preset;
+
+    #[test]
+    fn words_round_trip() {
+        let w = grow_word(37, 3.8416);
+        assert_eq!(Reason::of(w), Reason::Grows);
+        assert_eq!(word_effect(w), 37);
+        assert!((word_expected(w) - 3.8416).abs() <= 0.5 / DENSITY_SCALE);
+        assert_eq!(word_expected(grow_word(1, 1e6)), 65535.0 / DENSITY_SCALE);
+        for r in [Reason::Hole, Reason::Road, Reason::Outside] {
+            assert_eq!(Reason::of(r as u32), r);
+        }
+    }
+
+    /// Every placement of the authoritative policy lies in a growing cell
+    /// whose effect can produce its model, and the expected counts add up to
+    /// the placements made (statistically).
+    #[test]
+    fn control_agrees_with_the_per_cell_policy() {
+        let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
+        let world = scene.world();
+        let window = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
+        let table = EffectTable::new(&scene.resolved).unwrap();
+        let data = ControlData::build(world, window, &scene.resolved, &table, scene.policy());
+        let counts = data.reason_counts();
+        assert!(
+            counts.get(&Reason::Hole).copied().unwrap_or(0) > 0,
+            "{counts:?}"
+        );
+        assert!(counts.get(&Reason::NoEffectDoodad).copied().unwrap_or(0) > 0);
+        let mut expected = 0.0f64;
+        for &w in &data.words {
+            if Reason::of(w) == Reason::Grows {
+                expected += f64::from(word_expected(w));
+            }
+        }
+        let placed = scene.placements.len() as f64;
+        assert!(placed > 1000.0);
+        assert!(
+            (expected - placed).abs() < 4.0 * placed.sqrt() + 0.002 * placed,
+            "expected {expected} vs placed {placed}"
+        );
+        use sward_scenes::world::coords::world_to_grid;
+        for g in &scene.placements.groups {
+            for p in scene.placements.group_items(g) {
+                let (gx, gy) = world_to_grid(f64::from(p.position[0]), f64::from(p.position[1]));
+                // Placements sit strictly inside their cell; nudge off borders.
+                let w = data.word_at(gx.floor() as i64, gy.floor() as i64);
+                let near_border = (gx - gx.round()).abs() < 1e-3 || (gy - gy.round()).abs() < 1e-3;
+                if near_border {
+                    continue;
+                }
+                assert_eq!(
+                    Reason::of(w),
+                    Reason::Grows,
+                    "placement at {:?}",
+                    p.position
+                );
+                let e = &table.records[word_effect(w) as usize];
+                assert!(
+                    e.models.contains(&u32::from(g.model)),
+                    "model {} not in effect {e:?}",
+                    g.model
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unloading_a_chunk_marks_it_outside() {
+        let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
+        let world = scene.world();
+        let window = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
+        let table = EffectTable::new(&scene.resolved).unwrap();
+        let mut data = ControlData::build(world, window, &scene.resolved, &table, scene.policy());
+        let before = data.words.clone();
+        let (chunk, _) = world.mcnks().nth(17).unwrap();
+        let [x0, y0] = data.set_chunk(chunk, None).unwrap();
+        let changed: Vec<usize> = (0..before.len())
+            .filter(|&i| before[i] != data.words[i])
+            .collect();
+        assert!(!changed.is_empty());
+        for i in changed {
+            let (x, y) = (i as u32 % data.width, i as u32 / data.width);
+            assert!((x0..x0 + 8).contains(&x) && (y0..y0 + 8).contains(&y));
+        }
+        assert!(data.words[(y0 * data.width + x0) as usize] == OUTSIDE_WORD);
+        assert_eq!(data.set_chunk(ChunkCoord { x: 0, y: 0 }, None), None);
+    }
+}

@@ -1,0 +1,220 @@
+//! GPU tests of `camera-grid`. Shared helpers here: scene caches, the
+//! compute probe that reads back every candidate's blade
+//! (`probe_camera_grid.wgsl`, run with the tier's own resources), and a
+//! one-frame renderer.
+//!
+//! - [`stability`]: GPU blades equal the CPU mirror; identical transforms
+//!   and models for every world slot under camera moves and a window slide.
+//! - [`identity`]: per-model shares follow the per-cell policy; each model
+//!   draws with its own texture; direct and compact modes agree.
+//! - [`suppression`]: no blade (and no grass pixel) in holes, noEffectDoodad
+//!   cells or outside the window.
+
+mod identity;
+mod stability;
+mod suppression;
+
+use std::sync::OnceLock;
+
+use glam::Vec3;
+use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
+use sward_engine::{Camera, GpuContext, OffscreenTarget};
+use sward_scenes::{Preset, Scene};
+
+use super::blade::{Blade, Status};
+use super::gpu::GridUniform;
+use super::{CameraGrid, GridParams, GridScene};
+use crate::frame::{FrameView, PassTargets, RenderSettings};
+use crate::grass::GrassModels;
+
+pub(super) fn elwynn() -> &'static Scene {
+    static SCENE: OnceLock<Scene> = OnceLock::new();
+    SCENE.get_or_init(|| {
+        Preset::by_name("elwynn-dense")
+            .and_then(|p| p.build())
+            .expect("elwynn-dense builds")
+    })
+}
+
+pub(super) fn grid_scene(scene: &Scene) -> GridScene<'_> {
+    GridScene {
+        world: scene.world(),
+        models: &scene.models,
+        effects: &scene.resolved,
+        policy: scene.policy(),
+        placements: &scene.placements,
+    }
+}
+
+/// A camera at the scene's view `name`.
+pub(super) fn camera_at(scene: &Scene, name: &str) -> Camera {
+    let v = scene.view(name).expect("view exists");
+    Camera {
+        eye: Vec3::from_array(v.eye),
+        yaw_deg: v.yaw_deg,
+        pitch_deg: v.pitch_deg,
+        ..Camera::default()
+    }
+}
+
+/// A probed candidate: its world slot and candidate index and its blade.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Probed {
+    pub slot: (i32, i32, u32),
+    pub blade: Blade,
+}
+
+/// Evaluates every candidate of `grid` for uniform `u` on the GPU.
+pub(super) fn probe(gpu: &GpuContext, grid: &CameraGrid, u: &GridUniform) -> Vec<Probed> {
+    let d = &gpu.device;
+    let (layout, group) = grid
+        .compute_group()
+        .expect("compact mode has a compute group");
+    let module =
+        sward_engine::shader::create_shader(d, sward_wgsl::modules::PROBE_CAMERA_GRID).unwrap();
+    let empty = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &[],
+    });
+    let out_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grass.grid.probe"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: false },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let pl = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[&empty, &empty, layout, &out_layout],
+        push_constant_ranges: &[],
+    });
+    let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("grass.grid.probe"),
+        layout: Some(&pl),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let total = u.side * u.side * u.candidates;
+    let size = u64::from(total) * 48;
+    let out = d.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("grass.grid.probe"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let empty_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &empty,
+        entries: &[],
+    });
+    let out_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &out_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: out.as_entire_binding(),
+        }],
+    });
+    gpu.queue
+        .write_buffer(&grid.resources().uniform, 0, bytemuck::bytes_of(u));
+    let mut enc = d.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &empty_group, &[]);
+        pass.set_bind_group(1, &empty_group, &[]);
+        pass.set_bind_group(2, group, &[]);
+        pass.set_bind_group(3, &out_group, &[]);
+        pass.dispatch_workgroups(total.div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+    let bytes = sward_engine::targets::read_buffer(d, &gpu.queue, &out, size).unwrap();
+    let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
+    words
+        .chunks_exact(12)
+        .map(|w| {
+            let f = |i: usize| f32::from_bits(w[i]);
+            Probed {
+                slot: (w[10] as i32, w[11] as i32, 0),
+                blade: Blade {
+                    status: Status::from_u32(w[0]),
+                    model: w[1],
+                    control: w[2],
+                    cell_index: w[3],
+                    root: [f(4), f(5), f(6)],
+                    yaw: f(7),
+                    scale: f(8),
+                    phase: f(9),
+                },
+            }
+        })
+        .enumerate()
+        .map(|(n, mut p)| {
+            p.slot.2 = n as u32 % u.candidates;
+            p
+        })
+        .collect()
+}
+
+/// A one-frame render of `grid` (terrain off) at `size` with `samples`.
+pub(super) fn render(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    grid: &mut CameraGrid,
+    view: &FrameView,
+) -> (image::RgbaImage, FrameReport) {
+    let [w, h] = view.size;
+    let target = OffscreenTarget::new(&gpu.device, w, h, view.sample_count).unwrap();
+    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut g = RenderGraph::new();
+    let targets = PassTargets {
+        color: g.import_texture("target.color", target.render_color()),
+        resolve: target
+            .resolve_color()
+            .map(|t| g.import_texture("target.resolve", t)),
+        depth: g.import_texture("target.depth", &target.depth),
+        clear: true,
+    };
+    grid.record(gpu, &mut g, view, targets, models);
+    let report = executor.execute(gpu, g).unwrap();
+    (target.read_color(&gpu.device, &gpu.queue).unwrap(), report)
+}
+
+/// Black fog and clear, wind off (every lit pixel is grass).
+pub(super) fn settings() -> RenderSettings {
+    RenderSettings {
+        wind: false,
+        fog_color: [0.0, 0.0, 0.0],
+        ..RenderSettings::default()
+    }
+}
+
+/// The compact-mode grid of `scene` with default parameters.
+pub(super) fn build_grid(gpu: &GpuContext, models: &GrassModels, scene: &Scene) -> CameraGrid {
+    CameraGrid::new(gpu, models, grid_scene(scene), GridParams::default()).unwrap()
+}
+
+/// A smaller grid (`side` slots per axis) in `mode`, for render tests that
+/// keep lavapipe's vertex work small.
+pub(super) fn small_grid(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    scene: &Scene,
+    side: u32,
+    mode: super::GridMode,
+) -> CameraGrid {
+    let params = GridParams {
+        side,
+        mode,
+        ..GridParams::default()
+    };
+    CameraGrid::new(gpu, models, grid_scene(scene), params).unwrap()
+}

@@ -1,0 +1,127 @@
+//! Suppression: no generated blade in a hole, a noEffectDoodad cell or
+//! outside the resident window (checked on the probe's blades against the
+//! world data), and no grass pixel where such cells project to the screen
+//! (the grass baseline's probe points, seams-holes).
+
+use sward_engine::GpuContext;
+use sward_scenes::world::coords::{locate, UNIT_SIZE};
+
+use super::*;
+use crate::grass::tests::suppressed::{project, suppressed_probes};
+use crate::grass::tests::{is_grass, scene as seams, H, W};
+
+#[test]
+fn no_blade_in_suppressed_cells_or_outside_the_window() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = seams();
+    let world = scene.world();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let grid = build_grid(gpu, &models, scene);
+    // One camera in the middle, one near a corner of the window so that a
+    // good part of the grid lies outside it.
+    let window = grid.resources().control.window;
+    let corner = glam::Vec3::new(
+        (sward_scenes::world::coords::ORIGIN - f64::from(window.origin[1]) * 8.0 * UNIT_SIZE - 60.0)
+            as f32,
+        (sward_scenes::world::coords::ORIGIN - f64::from(window.origin[0]) * 8.0 * UNIT_SIZE - 60.0)
+            as f32,
+        100.0,
+    );
+    let middle = camera_at(scene, "ground-yaw0").eye;
+    let (mut drawn, mut outside, mut near_suppressed) = (0, 0, 0);
+    for eye in [middle, corner] {
+        let camera = Camera {
+            eye,
+            ..Camera::default()
+        };
+        let u = grid.uniform(
+            &FrameView::new(camera, [64, 64], 1, 0.0, settings()),
+            models.len(),
+        );
+        for p in probe(gpu, &grid, &u) {
+            let b = p.blade;
+            if b.status == Status::Outside {
+                outside += 1;
+            }
+            if b.status != Status::Drawn {
+                continue;
+            }
+            drawn += 1;
+            let (x, y) = (f64::from(b.root[0]), f64::from(b.root[1]));
+            let loc = locate(x, y).expect("blade inside the world");
+            // Skip roots within float noise of a cell border.
+            if [loc.u, loc.v].iter().any(|t| *t < 2e-3 || *t > 1.0 - 2e-3) {
+                continue;
+            }
+            let Some(m) = world.mcnk(loc.chunk) else {
+                panic!("blade at ({x}, {y}) outside the resident window");
+            };
+            let (r, c) = (loc.cell.row, loc.cell.col);
+            assert!(!m.header.is_hole(r, c), "blade in a hole at ({x}, {y})");
+            assert!(
+                !m.header.no_effect_doodad.is_set(r, c),
+                "blade in a noEffectDoodad cell at ({x}, {y})"
+            );
+            // Blades next to suppressed cells: the check is not vacuous.
+            let neighbour_suppressed = (r > 0 && m.header.is_hole(r - 1, c))
+                || (c > 0 && m.header.no_effect_doodad.is_set(r, c - 1));
+            near_suppressed += usize::from(neighbour_suppressed);
+            // The root sits on the exact terrain.
+            let z = world.height_at(x, y).unwrap();
+            assert!(
+                (z - b.root[2]).abs() < 0.02,
+                "root z {} vs terrain {z}",
+                b.root[2]
+            );
+        }
+    }
+    eprintln!(
+        "{drawn} blades, {outside} candidates outside, {near_suppressed} next to suppressed cells"
+    );
+    assert!(drawn > 10_000 && outside > 10_000 && near_suppressed > 50);
+}
+
+#[test]
+fn no_grid_grass_over_holes_or_no_effect_cells() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = seams();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (camera, probes) = suppressed_probes(scene);
+    let view_proj = camera.view_proj(W as f32 / H as f32);
+    let on_screen: Vec<_> = probes
+        .iter()
+        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
+        .collect();
+    assert!(on_screen.len() >= 20, "only {} probes", on_screen.len());
+    let mut grid = build_grid(gpu, &models, scene);
+    for samples in [4, 1] {
+        let view = FrameView::new(camera, [W, H], samples, 0.5, settings());
+        let (image, _) = render(gpu, &models, &mut grid, &view);
+        crate::grass::tests::save(&image, &format!("grid-topdown-msaa{samples}"));
+        let frac = crate::grass::tests::grass_fraction(&image);
+        assert!(
+            frac > 0.005,
+            "{samples}x: only {frac} grass around the cells"
+        );
+        let bad: Vec<_> = on_screen
+            .iter()
+            .filter(|(_, (x, y))| is_grass(image.get_pixel(*x, *y)))
+            .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
+            .collect();
+        eprintln!(
+            "{samples}x: grass {frac:.3}, {} probes, {} covered",
+            on_screen.len(),
+            bad.len()
+        );
+        assert!(
+            bad.is_empty(),
+            "{samples}x: grid grass over suppressed cells: {bad:?}"
+        );
+    }
+}
