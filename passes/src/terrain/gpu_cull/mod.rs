@@ -116,6 +116,7 @@ impl GpuCullTerrain {
                 limit: 0,
             });
         }
+        log::info!("{TECHNIQUE}: drawing with {}", variant.name());
         let draw = AtlasDraw::new(gpu, world, Feed::Culled, TECHNIQUE)?;
         let chunk_count = draw.atlas.chunk_count() as u32;
         let args_size =
