@@ -286,8 +286,18 @@ impl<'s> SceneRenderer<'s> {
 
     /// Tier-specific facts of the current combination for the bench report
     /// (`camera-grid`: grid configuration, candidates evaluated, blades;
-    /// `gpu-cull`: patch size, patches, entries, which multi-draw ran).
+    /// grass `gpu-cull`: patch size, patches, entries, which multi-draw ran;
+    /// terrain `gpu-cull`: which multi-draw ran, MCNKs kept lately).
     pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
+        let mut facts = self.grass_facts();
+        if let (TerrainTier::GpuCull, Some(t)) = (self.combo.terrain, &self.terrain_gpu_cull) {
+            facts.extend(t.facts());
+        }
+        facts
+    }
+
+    /// The grass tier's part of [`Self::facts`].
+    fn grass_facts(&self) -> std::collections::BTreeMap<String, f64> {
         match (self.combo.grass, &self.grass_grid) {
             (GrassTier::CameraGrid, Some(g)) => g.facts(self.scene.world),
             (GrassTier::GpuCull, _) => self

@@ -384,6 +384,25 @@ impl GpuCullTerrain {
             });
     }
 
+    /// Facts for the bench report: `terrain_mdi_count` (1 when
+    /// `multi_draw_indexed_indirect_count` ran, 0 for the plain multi-draw),
+    /// `terrain_mcnks_resident` and, once read back, `terrain_mcnks_kept`.
+    pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
+        let mut f = std::collections::BTreeMap::new();
+        f.insert(
+            "terrain_mdi_count".to_owned(),
+            f64::from(u8::from(self.variant == MdiVariant::Count)),
+        );
+        f.insert(
+            "terrain_mcnks_resident".to_owned(),
+            f64::from(self.chunk_count),
+        );
+        if let Some(k) = self.last_kept {
+            f.insert("terrain_mcnks_kept".to_owned(), f64::from(k));
+        }
+        f
+    }
+
     /// Reads back the slots kept by the last executed `terrain.cull`, sorted
     /// (blocking; for tests and tools).
     pub fn read_kept(
