@@ -25,6 +25,13 @@ pub trait TileSource: Send + Sync + std::fmt::Debug {
     fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError>;
     /// Number of tiles the source has.
     fn tile_count(&self) -> usize;
+    /// Absolute terrain height at global grid coordinates `(gx, gy)` (cells)
+    /// without loading the tile, for distant level-of-detail (clipmaps);
+    /// `None` where the source cannot tell cheaply (the default).
+    fn coarse_height(&self, gx: f64, gy: f64) -> Option<f32> {
+        let _ = (gx, gy);
+        None
+    }
 }
 
 /// Errors of the world window.

@@ -83,4 +83,10 @@ shader_modules! {
     GRASS_CAMERA_GRID_COMPACT = "grass_camera_grid_compact";
     /// Compute probe writing every `camera-grid` blade (stability, parity and identity tests).
     PROBE_CAMERA_GRID = "probe_camera_grid";
+    /// Geometry clipmap level sampling: toroidal texel fetch, coarse-level value, geomorph.
+    CLIPMAP_LEVEL = "clipmap_level";
+    /// Compute probe comparing `clipmap_level` with its CPU reference (tests).
+    PROBE_CLIPMAP = "probe_clipmap";
+    /// Terrain `clipmap`: instanced level pieces, per-pixel MCNK lookup, holes, shared shading.
+    TERRAIN_CLIPMAP = "terrain_clipmap";
 }

@@ -19,6 +19,7 @@
 
 mod atlas_draw;
 pub mod atlas_instanced;
+pub mod clipmap;
 pub mod cull;
 pub mod gpu;
 pub mod gpu_cull;

@@ -93,6 +93,15 @@ impl TileSource for ProceduralSource {
     fn tile_count(&self) -> usize {
         self.xs.len() * self.ys.len()
     }
+
+    /// The generator's height: the exact MCVT value at vertex positions.
+    fn coarse_height(&self, gx: f64, gy: f64) -> Option<f32> {
+        let tiles = f64::from(coords::TILE_CHUNKS * coords::CHUNK_CELLS);
+        let inside = |g: f64, r: &Range<u32>| {
+            g >= f64::from(r.start) * tiles && g <= f64::from(r.end) * tiles
+        };
+        (inside(gx, &self.xs) && inside(gy, &self.ys)).then(|| self.params.height(gx, gy))
+    }
 }
 
 /// A named preset.

@@ -1,0 +1,136 @@
+//! How far the drawn clipmap surface is from the exact MCVT surface: for each
+//! level, the surface it draws over its own area (its ring, or all of level 0)
+//! is reconstructed on the CPU exactly as the GPU draws it (morphed vertex
+//! heights from [`LevelStore::clip_sample`], the meshes' diagonals, linear
+//! interpolation) and compared with `World::height_at` at sample points
+//! inside each quad. Points in holes, outside the resident world or outside
+//! the frustum (when one is given) are skipped.
+
+use sward_engine::Frustum;
+use sward_scenes::world::coords::grid_to_world;
+use sward_scenes::World;
+
+use super::gpu::ClipmapParams;
+use super::layout::{ClipmapConfig, LevelPlacement};
+use super::mesh::main_diagonal;
+use super::store::LevelStore;
+
+/// Height error of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LevelError {
+    /// Level.
+    pub level: u32,
+    /// Sample points compared.
+    pub samples: u64,
+    /// Largest |drawn - exact| (world units).
+    pub max: f64,
+    /// Root mean square of drawn - exact.
+    pub rms: f64,
+}
+
+/// Height of the triangle containing in-quad `(u, v)` of a quad with corner
+/// heights `h00, h10, h01, h11`, split along the main diagonal or not.
+pub fn quad_height(h: [f32; 4], main: bool, u: f64, v: f64) -> f64 {
+    let [h00, h10, h01, h11] = h.map(f64::from);
+    if main {
+        if u >= v {
+            h00 + u * (h10 - h00) + v * (h11 - h10)
+        } else {
+            h00 + v * (h01 - h00) + u * (h11 - h01)
+        }
+    } else if u + v <= 1.0 {
+        h00 + u * (h10 - h00) + v * (h01 - h00)
+    } else {
+        h11 + (1.0 - u) * (h01 - h11) + (1.0 - v) * (h10 - h11)
+    }
+}
+
+/// Max and RMS error per level for the levels `store` holds at `places`,
+/// with `sub x sub` sample points per quad.
+pub fn height_error(
+    store: &LevelStore,
+    places: &[LevelPlacement],
+    params: &ClipmapParams,
+    world: &World,
+    frustum: Option<&Frustum>,
+    sub: u32,
+) -> Vec<LevelError> {
+    let cfg: ClipmapConfig = *store.config();
+    let f = cfg.footprint();
+    let sub = sub.max(1);
+    let mut out = Vec::new();
+    for (l, place) in places.iter().enumerate().take(cfg.levels as usize) {
+        let l = l as u32;
+        let cam = params.cam(l);
+        let scale = f64::from(1u32 << l) * 0.5; // level units -> cells
+        let finer = (l > 0).then(|| places[l as usize - 1].origin);
+        let (mut n, mut max, mut sq) = (0u64, 0f64, 0f64);
+        for qj in place.origin[1]..place.origin[1] + f {
+            for qi in place.origin[0]..place.origin[0] + f {
+                if let Some(fo) = finer {
+                    let (fi, fj) = (2 * qi - fo[0], 2 * qj - fo[1]);
+                    if (0..f).contains(&fi) && (0..f).contains(&fj) {
+                        continue;
+                    }
+                }
+                let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .map(|(di, dj)| store.clip_sample(l, cam, qi + di, qj + dj)[0]);
+                let main = main_diagonal(qi, qj);
+                for sj in 0..sub {
+                    for si in 0..sub {
+                        let u = (f64::from(si) + 0.5) / f64::from(sub);
+                        let v = (f64::from(sj) + 0.5) / f64::from(sub);
+                        let (gx, gy) = ((qi as f64 + u) * scale, (qj as f64 + v) * scale);
+                        let (x, y) = grid_to_world(gx, gy);
+                        if world.is_hole(x, y) != Some(false) {
+                            continue;
+                        }
+                        let Some(exact) = world.height_at(x, y) else {
+                            continue;
+                        };
+                        let drawn = quad_height(h, main, u, v);
+                        if let Some(fr) = frustum {
+                            let p = glam::Vec3::new(x as f32, y as f32, drawn as f32);
+                            if !fr.sphere_visible(p, 0.0) {
+                                continue;
+                            }
+                        }
+                        let e = drawn - f64::from(exact);
+                        n += 1;
+                        max = max.max(e.abs());
+                        sq += e * e;
+                    }
+                }
+            }
+        }
+        out.push(LevelError {
+            level: l,
+            samples: n,
+            max,
+            rms: if n > 0 { (sq / n as f64).sqrt() } else { 0.0 },
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quad_height_reproduces_corners_and_planes() {
+        let h = [1.0, 3.0, 5.0, 7.0];
+        for main in [true, false] {
+            assert_eq!(quad_height(h, main, 0.0, 0.0), 1.0);
+            assert_eq!(quad_height(h, main, 1.0, 0.0), 3.0);
+            assert_eq!(quad_height(h, main, 0.0, 1.0), 5.0);
+            assert_eq!(quad_height(h, main, 1.0, 1.0), 7.0);
+            // A plane (h = 1 + 2u + 4v) is reproduced by either split.
+            assert!((quad_height(h, main, 0.3, 0.6) - (1.0 + 0.6 + 2.4)).abs() < 1e-12);
+        }
+        // A saddle differs between the two splits at the centre.
+        let s = [0.0, 1.0, 1.0, 0.0];
+        assert_eq!(quad_height(s, true, 0.5, 0.5), 0.0);
+        assert_eq!(quad_height(s, false, 0.5, 0.5), 1.0);
+    }
+}

@@ -1,0 +1,35 @@
+//! Terrain `clipmap`: geometry clipmaps (Losasso & Hoppe 2004; GPU Gems 2,
+//! chapter 2). Nested regular grids centred on the camera, level `l` with
+//! spacing `s_0 * 2^l` where `s_0` is half an MCVT cell, drawn from a handful
+//! of static meshes shared by every level (blocks, fix-up strips, L-shaped
+//! trims, zero-area seam triangles) instanced per visible piece; heights and
+//! normals come from one toroidally updated texture layer per level,
+//! geomorphed towards the coarser level so levels meet without cracks or
+//! popping. Level 0 reproduces the exact MCVT four-triangle fan; holes are
+//! dropped per pixel from the resident MCNK's hole mask; shading is the
+//! shared `terrain_shade` splat + sun + fog.
+//!
+//! - [`layout`]: level placement, pieces, geomorph weight (CPU reference).
+//! - [`mesh`]: the static meshes (diagonals towards cell centres).
+//! - [`source`]: where texels come from (resident world, far tile source).
+//! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
+//! - [`accuracy`]: height error per level against `height_at`.
+//! - [`gpu`]: Rust mirrors of the shader structs.
+//! - `technique`: [`Clipmap`], the pass.
+
+pub mod accuracy;
+pub mod gpu;
+pub mod layout;
+pub mod mesh;
+pub mod source;
+pub mod store;
+mod technique;
+#[cfg(test)]
+mod tests;
+
+pub use technique::{Clipmap, ClipmapStats};
+
+/// Technique name used in errors and logs.
+pub const TECHNIQUE: &str = "terrain.clipmap";
+/// Name of the draw pass (also its puffin and GPU timestamp scope).
+pub const PASS: &str = "terrain.clipmap";

@@ -1,0 +1,118 @@
+//! Where clipmap level texels come from: the authoritative resident world
+//! (`World::height_at` / `normal_at`, the exact MCVT fan and MCNR), and beyond
+//! the resident window the tile source's cheap `coarse_height` (for the
+//! procedural presets: the generator itself, which is what MCVT stores at
+//! vertices), with a normal from central differences. Where neither answers,
+//! the nearest resident edge is extended.
+
+use sward_scenes::world::coords::{grid_to_world, CHUNK_CELLS, UNIT_SIZE};
+use sward_scenes::{TileSource, World};
+
+/// Samples `(height, normal.xyz)` at global grid positions.
+#[derive(Clone, Copy)]
+pub struct TerrainSampler<'a> {
+    world: &'a World,
+    far: Option<&'a dyn TileSource>,
+    /// Resident chunk rectangle in grid cells: `[gx0, gx1, gy0, gy1]`.
+    rect: Option<[f64; 4]>,
+}
+
+/// Step (cells) of the central differences for distant normals.
+const NORMAL_STEP: f64 = 0.25;
+
+impl<'a> TerrainSampler<'a> {
+    /// A sampler over `world`, falling back to `far` outside it.
+    pub fn new(world: &'a World, far: Option<&'a dyn TileSource>) -> Self {
+        let cells = f64::from(CHUNK_CELLS);
+        let rect = world.mcnks().fold(None, |r: Option<[f64; 4]>, (c, _)| {
+            let (x0, y0) = (f64::from(c.x) * cells, f64::from(c.y) * cells);
+            let b = [x0, x0 + cells, y0, y0 + cells];
+            Some(match r {
+                None => b,
+                Some(r) => [
+                    r[0].min(b[0]),
+                    r[1].max(b[1]),
+                    r[2].min(b[2]),
+                    r[3].max(b[3]),
+                ],
+            })
+        });
+        TerrainSampler { world, far, rect }
+    }
+
+    /// The resident world.
+    pub fn world(&self) -> &'a World {
+        self.world
+    }
+
+    /// `(height, nx, ny, nz)` at global grid `(gx, gy)` (cells).
+    pub fn sample(&self, gx: f64, gy: f64) -> [f32; 4] {
+        let (x, y) = grid_to_world(gx, gy);
+        if let (Some(h), Some(n)) = (self.world.height_at(x, y), self.world.normal_at(x, y)) {
+            return [h, n[0], n[1], n[2]];
+        }
+        if let Some(far) = self.far {
+            if let Some(h) = far.coarse_height(gx, gy) {
+                let n = self.far_normal(far, gx, gy, h);
+                return [h, n[0], n[1], n[2]];
+            }
+        }
+        match self.rect {
+            Some([x0, x1, y0, y1]) => {
+                let eps = 1e-6;
+                let (cx, cy) = (gx.clamp(x0, x1 - eps), gy.clamp(y0, y1 - eps));
+                let (x, y) = grid_to_world(cx, cy);
+                match (self.world.height_at(x, y), self.world.normal_at(x, y)) {
+                    (Some(h), Some(n)) => [h, n[0], n[1], n[2]],
+                    _ => [0.0, 0.0, 0.0, 1.0],
+                }
+            }
+            None => [0.0, 0.0, 0.0, 1.0],
+        }
+    }
+
+    /// Normal from central differences of the far source (`h` at the centre
+    /// stands in for a missing neighbour).
+    fn far_normal(&self, far: &dyn TileSource, gx: f64, gy: f64, h: f32) -> [f32; 3] {
+        let e = NORMAL_STEP;
+        let at = |x: f64, y: f64| f64::from(far.coarse_height(x, y).unwrap_or(h));
+        let hgx = (at(gx + e, gy) - at(gx - e, gy)) / (2.0 * e * UNIT_SIZE);
+        let hgy = (at(gx, gy + e) - at(gx, gy - e)) / (2.0 * e * UNIT_SIZE);
+        // x = O - gy * unit, y = O - gx * unit: the normal is (hgy, hgx, 1).
+        let len = (hgx * hgx + hgy * hgy + 1.0).sqrt();
+        [(hgy / len) as f32, (hgx / len) as f32, (1.0 / len) as f32]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sward_scenes::world::coords::world_to_grid;
+    use sward_scenes::Preset;
+
+    #[test]
+    fn resident_is_exact_and_far_comes_from_the_source() {
+        let preset = Preset::by_name("seams-holes").expect("preset");
+        let source = preset.source();
+        let scene = preset.build().expect("builds");
+        let world = scene.world();
+        let sampler = TerrainSampler::new(world, Some(&source));
+        let (m_chunk, m) = world.mcnks().nth(300).expect("MCNK");
+        let (x, y) = m.local_to_world(2.5, 3.25);
+        let (gx, gy) = world_to_grid(x, y);
+        let s = sampler.sample(gx, gy);
+        assert_eq!(Some(s[0]), world.height_at(x, y), "MCNK {m_chunk:?}");
+        // The generator agrees with MCVT at a resident vertex (what makes it a
+        // valid far source) ...
+        let [ox, oy] = m_chunk.origin();
+        let (gx, gy) = world_to_grid(ox, oy);
+        let far = source.coarse_height(gx + 3.0, gy + 5.0).expect("inside");
+        let (vx, vy) = grid_to_world(gx + 3.0, gy + 5.0);
+        let exact = world.height_at(vx, vy).expect("resident");
+        assert!((far - exact).abs() < 1e-3, "{far} vs {exact}");
+        // ... and without a far source the resident edge is extended.
+        let alone = TerrainSampler::new(world, None);
+        let outside = alone.sample(gx - 4000.0, gy);
+        assert!(outside[0].is_finite() && outside[3] > 0.0);
+    }
+}

@@ -1,0 +1,565 @@
+//! The `clipmap` terrain technique: owns the static meshes, the level texture
+//! array and its CPU mirror, the chunk index texture (resident MCNK slot and
+//! hole mask per MCNK), the shared splat resources, and records the
+//! `terrain.clipmap` pass. Inside the pass closure (so the bench counts the
+//! CPU cost) it places the levels around the camera, samples and uploads the
+//! texels that entered each level's window, culls every piece against the
+//! frustum on the CPU and issues one instanced draw per mesh kind.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{IVec2, Vec3};
+use sward_engine::graph::RenderGraph;
+use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_CLEAR};
+use sward_scenes::{TileSource, World};
+use wgpu::util::DeviceExt;
+
+use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
+use super::layout::{
+    camera_level0, level_pieces, place_levels, vertex_world, ClipmapConfig, Piece, PieceKind,
+    DEFAULT_BLOCK, MAX_LEVELS,
+};
+use super::mesh::ClipmapMeshes;
+use super::source::TerrainSampler;
+use super::store::{DirtyRegion, LevelStore};
+use super::{PASS, TECHNIQUE};
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+use crate::terrain::gpu::TerrainUniforms;
+use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
+use crate::terrain::StaticChunks;
+
+/// Value of the chunk index texture where no MCNK is resident.
+const NO_CHUNK: u32 = u32::MAX;
+
+/// What the last recorded frame drew.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClipmapStats {
+    /// Levels in use.
+    pub levels: u32,
+    /// Pieces considered and drawn.
+    pub pieces: usize,
+    /// Pieces that passed frustum culling.
+    pub pieces_drawn: usize,
+    /// Triangles drawn.
+    pub triangles: u64,
+    /// Texels sampled on the CPU this frame (level windows that moved).
+    pub texels_sampled: usize,
+}
+
+/// Level texture array and the bind group that references it.
+struct LevelGpu {
+    texture: wgpu::Texture,
+    bind_group: wgpu::BindGroup,
+}
+
+/// The `clipmap` terrain technique (see the module docs).
+pub struct Clipmap {
+    block: u32,
+    far: Option<Arc<dyn TileSource>>,
+    meshes: ClipmapMeshes,
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    instances: wgpu::Buffer,
+    uniforms: wgpu::Buffer,
+    chunk_index: wgpu::TextureView,
+    chunk_origin: IVec2,
+    chunk_count: IVec2,
+    splat: SplatGpu,
+    bind_layout: wgpu::BindGroupLayout,
+    layout: wgpu::PipelineLayout,
+    shader: wgpu::ShaderModule,
+    pipelines: HashMap<u32, wgpu::RenderPipeline>,
+    store: Option<LevelStore>,
+    level_gpu: Option<LevelGpu>,
+    fixed_gpu_bytes: u64,
+    stats: ClipmapStats,
+}
+
+/// Most pieces one level draws (16 blocks, 8 fix-ups, centre, 2 trims, seam).
+const MAX_PIECES_PER_LEVEL: u64 = 28;
+
+impl Clipmap {
+    /// Builds the technique for the resident `world` with the default block
+    /// size; `far` supplies heights beyond the resident tiles.
+    pub fn new(
+        gpu: &GpuContext,
+        world: &World,
+        far: Option<Arc<dyn TileSource>>,
+    ) -> Result<Self, PassError> {
+        Self::with_block(gpu, world, far, DEFAULT_BLOCK)
+    }
+
+    /// As [`Self::new`] with block size `block` (quads, rounded up to even, >= 8).
+    pub fn with_block(
+        gpu: &GpuContext,
+        world: &World,
+        far: Option<Arc<dyn TileSource>>,
+        block: u32,
+    ) -> Result<Self, PassError> {
+        let device = &gpu.device;
+        let block = ClipmapConfig::for_distance(block, 0.0).block;
+        let meshes = ClipmapMeshes::new(block);
+        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.vertices"),
+            contents: bytemuck::cast_slice(&meshes.vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.indices"),
+            contents: bytemuck::cast_slice(&meshes.indices),
+            usage: wgpu::BufferUsages::INDEX,
+        });
+        let instances = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.instances"),
+            size: u64::from(MAX_LEVELS) * MAX_PIECES_PER_LEVEL * 16,
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.uniforms"),
+            size: ClipmapUniforms::size(),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let (chunk_texture, chunk_origin, chunk_count) = chunk_index_texture(gpu, world)?;
+        let splat = SplatGpu::new(gpu, world)?;
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
+                .map_err(|source| PassError::Shader {
+                    technique: TECHNIQUE,
+                    source,
+                })?;
+        let bind_layout = bind_group_layout(device);
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let fixed_gpu_bytes = vertices.size()
+            + indices.size()
+            + instances.size()
+            + uniforms.size()
+            + texture_bytes([chunk_count.x as u32, chunk_count.y as u32], 1, 1, 8)
+            + splat.gpu_memory_bytes();
+        let mut this = Clipmap {
+            block,
+            far,
+            meshes,
+            vertices,
+            indices,
+            instances,
+            uniforms,
+            chunk_index: chunk_texture.create_view(&Default::default()),
+            chunk_origin,
+            chunk_count,
+            splat,
+            bind_layout,
+            layout,
+            shader,
+            pipelines: HashMap::new(),
+            store: None,
+            level_gpu: None,
+            fixed_gpu_bytes,
+            stats: ClipmapStats::default(),
+        };
+        for samples in [1, 4] {
+            this.pipeline_for(device, samples);
+        }
+        Ok(this)
+    }
+
+    fn pipeline_for(&mut self, device: &wgpu::Device, samples: u32) {
+        if self.pipelines.contains_key(&samples) {
+            return;
+        }
+        let (primitive, depth, multisample) = StaticChunks::pipeline_state(samples);
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(PASS),
+            layout: Some(&self.layout),
+            vertex: wgpu::VertexState {
+                module: &self.shader,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[
+                    wgpu::VertexBufferLayout {
+                        array_stride: 4,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
+                    },
+                    wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<ClipInstance>() as u64,
+                        step_mode: wgpu::VertexStepMode::Instance,
+                        attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
+                    },
+                ],
+            },
+            primitive,
+            depth_stencil: Some(depth),
+            multisample,
+            fragment: Some(wgpu::FragmentState {
+                module: &self.shader,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(COLOR_FORMAT.into())],
+            }),
+            multiview: None,
+            cache: None,
+        });
+        self.pipelines.insert(samples, pipeline);
+    }
+
+    /// The configuration a view needs: enough levels to reach the view's
+    /// terrain distance.
+    pub fn config_for(&self, view: &FrameView) -> ClipmapConfig {
+        ClipmapConfig::for_distance(self.block, view.settings.terrain_distance)
+    }
+
+    /// (Re)allocates the level textures when the level count changes.
+    fn ensure_levels(&mut self, device: &wgpu::Device, cfg: ClipmapConfig) {
+        if self.store.as_ref().is_some_and(|s| *s.config() == cfg) && self.level_gpu.is_some() {
+            return;
+        }
+        let n = cfg.texels();
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("terrain.clipmap.levels"),
+            size: wgpu::Extent3d {
+                width: n,
+                height: n,
+                depth_or_array_layers: cfg.levels,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: self.uniforms.as_entire_binding(),
+        }];
+        entries.extend(self.splat.bind_entries());
+        entries.push(wgpu::BindGroupEntry {
+            binding: 6,
+            resource: wgpu::BindingResource::TextureView(&view),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 7,
+            resource: wgpu::BindingResource::TextureView(&self.chunk_index),
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS),
+            layout: &self.bind_layout,
+            entries: &entries,
+        });
+        self.level_gpu = Some(LevelGpu {
+            texture,
+            bind_group,
+        });
+        self.store = Some(LevelStore::new(cfg));
+    }
+
+    /// Adds `terrain.clipmap`: level placement, incremental texel upload, CPU
+    /// piece culling and one instanced draw per mesh kind, inside the pass.
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+        world: &'a World,
+    ) {
+        self.pipeline_for(&gpu.device, view.sample_count);
+        let cfg = self.config_for(view);
+        self.ensure_levels(&gpu.device, cfg);
+        let view = *view;
+        let [r, g, b] = view.settings.fog_color.map(f64::from);
+        let (color_load, depth_load) = if targets.clear {
+            (
+                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
+                wgpu::LoadOp::Clear(DEPTH_CLEAR),
+            )
+        } else {
+            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+        };
+        let this: &'a mut Self = self;
+        graph
+            .add_render_pass(PASS)
+            .color(targets.color, color_load, targets.resolve)
+            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+            .record(move |ctx| {
+                let Some(pipeline) = this.pipelines.get(&ctx.sample_count) else {
+                    log::error!("{PASS}: no pipeline for {} samples", ctx.sample_count);
+                    return;
+                };
+                let (Some(store), Some(level_gpu)) = (this.store.as_mut(), this.level_gpu.as_ref())
+                else {
+                    return;
+                };
+                let eye = view.eye();
+                let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+                let places = place_levels(&cfg, cam0);
+                let sampler = TerrainSampler::new(world, this.far.as_deref());
+                let dirty = store.update(&places, &sampler);
+                ctx.counters.bytes_uploaded +=
+                    upload_levels(ctx.queue, &level_gpu.texture, store, &dirty);
+                let params = ClipmapParams::new(&cfg, cam0);
+                let bytes = ClipmapUniforms {
+                    terrain: TerrainUniforms::from_view(&view),
+                    clip: params,
+                    chunk_origin: this.chunk_origin,
+                    chunk_count: this.chunk_count,
+                }
+                .to_bytes();
+                ctx.queue.write_buffer(&this.uniforms, 0, &bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+
+                let pieces: Vec<Piece> = (0..cfg.levels)
+                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
+                    .collect();
+                let mut visible: Vec<Piece> = pieces
+                    .iter()
+                    .filter(|p| piece_visible(&cfg, store, p, &view))
+                    .copied()
+                    .collect();
+                visible.sort_by_key(|p| p.kind);
+                let instances: Vec<ClipInstance> = visible
+                    .iter()
+                    .map(|p| ClipInstance {
+                        origin: [p.origin[0] as i32, p.origin[1] as i32],
+                        level: p.level as i32,
+                        pad: 0,
+                    })
+                    .collect();
+                if !instances.is_empty() {
+                    let bytes: &[u8] = bytemuck::cast_slice(&instances);
+                    ctx.queue.write_buffer(&this.instances, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                }
+                ctx.pass.set_pipeline(pipeline);
+                ctx.pass.set_bind_group(0, &level_gpu.bind_group, &[]);
+                ctx.pass.set_vertex_buffer(0, this.vertices.slice(..));
+                ctx.pass.set_vertex_buffer(1, this.instances.slice(..));
+                ctx.pass
+                    .set_index_buffer(this.indices.slice(..), wgpu::IndexFormat::Uint32);
+                let mut triangles = 0;
+                let mut start = 0usize;
+                while start < visible.len() {
+                    let kind = visible[start].kind;
+                    let end = start
+                        + visible[start..]
+                            .iter()
+                            .take_while(|p| p.kind == kind)
+                            .count();
+                    let range = this.meshes.range(kind);
+                    ctx.pass.draw_indexed(
+                        range.indices.clone(),
+                        range.base_vertex,
+                        start as u32..end as u32,
+                    );
+                    let count = (end - start) as u64;
+                    ctx.counters.draw_calls += 1;
+                    ctx.counters.instances_submitted += count;
+                    ctx.counters.instances_drawn += count;
+                    if kind != PieceKind::Seam {
+                        triangles += range.triangles() * count;
+                    }
+                    start = end;
+                }
+                ctx.counters.triangles += triangles;
+                this.stats = ClipmapStats {
+                    levels: cfg.levels,
+                    pieces: pieces.len(),
+                    pieces_drawn: visible.len(),
+                    triangles,
+                    texels_sampled: store.last_sampled,
+                };
+            });
+    }
+
+    /// What the last recorded frame drew.
+    pub fn stats(&self) -> &ClipmapStats {
+        &self.stats
+    }
+
+    /// The level texels (CPU mirror) of the last frame, if any was recorded.
+    pub fn levels(&self) -> Option<&LevelStore> {
+        self.store.as_ref()
+    }
+
+    /// Bytes of GPU memory held (meshes, level textures, chunk index, splat).
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        let levels = self.store.as_ref().map_or(0, |s| {
+            let c = s.config();
+            texture_bytes([c.texels(); 2], 1, c.levels, 16)
+        });
+        self.fixed_gpu_bytes + levels
+    }
+}
+
+/// Frustum test of a piece's box: xy from its extent, z from the heights its
+/// level and the next coarser level hold (the morph blends between them).
+fn piece_visible(cfg: &ClipmapConfig, store: &LevelStore, p: &Piece, view: &FrameView) -> bool {
+    let [w, h] = p.kind.quads(i64::from(cfg.block));
+    let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
+    let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
+    let mut z = store.level(p.level).z_range;
+    if p.level + 1 < cfg.levels {
+        let c = store.level(p.level + 1).z_range;
+        z = [z[0].min(c[0]), z[1].max(c[1])];
+    }
+    let min = Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z[0]);
+    let max = Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z[1]);
+    view.frustum.aabb_visible(min, max)
+}
+
+/// Writes the dirty texel strips of every level; returns the bytes written.
+fn upload_levels(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    store: &LevelStore,
+    dirty: &[DirtyRegion],
+) -> u64 {
+    let n = store.config().texels();
+    let mut bytes = 0;
+    for d in dirty {
+        let data: &[u8] = bytemuck::cast_slice(&store.level(d.level).texels);
+        let rects = d
+            .columns
+            .iter()
+            .map(|c| (c.start, 0, c.end - c.start, n))
+            .chain(d.rows.iter().map(|r| (0, r.start, n, r.end - r.start)));
+        for (x, y, w, h) in rects {
+            queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x, y, z: d.level },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                data,
+                wgpu::TexelCopyBufferLayout {
+                    offset: u64::from((y * n + x) * 16),
+                    bytes_per_row: Some(n * 16),
+                    rows_per_image: Some(n),
+                },
+                wgpu::Extent3d {
+                    width: w,
+                    height: h,
+                    depth_or_array_layers: 1,
+                },
+            );
+            bytes += u64::from(w * h * 16);
+        }
+    }
+    bytes
+}
+
+/// The chunk index texture (Rg32Uint: atlas slot, holes_low_res) over the
+/// resident MCNKs' bounding rectangle; slots follow `World::mcnks()` order,
+/// like [`SplatGpu`].
+fn chunk_index_texture(
+    gpu: &GpuContext,
+    world: &World,
+) -> Result<(wgpu::Texture, IVec2, IVec2), PassError> {
+    let coords: Vec<_> = world
+        .mcnks()
+        .map(|(c, m)| (c, m.header.holes_low_res))
+        .collect();
+    let (lo, hi) = coords
+        .iter()
+        .fold(([u32::MAX; 2], [0u32; 2]), |(lo, hi), (c, _)| {
+            (
+                [lo[0].min(c.x), lo[1].min(c.y)],
+                [hi[0].max(c.x), hi[1].max(c.y)],
+            )
+        });
+    let (origin, size) = if coords.is_empty() {
+        ([0, 0], [1, 1])
+    } else {
+        (lo, [hi[0] - lo[0] + 1, hi[1] - lo[1] + 1])
+    };
+    let max = gpu.device.limits().max_texture_dimension_2d;
+    if size[0].max(size[1]) > max {
+        return Err(PassError::DeviceLimit {
+            technique: TECHNIQUE,
+            what: "chunk index texture side (MCNKs)".into(),
+            needed: u64::from(size[0].max(size[1])),
+            limit: u64::from(max),
+        });
+    }
+    let mut texels = vec![[NO_CHUNK, 0u32]; (size[0] * size[1]) as usize];
+    for (slot, (c, holes)) in coords.iter().enumerate() {
+        let k = ((c.y - origin[1]) * size[0] + (c.x - origin[0])) as usize;
+        texels[k] = [slot as u32, u32::from(*holes)];
+    }
+    let texture = gpu.device.create_texture_with_data(
+        &gpu.queue,
+        &wgpu::TextureDescriptor {
+            label: Some("terrain.clipmap.chunk_index"),
+            size: wgpu::Extent3d {
+                width: size[0],
+                height: size[1],
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rg32Uint,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&texels),
+    );
+    Ok((
+        texture,
+        IVec2::new(origin[0] as i32, origin[1] as i32),
+        IVec2::new(size[0] as i32, size[1] as i32),
+    ))
+}
+
+fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let (vs, fs) = (wgpu::ShaderStages::VERTEX, wgpu::ShaderStages::FRAGMENT);
+    let mut entries = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: vs | fs,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }];
+    entries.extend(SplatGpu::layout_entries());
+    entries.push(wgpu::BindGroupLayoutEntry {
+        binding: 6,
+        visibility: vs,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2Array,
+            multisampled: false,
+        },
+        count: None,
+    });
+    entries.push(wgpu::BindGroupLayoutEntry {
+        binding: 7,
+        visibility: fs,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Uint,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    });
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(PASS),
+        entries: &entries,
+    })
+}

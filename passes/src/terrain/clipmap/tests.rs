@@ -1,0 +1,484 @@
+//! Tests of the clipmap tier that need the pieces together: the GPU level
+//! sampling against its CPU mirror (compute probe), finest-level parity with
+//! `height_at`, the per-level height error, a top-down render of a cliff
+//! world with no cracks along any level boundary and holes shown, and an
+//! image comparison with `static-chunks` near the camera.
+//!
+//! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs.
+
+use glam::Vec3;
+use sward_engine::graph::{GraphExecutor, RenderGraph};
+use sward_engine::targets::{read_buffer, write_png};
+use sward_engine::{Camera, GpuContext, OffscreenTarget};
+use sward_scenes::world::coords::{grid_to_world, world_to_grid};
+use sward_scenes::World;
+use wgpu::util::DeviceExt;
+
+use super::accuracy::height_error;
+use super::gpu::{params_bytes, ClipmapParams};
+use super::layout::{camera_level0, morph_weight, place_levels, ClipmapConfig};
+use super::source::TerrainSampler;
+use super::store::LevelStore;
+use super::Clipmap;
+use crate::frame::{FrameView, PassTargets, RenderSettings};
+use crate::terrain::testutil::cliff_world;
+use crate::terrain::StaticChunks;
+
+/// Eye over the middle of MCNK 85 of the cliff world (holes at MCNK 83 are
+/// within sight, the cliff 30 cells away).
+fn focus(world: &World) -> (f64, f64) {
+    let (c, _) = world.mcnks().nth(83).expect("MCNK");
+    let [x, y] = c.origin();
+    (x - 16.0, y - 16.0)
+}
+
+fn store_for(world: &World, cfg: ClipmapConfig, eye: (f64, f64)) -> (LevelStore, ClipmapParams) {
+    let cam0 = camera_level0(eye.0, eye.1);
+    let mut store = LevelStore::new(cfg);
+    store.update(&place_levels(&cfg, cam0), &TerrainSampler::new(world, None));
+    (store, ClipmapParams::new(&cfg, cam0))
+}
+
+/// Level-0 vertices away from the morph band are the exact reference, and
+/// level 0 as drawn is the exact surface (the diagonals reproduce the fan);
+/// coarser levels get worse but stay bounded.
+#[test]
+fn finest_level_is_exact_and_errors_grow_with_level() {
+    let world = cliff_world();
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let eye = focus(&world);
+    let (store, params) = store_for(&world, cfg, eye);
+    let places = place_levels(&cfg, camera_level0(eye.0, eye.1));
+    let o = places[0].origin;
+    let f = cfg.footprint();
+    let mut checked = 0;
+    for j in o[1]..=o[1] + f {
+        for i in o[0]..=o[0] + f {
+            if morph_weight(&cfg, 0, params.cam(0), i, j) > 0.0 {
+                continue;
+            }
+            let (x, y) = grid_to_world(i as f64 / 2.0, j as f64 / 2.0);
+            let exact = world.height_at(x, y).expect("resident");
+            assert_eq!(
+                store.clip_sample(0, params.cam(0), i, j)[0],
+                exact,
+                "vertex ({i}, {j})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 500);
+    let err = height_error(&store, &places, &params, &world, None, 3);
+    assert_eq!(err.len(), 4);
+    assert!(err.iter().all(|e| e.samples > 1000), "{err:?}");
+    // Level 0's only error is its outer morph band, which blends towards
+    // level 1: bounded by level 1's error.
+    assert!(err[0].rms < err[1].rms, "{err:?}");
+    assert!(err[1].max < err[3].max, "{err:?}");
+    // Without the morph band, level 0 is exact everywhere it is drawn.
+    let exact_cfg = ClipmapConfig {
+        block: 8,
+        levels: 1,
+    };
+    let (s1, p1) = store_for(&world, exact_cfg, eye);
+    let e1 = height_error(
+        &s1,
+        &place_levels(&exact_cfg, camera_level0(eye.0, eye.1)),
+        &p1,
+        &world,
+        None,
+        4,
+    );
+    assert!(e1[0].max < 1e-4, "level 0 alone: {:?}", e1[0]);
+}
+
+/// The vertex stage's `clip_sample` (run by the probe) equals the CPU mirror
+/// for vertices inside, across and beyond the morph band of every level.
+#[test]
+fn gpu_level_sampling_matches_cpu() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let device = &gpu.device;
+    let world = cliff_world();
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 3,
+    };
+    let eye = focus(&world);
+    let (store, params) = store_for(&world, cfg, eye);
+    let places = place_levels(&cfg, camera_level0(eye.0, eye.1));
+    let n = cfg.texels();
+    let levels = device.create_texture_with_data(
+        &gpu.queue,
+        &wgpu::TextureDescriptor {
+            label: Some("terrain.clipmap.probe_levels"),
+            size: wgpu::Extent3d {
+                width: n,
+                height: n,
+                depth_or_array_layers: cfg.levels,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        &(0..cfg.levels)
+            .flat_map(|l| bytemuck::cast_slice::<_, u8>(&store.level(l).texels).to_vec())
+            .collect::<Vec<u8>>(),
+    );
+    let mut inputs = Vec::new();
+    for (l, p) in places.iter().enumerate() {
+        for j in (0..=cfg.footprint()).step_by(3) {
+            for i in 0..=cfg.footprint() {
+                inputs.push([
+                    l as i32,
+                    (p.origin[0] + i) as i32,
+                    (p.origin[1] + j) as i32,
+                    0,
+                ]);
+            }
+        }
+    }
+    let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_CLIPMAP)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("terrain.clipmap.probe"),
+        layout: None,
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let buf = |label, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+    };
+    let uniform = buf(
+        "terrain.clipmap.probe_params",
+        &params_bytes(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let input = buf(
+        "terrain.clipmap.probe_in",
+        bytemuck::cast_slice(&inputs),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let size = (inputs.len() * 16) as u64;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("terrain.clipmap.probe_out"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let view = levels.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain.clipmap.probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: output.as_entire_binding(),
+            },
+        ],
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+    let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+    let mut morphed = 0;
+    for (x, got) in inputs.iter().zip(out) {
+        let (l, i, j) = (x[0] as u32, i64::from(x[1]), i64::from(x[2]));
+        let want = store.clip_sample(l, params.cam(l), i, j);
+        if want != store.texel(l, i, j) {
+            morphed += 1;
+        }
+        for k in 0..4 {
+            assert!(
+                (got[k] - want[k]).abs() <= 1e-5 * want[k].abs().max(1.0),
+                "level {l} vertex ({i}, {j}) component {k}: GPU {} CPU {}",
+                got[k],
+                want[k]
+            );
+        }
+    }
+    assert!(
+        morphed > 50,
+        "the probe covered the morph bands ({morphed})"
+    );
+}
+
+const SIZE: [u32; 2] = [256, 160];
+
+fn black_settings(distance: f32) -> RenderSettings {
+    RenderSettings {
+        fog_color: [0.0; 3],
+        fog_range: [1.0e6, 2.0e6],
+        terrain_distance: distance,
+        ..RenderSettings::default()
+    }
+}
+
+/// The technique a test renders with.
+enum Tech<'t> {
+    Clip(&'t mut Clipmap, &'t World),
+    Static(&'t mut StaticChunks),
+}
+
+/// Renders `camera` with `tech`, returns RGBA8 pixels and the view.
+fn render<'t>(
+    gpu: &'t GpuContext,
+    camera: Camera,
+    settings: RenderSettings,
+    name: &str,
+    tech: Tech<'t>,
+) -> (Vec<u8>, FrameView) {
+    let target =
+        OffscreenTarget::new(&gpu.device, SIZE[0], SIZE[1], 1).unwrap_or_else(|e| panic!("{e}"));
+    let mut executor = GraphExecutor::new(gpu).unwrap_or_else(|e| panic!("{e}"));
+    let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
+    let mut g = RenderGraph::new();
+    let color = g.import_texture("target.color", target.render_color());
+    let depth = g.import_texture("target.depth", &target.depth);
+    let targets = PassTargets {
+        color,
+        depth,
+        resolve: None,
+        clear: true,
+    };
+    match tech {
+        Tech::Clip(c, world) => c.record(gpu, &mut g, &view, targets, world),
+        Tech::Static(s) => s.record(gpu, &mut g, &view, targets),
+    }
+    executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}"));
+    let image = target
+        .read_color(&gpu.device, &gpu.queue)
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(format!("clipmap-{name}.png"));
+        write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
+    }
+    (image.into_raw(), view)
+}
+
+fn px(img: &[u8], x: u32, y: u32) -> [u8; 3] {
+    let i = 4 * (y * SIZE[0] + x) as usize;
+    [img[i], img[i + 1], img[i + 2]]
+}
+
+fn is_black(p: [u8; 3]) -> bool {
+    p.iter().map(|&c| u32::from(c)).sum::<u32>() <= 6
+}
+
+fn project(view: &FrameView, p: Vec3) -> Option<[u32; 2]> {
+    let c = view.view_proj * p.extend(1.0);
+    if c.w <= 0.0 {
+        return None;
+    }
+    let x = (c.x / c.w * 0.5 + 0.5) * SIZE[0] as f32;
+    let y = (0.5 - c.y / c.w * 0.5) * SIZE[1] as f32;
+    (x >= 2.0 && y >= 2.0 && x < SIZE[0] as f32 - 2.0 && y < SIZE[1] as f32 - 2.0)
+        .then_some([x as u32, y as u32])
+}
+
+/// Top-down over a cliff world with four levels in view: no background pixel
+/// next to any level's outer boundary (no cracks where levels meet), hole
+/// cells show the background, and every level draws.
+#[test]
+fn levels_meet_without_cracks_and_holes_show() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let mut clipmap = Clipmap::with_block(gpu, &world, None, 8).unwrap_or_else(|e| panic!("{e}"));
+    let (fx, fy) = focus(&world);
+    let ground = world.height_at(fx, fy).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(fx as f32, fy as f32, ground + 170.0),
+        yaw_deg: 0.0,
+        pitch_deg: -90.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let settings = black_settings(250.0);
+    let (img, view) = render(
+        gpu,
+        camera,
+        settings,
+        "top-down",
+        Tech::Clip(&mut clipmap, &world),
+    );
+    let stats = clipmap.stats().clone();
+    assert_eq!(stats.levels, 4, "{stats:?}");
+    assert!(
+        stats.pieces_drawn > 0 && stats.pieces_drawn < stats.pieces,
+        "{stats:?}"
+    );
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let places = place_levels(&cfg, camera_level0(fx, fy));
+    let f = cfg.footprint();
+    let (mut checked, mut cracks) = (0, Vec::new());
+    for (l, p) in places.iter().enumerate().take(3) {
+        for k in 0..=(f * 8) {
+            let e = k as f64 / 8.0;
+            for (i, j) in [(0.0, e), (f as f64, e), (e, 0.0), (e, f as f64)] {
+                let s = f64::from(1u32 << l) * 0.5;
+                let (gx, gy) = ((p.origin[0] as f64 + i) * s, (p.origin[1] as f64 + j) * s);
+                let (x, y) = grid_to_world(gx, gy);
+                let margin = 2.5;
+                let near_hole = [
+                    (-1.0, -1.0),
+                    (1.0, 1.0),
+                    (-1.0, 1.0),
+                    (1.0, -1.0),
+                    (0.0, 0.0),
+                ]
+                .iter()
+                .any(|(dx, dy)| world.is_hole(x + dx * margin, y + dy * margin) != Some(false));
+                let Some(z) = world.height_at(x, y) else {
+                    continue;
+                };
+                if near_hole {
+                    continue;
+                }
+                let Some([sx, sy]) = project(&view, Vec3::new(x as f32, y as f32, z)) else {
+                    continue;
+                };
+                checked += 1;
+                for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    if is_black(px(&img, sx + ox - 1, sy + oy - 1)) {
+                        cracks.push((l, sx, sy));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 300, "boundary points in view: {checked}");
+    assert!(
+        cracks.is_empty(),
+        "{} background pixels on level boundaries, e.g. {:?}",
+        cracks.len(),
+        &cracks[..cracks.len().min(5)]
+    );
+    // Holes: centres of hole cells are background.
+    let mut holes = 0;
+    for (c, m) in world.mcnks() {
+        for row in 0..8 {
+            for col in 0..8 {
+                if !m.header.is_hole(row, col) {
+                    continue;
+                }
+                let [ox, oy] = c.origin();
+                let (gx, gy) = world_to_grid(ox, oy);
+                let (x, y) = grid_to_world(gx + f64::from(col) + 0.5, gy + f64::from(row) + 0.5);
+                let z = world.height_at(x, y).expect("resident");
+                if let Some([sx, sy]) = project(&view, Vec3::new(x as f32, y as f32, z)) {
+                    assert!(
+                        is_black(px(&img, sx, sy)),
+                        "hole cell ({row}, {col}) of {c:?} drawn"
+                    );
+                    holes += 1;
+                }
+            }
+        }
+    }
+    assert!(holes >= 4, "hole cells in view: {holes}");
+}
+
+/// Near the camera the clipmap draws the same picture as `static-chunks`
+/// (same surface, normals, splat, light): mean colour difference small.
+#[test]
+fn matches_static_chunks_near_the_camera() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let (fx, fy) = focus(&world);
+    let ground = world.height_at(fx, fy).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(fx as f32, fy as f32, ground + 6.0),
+        yaw_deg: 30.0,
+        pitch_deg: -35.0,
+        fov_y_deg: 60.0,
+        near: 0.25,
+        far: 1000.0,
+    };
+    let settings = RenderSettings {
+        fog_color: [0.0; 3],
+        terrain_distance: 250.0,
+        ..RenderSettings::default()
+    };
+    let mut clipmap = Clipmap::with_block(gpu, &world, None, 16).unwrap_or_else(|e| panic!("{e}"));
+    let (a, _) = render(
+        gpu,
+        camera,
+        settings,
+        "near-clipmap",
+        Tech::Clip(&mut clipmap, &world),
+    );
+    let mut chunks = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
+    let (b, _) = render(
+        gpu,
+        camera,
+        settings,
+        "near-static",
+        Tech::Static(&mut chunks),
+    );
+    let (mut sum, mut n, mut far_off) = (0u64, 0u64, 0u64);
+    // The lower half of the image is the ground near the camera.
+    for y in SIZE[1] / 2..SIZE[1] {
+        for x in 0..SIZE[0] {
+            let (p, q) = (px(&a, x, y), px(&b, x, y));
+            let d: u32 = (0..3)
+                .map(|k| u32::from(p[k].abs_diff(q[k])))
+                .max()
+                .unwrap_or(0);
+            sum += u64::from(d);
+            n += 1;
+            far_off += u64::from(d > 24);
+        }
+    }
+    let mean = sum as f64 / n as f64;
+    assert!(mean < 3.0, "mean channel difference {mean:.2}");
+    assert!(
+        (far_off as f64) < 0.02 * n as f64,
+        "{far_off} of {n} pixels differ by more than 24"
+    );
+}

@@ -1,0 +1,94 @@
+// Rust mirror: sward_passes::terrain::clipmap::gpu (ClipmapUniforms,
+// ClipInstance) and terrain::gpu::TerrainChunkGpu; CPU references:
+// clipmap::layout (placement, pieces, morph), clipmap::sample (vertex
+// heights), clipmap::mesh (static geometry).
+//
+// Terrain `clipmap`: static local-grid meshes (blocks, fix-ups, trims, seams)
+// instanced per visible piece; each vertex reads its level's height/normal
+// texture (geomorphed towards the coarser level, `clipmap_level`). The
+// fragment finds the resident MCNK under the pixel (chunk index texture),
+// drops hole cells and shades with the shared `terrain_shade` splat + sun +
+// fog; terrain outside the resident window shades as layer 0.
+
+//! import clipmap_level, terrain_shade
+
+struct ClipmapUniforms {
+    terrain: TerrainUniforms,
+    clip: ClipmapParams,
+    // Global MCNK coordinate of the chunk index texture's texel (0, 0).
+    chunk_origin: vec2<i32>,
+    // Size of the chunk index texture in MCNKs.
+    chunk_count: vec2<i32>,
+}
+
+const NO_CHUNK: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<uniform> u: ClipmapUniforms;
+@group(0) @binding(1) var<storage, read> chunks: array<TerrainChunk>;
+@group(0) @binding(2) var alpha_atlas: texture_2d<f32>;
+@group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
+@group(0) @binding(4) var alpha_sampler: sampler;
+@group(0) @binding(5) var layer_sampler: sampler;
+@group(0) @binding(6) var levels: texture_2d_array<f32>;
+@group(0) @binding(7) var chunk_index: texture_2d<u32>;
+
+struct VertexOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    // Grid position in cells from the chunk index origin (x: columns, y: rows).
+    @location(2) grid: vec2<f32>,
+}
+
+@vertex
+fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> VertexOut {
+    let level = u32(inst.z);
+    let i = inst.x + i32(local.x);
+    let j = inst.y + i32(local.y);
+    let s = u.clip.cams[level].z;
+    let h = clip_sample(levels, u.clip, level, i, j);
+    let world = vec3<f32>(CLIP_WORLD_ORIGIN - f32(j) * s, CLIP_WORLD_ORIGIN - f32(i) * s, h.x);
+    var out: VertexOut;
+    out.clip = u.terrain.view_proj * vec4<f32>(world, 1.0);
+    out.world = world;
+    out.normal = h.yzw;
+    // Half cells relative to the index origin: exact integers.
+    let scale = 1 << level;
+    let half_cells = vec2<i32>(i, j) * scale - 16 * u.chunk_origin;
+    out.grid = vec2<f32>(half_cells) * 0.5;
+    return out;
+}
+
+// (slot, holes) of the chunk at window-relative chunk coordinate `c`.
+fn chunk_at(c: vec2<f32>) -> vec2<u32> {
+    let k = vec2<i32>(c);
+    if (any(c < vec2<f32>(0.0)) || any(k >= u.chunk_count)) {
+        return vec2<u32>(NO_CHUNK, 0u);
+    }
+    return textureLoad(chunk_index, k, 0).xy;
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    let g = in.grid;
+    // One chunk per 2x2 pixel quad (the grid position of the quad's first
+    // pixel), so layer-texture derivatives stay continuous across MCNK borders.
+    let quad_offset = floor(in.clip.xy * 0.5) * 2.0 + vec2<f32>(0.5) - in.clip.xy;
+    let g_quad = g + dpdxFine(g) * quad_offset.x + dpdyFine(g) * quad_offset.y;
+    let cq = floor(g_quad / 8.0);
+    let rq = chunk_at(cq);
+    var rec = TerrainChunk(vec2<f32>(0.0), 0.0, 1u, vec4<u32>(0u));
+    if (rq.x != NO_CHUNK) {
+        rec = chunks[rq.x];
+    }
+    let shaded = terrain_shade(u.terrain, rec, alpha_atlas, layer_textures, alpha_sampler, layer_sampler, g / 8.0 - cq, in.normal, in.world);
+    // Holes: the pixel's own cell.
+    let cp = floor(g / 8.0);
+    let rp = chunk_at(cp);
+    let cell = min(vec2<u32>(g - cp * 8.0), vec2<u32>(7u));
+    let bit = (cell.y / 2u) * 4u + cell.x / 2u;
+    if (rp.x != NO_CHUNK && ((rp.y >> bit) & 1u) != 0u) {
+        discard;
+    }
+    return shaded;
+}
