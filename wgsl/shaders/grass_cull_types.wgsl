@@ -88,7 +88,8 @@ struct GrassCull {
     sway_amplitude: f32,
     entry_count: u32,
     model_count: u32,
-    _pad: u32,
+    // 1: the plain multi-draw consumes the args, so `reset` zeroes them too
+    zero_args: u32,
 }
 
 // Same layout as wgpu's DrawIndexedIndirectArgs.

@@ -51,16 +51,17 @@ pub struct GrassCull {
     pub entry_count: u32,
     /// Number of models.
     pub model_count: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// 1 when the reset dispatch zeroes the args too (plain multi-draw).
+    pub zero_args: u32,
 }
 
 /// Bytes of [`GrassCull`]: what the cull uploads per frame.
 pub const GRASS_CULL_BYTES: u64 = std::mem::size_of::<GrassCull>() as u64;
 
 impl GrassCull {
-    /// The cull uniforms of `view` for `entry_count` entries of `model_count` models.
-    pub fn new(view: &FrameView, entry_count: u32, model_count: u32) -> Self {
+    /// The cull uniforms of `view` for `entry_count` entries of
+    /// `model_count` models; `zero_args` for the plain multi-draw.
+    pub fn new(view: &FrameView, entry_count: u32, model_count: u32, zero_args: bool) -> Self {
         let s = &view.settings;
         let eye = view.eye();
         GrassCull {
@@ -69,7 +70,7 @@ impl GrassCull {
             sway_amplitude: if s.wind { s.wind_amplitude } else { 0.0 },
             entry_count,
             model_count,
-            _pad: 0,
+            zero_args: u32::from(zero_args),
         }
     }
 }
@@ -167,7 +168,7 @@ mod tests {
             sway_amplitude: 0.12,
             entry_count: 1,
             model_count: 1,
-            _pad: 0,
+            zero_args: 0,
         }
     }
 
@@ -213,7 +214,7 @@ mod tests {
                 sway_amplitude,
                 entry_count,
                 model_count,
-                _pad
+                zero_args
             }
         )
         .unwrap();

@@ -18,8 +18,11 @@ use crate::frame::FrameView;
 
 /// Name of the cull pass.
 pub const PASS_CULL: &str = "grass.cull";
-/// Name of the pass that reads back last frame's counts and clears them.
-pub const PASS_RESET: &str = "grass.reset";
+/// Name of the transfer pass that copies the last cull's counts into the
+/// readback ring (recorded every [`READBACK_EVERY`] frames).
+pub const PASS_READBACK: &str = "grass.readback";
+/// Frames between two count readbacks.
+pub const READBACK_EVERY: u64 = 4;
 /// Workgroup size of `cull_entries`.
 pub const CULL_WORKGROUP: u32 = 64;
 
@@ -47,11 +50,18 @@ fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
     }
 }
 
-/// The cull pipeline and its group 0 layout (uniforms, entries, models,
-/// args, counts).
-pub fn cull_pipeline(
-    device: &wgpu::Device,
-) -> Result<(wgpu::BindGroupLayout, wgpu::ComputePipeline), PassError> {
+/// The compute pipelines of `grass.cull`.
+pub struct CullPipelines {
+    /// Group 0: uniforms, entries, models, args, counts.
+    pub layout: wgpu::BindGroupLayout,
+    /// `reset`: zeroes the counts (and the args for the plain multi-draw).
+    pub reset: wgpu::ComputePipeline,
+    /// `cull_entries`: one invocation per entry.
+    pub cull: wgpu::ComputePipeline,
+}
+
+/// Builds [`CullPipelines`].
+pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError> {
     let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL)
         .map_err(shader_error)?;
     let cs = wgpu::ShaderStages::COMPUTE;
@@ -72,15 +82,21 @@ pub fn cull_pipeline(
         bind_group_layouts: &[&layout],
         push_constant_ranges: &[],
     });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(PASS_CULL),
-        layout: Some(&pipeline_layout),
-        module: &shader,
-        entry_point: Some("cull_entries"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    Ok((layout, pipeline))
+    let pipeline = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_CULL),
+            layout: Some(&pipeline_layout),
+            module: &shader,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    Ok(CullPipelines {
+        reset: pipeline("reset"),
+        cull: pipeline("cull_entries"),
+        layout,
+    })
 }
 
 /// Group 2 of the draw: descriptors (0), patch table (1), height atlas

@@ -6,19 +6,22 @@
 //! Built once per world window ([`GpuCull::new`]): the [`patches::PatchSet`]
 //! (16-byte [`descriptor::GrassDescriptor`]s, one [`patches::PatchEntry`] per
 //! patch and model with conservative bounds), uploaded once. Per frame
-//! ([`GpuCull::record`]) the CPU writes two uniform blocks and records three
+//! ([`GpuCull::record`]) the CPU writes two uniform blocks and records two
 //! passes whose cost does not depend on the number of placements or patches:
 //!
-//! 1. `grass.reset` (transfer): copies the counts the previous frame's cull
-//!    left into a readback ring ([`readback`]), then zeroes them (and the
-//!    indirect args, when the plain multi-draw consumes them).
-//! 2. `grass.cull` (compute, [`cull`]): one invocation per entry tests the
-//!    draw distance and the frustum and appends the entry's indexed draw to
-//!    its model's region of the args (atomic compaction).
-//! 3. `grass.draw`: per model, one `multi_draw_indexed_indirect_count` (count
+//! 1. `grass.cull` (compute, [`cull`]): a `reset` dispatch zeroes the counts
+//!    (and the indirect args, when the plain multi-draw consumes them); then
+//!    one invocation per (patch, model) entry tests the draw distance and the
+//!    frustum and appends the entry's indexed draw to its model's region of
+//!    the args (atomic compaction).
+//! 2. `grass.draw`: per model, one `multi_draw_indexed_indirect_count` (count
 //!    from the cull) or, without that capability, `multi_draw_indexed_indirect`
 //!    over the region's zeroed tail; materials, fade, wind and alpha are the
 //!    shared `grass_surface` with the pipeline state static-batch uses.
+//!
+//! Every few frames a `grass.readback` transfer pass first copies the counts
+//! the previous cull left into a readback ring ([`readback`]), which feeds
+//! the `instances_drawn` / `triangles` counters a few frames late.
 //!
 //! Modules: [`descriptor`] (packing), [`patches`] (grouping, bounds, patch
 //! size), [`cull`] (CPU reference of the cull), [`draw`] (pipelines),
@@ -46,7 +49,7 @@ use sward_scenes::{Placements, World};
 
 use self::cull::{cull_models, GRASS_CULL_BYTES};
 use self::descriptor::DESCRIPTOR_BYTES;
-use self::draw::{cull_pipeline, draw_group_layout, DrawPipelines, CULL_WORKGROUP};
+use self::draw::{cull_pipelines, draw_group_layout, CullPipelines, DrawPipelines, CULL_WORKGROUP};
 use self::patches::{ModelReach, PatchSet};
 use self::readback::CountReadback;
 use super::gpu::GRASS_FRAME_BYTES;
@@ -100,12 +103,14 @@ pub struct GpuCull {
     counts: wgpu::Buffer,
     cull_uniform: wgpu::Buffer,
     frame_uniform: wgpu::Buffer,
-    cull_pipeline: wgpu::ComputePipeline,
+    cull_pipelines: CullPipelines,
     cull_bind_group: wgpu::BindGroup,
     frame_bind_group: wgpu::BindGroup,
     draw_bind_group: wgpu::BindGroup,
     pipelines: DrawPipelines,
     readback: std::sync::Mutex<CountReadback>,
+    /// Frames recorded (paces the readback).
+    frame: u64,
     /// Resident instances of each model.
     model_instances: Vec<u64>,
     instances: u64,
@@ -262,10 +267,10 @@ impl GpuCull {
             mapped_at_creation: false,
         });
         let frame_uniform = uniform_buffer(gpu);
-        let (cull_layout, cull_pipeline) = cull_pipeline(device)?;
+        let cull_pipelines = cull_pipelines(device)?;
         let cull_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(draw::PASS_CULL),
-            layout: &cull_layout,
+            layout: &cull_pipelines.layout,
             entries: &[
                 bind(0, &cull_uniform),
                 bind(1, &entries),
@@ -312,7 +317,8 @@ impl GpuCull {
             counts,
             cull_uniform,
             frame_uniform,
-            cull_pipeline,
+            cull_pipelines,
+            frame: 0,
             cull_bind_group,
             frame_bind_group,
             draw_bind_group,

@@ -20,6 +20,8 @@ const READY: u8 = 3;
 struct Slot {
     buffer: wgpu::Buffer,
     state: Arc<AtomicU8>,
+    /// Frame whose commands hold the copy into this slot.
+    copied_in: u64,
 }
 
 /// The ring of readback buffers and the latest counts read.
@@ -41,6 +43,7 @@ impl CountReadback {
                     mapped_at_creation: false,
                 }),
                 state: Arc::new(AtomicU8::new(FREE)),
+                copied_in: 0,
             })
             .collect();
         CountReadback {
@@ -51,8 +54,8 @@ impl CountReadback {
     }
 
     /// Reads slots whose map completed, and starts mapping slots whose copy
-    /// was submitted by an earlier frame. Call before recording this frame.
-    pub fn poll(&mut self) {
+    /// was recorded by a frame before `frame` (so it has been submitted).
+    pub fn poll(&mut self, frame: u64) {
         for slot in &self.slots {
             match slot.state.load(Ordering::Acquire) {
                 READY => {
@@ -63,7 +66,7 @@ impl CountReadback {
                     slot.buffer.unmap();
                     slot.state.store(FREE, Ordering::Release);
                 }
-                COPIED => {
+                COPIED if slot.copied_in < frame => {
                     slot.state.store(MAPPING, Ordering::Release);
                     let state = slot.state.clone();
                     slot.buffer
@@ -77,15 +80,17 @@ impl CountReadback {
         }
     }
 
-    /// Copies `counts` into a free slot, if any (else this frame's counts
-    /// are simply not read back).
-    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, counts: &wgpu::Buffer) {
+    /// Records, in frame `frame`, a copy of `counts` into a free slot, if
+    /// any (else these counts are simply not read back).
+    pub fn copy(&mut self, encoder: &mut wgpu::CommandEncoder, counts: &wgpu::Buffer, frame: u64) {
+        let size = self.size;
         if let Some(slot) = self
             .slots
-            .iter()
+            .iter_mut()
             .find(|s| s.state.load(Ordering::Acquire) == FREE)
         {
-            encoder.copy_buffer_to_buffer(counts, 0, &slot.buffer, 0, self.size);
+            encoder.copy_buffer_to_buffer(counts, 0, &slot.buffer, 0, size);
+            slot.copied_in = frame;
             slot.state.store(COPIED, Ordering::Release);
         }
     }

@@ -1,13 +1,14 @@
-//! The per-frame passes of [`GpuCull`]: `grass.reset`, `grass.cull` and
-//! `grass.draw` (see the module docs of [`super`]). The CPU work here is a
-//! fixed handful of commands per model: two uniform writes, two clears, one
-//! copy, one dispatch and at most one multi-draw per model.
+//! The per-frame passes of [`GpuCull`]: `grass.cull` and `grass.draw`, plus
+//! `grass.readback` every few frames (see the module docs of [`super`]). The
+//! CPU work here is a fixed handful of commands: two uniform writes, two
+//! dispatches and at most one multi-draw per model (and now and then one
+//! buffer copy).
 
 use sward_engine::graph::{Counters, RenderGraph};
 use sward_engine::{Capability, GpuContext};
 
 use super::cull::{GrassCull, GRASS_CULL_BYTES};
-use super::draw::{CULL_WORKGROUP, PASS_CULL, PASS_RESET};
+use super::draw::{CULL_WORKGROUP, PASS_CULL, PASS_READBACK, READBACK_EVERY};
 use super::{GpuCull, MultiDraw, ARGS_BYTES};
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
@@ -15,7 +16,8 @@ use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use crate::grass::models::GrassModels;
 
 impl GpuCull {
-    /// Adds `grass.reset`, `grass.cull` and `grass.draw` for `view`.
+    /// Adds `grass.cull` and `grass.draw` for `view` (and, every
+    /// [`READBACK_EVERY`] frames, `grass.readback` before them).
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
@@ -25,26 +27,26 @@ impl GpuCull {
         models: &'a GrassModels,
     ) {
         self.pipelines.prepare(gpu, models, view);
-        let cull = GrassCull::new(view, self.entry_count, self.model_count);
-        let frame = GrassFrame::new(view);
+        let frame_no = self.frame;
+        // Never on the first frame: no cull has filled the counts yet.
+        let readback_now = frame_no % READBACK_EVERY == 1;
+        self.frame += 1;
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
+        let cull = GrassCull::new(view, this.entry_count, this.model_count, plain);
+        let frame = GrassFrame::new(view);
         let args_id = graph.import_buffer("grass.args", &this.args);
         let counts_id = graph.import_buffer("grass.counts", &this.counts);
-        graph
-            .add_transfer_pass(PASS_RESET)
-            .write(args_id)
-            .write(counts_id)
-            .record(move |ctx| {
-                if let Ok(mut readback) = this.readback.lock() {
-                    readback.poll();
-                    readback.copy(ctx.encoder, &this.counts);
-                }
-                ctx.encoder.clear_buffer(&this.counts, 0, None);
-                if plain {
-                    ctx.encoder.clear_buffer(&this.args, 0, None);
-                }
-            });
+        if readback_now {
+            graph
+                .add_transfer_pass(PASS_READBACK)
+                .read(counts_id)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = this.readback.lock() {
+                        readback.copy(ctx.encoder, &this.counts, frame_no);
+                    }
+                });
+        }
         let cull_uniform = graph.import_buffer("grass.cull.uniforms", &this.cull_uniform);
         graph
             .add_compute_pass(PASS_CULL)
@@ -56,13 +58,27 @@ impl GpuCull {
                 ctx.queue
                     .write_buffer(&this.cull_uniform, 0, bytemuck::bytes_of(&cull));
                 ctx.counters.bytes_uploaded += GRASS_CULL_BYTES;
-                if this.entry_count == 0 {
-                    return;
+                // Collect finished readbacks, start mapping submitted copies.
+                if let Ok(mut readback) = this.readback.lock() {
+                    readback.poll(frame_no);
                 }
-                ctx.pass.set_pipeline(&this.cull_pipeline);
+                let p = &this.cull_pipelines;
                 ctx.pass.set_bind_group(0, &this.cull_bind_group, &[]);
+                // Zero the counts (and the args for the plain multi-draw);
+                // wgpu orders the two dispatches' storage accesses.
+                let zeroed = if plain {
+                    this.entry_count.max(2 * this.model_count)
+                } else {
+                    2 * this.model_count
+                };
+                ctx.pass.set_pipeline(&p.reset);
                 ctx.pass
-                    .dispatch_workgroups(this.entry_count.div_ceil(CULL_WORKGROUP), 1, 1);
+                    .dispatch_workgroups(zeroed.div_ceil(CULL_WORKGROUP).max(1), 1, 1);
+                if this.entry_count > 0 {
+                    ctx.pass.set_pipeline(&p.cull);
+                    ctx.pass
+                        .dispatch_workgroups(this.entry_count.div_ceil(CULL_WORKGROUP), 1, 1);
+                }
             });
         let frame_uniform = graph.import_buffer("grass.uniforms", &this.frame_uniform);
         add_draw_pass(
