@@ -5,6 +5,7 @@
 //! models are drawn by the instanced fallback in the same pass.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 use glam::Vec4;
 
@@ -26,12 +27,17 @@ use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
+use crate::grass::gpu_cull::readback::CountReadback;
 use crate::grass::material::{material_pipeline_desc, MaterialState};
 use crate::grass::models::GrassModels;
 use crate::grass::static_batch::uniform_buffer;
 
 /// Name of the compaction pass.
 pub const PASS_COMPACT: &str = "grass.grid.compact";
+/// Name of the transfer pass copying the indirect args for readback.
+pub const PASS_READBACK: &str = "grass.grid.readback";
+/// Frames between two readbacks of the compacted counts.
+pub const READBACK_EVERY: u64 = 4;
 
 /// What the tier needs from the scene.
 #[derive(Clone, Copy)]
@@ -69,6 +75,8 @@ pub struct CameraGrid {
     compute_layout: wgpu::BindGroupLayout,
     bounds: [f32; 2],
     last_uniform: Option<GridUniform>,
+    readback: Mutex<CountReadback>,
+    frame: u64,
     bytes: u64,
 }
 
@@ -202,7 +210,9 @@ impl CameraGrid {
             .iter()
             .map(|m| m.bounds.max[2] - m.bounds.min[2])
             .fold(0.0f32, f32::max);
-        let bytes = res.gpu_memory_bytes()
+        let readback = CountReadback::new(device, models.len().max(1) as u64 * ARGS_WORDS * 4);
+        let bytes = readback.bytes()
+            + res.gpu_memory_bytes()
             + GRASS_FRAME_BYTES
             + models.gpu_memory_bytes()
             + fallback.gpu_memory_bytes();
@@ -235,6 +245,8 @@ impl CameraGrid {
             compute_layout,
             bounds: [radius * 1.1, height * 1.1],
             last_uniform: None,
+            readback: Mutex::new(readback),
+            frame: 0,
             bytes,
         })
     }
@@ -374,6 +386,10 @@ impl CameraGrid {
         self.prepare(gpu, models, view);
         let uniform = self.uniform(view, models.len());
         self.last_uniform = Some(uniform);
+        let frame_no = self.frame;
+        self.frame += 1;
+        // Never on the first frame: no compaction has filled the args yet.
+        let readback_now = frame_no % READBACK_EVERY == 1;
         let this: &'a CameraGrid = self;
         let frame = GrassFrame::new(view);
         let frame_id = graph.import_buffer("grass.uniforms", &this.frame_uniform);
@@ -395,6 +411,10 @@ impl CameraGrid {
                         .write_buffer(&this.res.uniform, 0, bytemuck::bytes_of(&uniform));
                     ctx.queue
                         .write_buffer(&c.args, 0, bytemuck::cast_slice(&c.args_reset));
+                    // Collect finished readbacks, start mapping submitted copies.
+                    if let Ok(mut readback) = this.readback.lock() {
+                        readback.poll(frame_no);
+                    }
                     ctx.counters.bytes_uploaded += UNIFORM_BYTES + c.args_reset.len() as u64 * 4;
                     ctx.pass.set_pipeline(pipeline);
                     ctx.pass.set_bind_group(0, empty, &[]);
@@ -409,6 +429,16 @@ impl CameraGrid {
                     ctx.pass.dispatch_workgroups(x, y, 1);
                     ctx.counters.instances_submitted += u64::from(total);
                 });
+            if readback_now {
+                graph
+                    .add_transfer_pass(PASS_READBACK)
+                    .read(args)
+                    .record(move |ctx| {
+                        if let Ok(mut readback) = this.readback.lock() {
+                            readback.copy(ctx.encoder, &c.args, frame_no);
+                        }
+                    });
+            }
             reads.push(args);
             reads.push(list);
         }
@@ -426,6 +456,13 @@ impl CameraGrid {
                 .draw(&mut ctx.pass, models, &this.frame_bind_group);
             *ctx.counters += c;
             ctx.counters.instances_submitted += this.fallback.instances();
+            // Instances the compacted draws drew, read back a few frames late
+            // (nothing is known before the first readback arrives).
+            let latest = this
+                .readback
+                .lock()
+                .ok()
+                .and_then(|r| r.latest().map(<[u32]>::to_vec));
             let pass = &mut ctx.pass;
             pass.set_bind_group(0, &this.frame_bind_group, &[]);
             pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
@@ -445,6 +482,12 @@ impl CameraGrid {
                 match (&this.res.compact, this.mode) {
                     (Some(c), GridMode::Compact) => {
                         pass.draw_indexed_indirect(&c.args, *m as u64 * ARGS_WORDS * 4);
+                        let drawn = latest
+                            .as_ref()
+                            .and_then(|a| a.get(*m * ARGS_WORDS as usize + 1))
+                            .map_or(0, |&n| u64::from(n));
+                        ctx.counters.instances_drawn += drawn;
+                        ctx.counters.triangles += drawn * model.triangles;
                     }
                     _ => {
                         let first = model.first_index;

@@ -255,3 +255,34 @@ fn direct_and_compact_modes_draw_the_same_frame() {
     );
     assert!(rb.pass(super::super::tier::PASS_COMPACT).is_none());
 }
+
+#[test]
+fn compacted_counts_match_the_cpu_mirror() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = crate::grass::tests::scene();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let camera = crate::grass::tests::ground_camera(scene);
+    let view = FrameView::new(camera, [128, 80], 1, 0.5, settings());
+    let mut grid = build_grid(gpu, &models, scene);
+    // The readback is copied on frame 1 and read two frames later.
+    let (_, report) = render_frames(gpu, &models, &mut grid, &view, 6);
+    let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
+    let facts = grid.facts(scene.world());
+    let visible = facts["grid_blades_in_frustum"] as u64;
+    let in_range = facts["grid_blades_in_range"] as u64;
+    eprintln!(
+        "drawn (GPU) {}, in frustum (CPU) {visible}, in range {in_range}",
+        draw.instances_drawn
+    );
+    assert!(visible > 1_000 && visible < in_range);
+    // Float noise on the frustum planes may flip a handful of borderline blades.
+    assert!(
+        draw.instances_drawn.abs_diff(visible) <= 3,
+        "GPU compacted {} blades, the CPU mirror keeps {visible}",
+        draw.instances_drawn
+    );
+    assert_eq!(draw.draw_calls, grid.grid_models().len() as u64);
+}

@@ -164,28 +164,45 @@ pub(super) fn probe(gpu: &GpuContext, grid: &CameraGrid, u: &GridUniform) -> Vec
         .collect()
 }
 
-/// A one-frame render of `grid` (terrain off) at `size` with `samples`.
+/// A one-frame render of `grid` (terrain off) at the view's size and samples.
 pub(super) fn render(
     gpu: &GpuContext,
     models: &GrassModels,
     grid: &mut CameraGrid,
     view: &FrameView,
 ) -> (image::RgbaImage, FrameReport) {
+    render_frames(gpu, models, grid, view, 1)
+}
+
+/// Renders `frames` frames (at least one) with one executor, waiting for the
+/// device after each, and reads the last back.
+pub(super) fn render_frames(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    grid: &mut CameraGrid,
+    view: &FrameView,
+    frames: u32,
+) -> (image::RgbaImage, FrameReport) {
     let [w, h] = view.size;
     let target = OffscreenTarget::new(&gpu.device, w, h, view.sample_count).unwrap();
     let mut executor = GraphExecutor::new(gpu).unwrap();
-    let mut g = RenderGraph::new();
-    let targets = PassTargets {
-        color: g.import_texture("target.color", target.render_color()),
-        resolve: target
-            .resolve_color()
-            .map(|t| g.import_texture("target.resolve", t)),
-        depth: g.import_texture("target.depth", &target.depth),
-        clear: true,
-    };
-    grid.record(gpu, &mut g, view, targets, models);
-    let report = executor.execute(gpu, g).unwrap();
-    (target.read_color(&gpu.device, &gpu.queue).unwrap(), report)
+    let mut report = None;
+    for _ in 0..frames.max(1) {
+        let mut g = RenderGraph::new();
+        let targets = PassTargets {
+            color: g.import_texture("target.color", target.render_color()),
+            resolve: target
+                .resolve_color()
+                .map(|t| g.import_texture("target.resolve", t)),
+            depth: g.import_texture("target.depth", &target.depth),
+            clear: true,
+        };
+        grid.record(gpu, &mut g, view, targets, models);
+        report = Some(executor.execute(gpu, g).unwrap());
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
+    (image, report.expect("at least one frame"))
 }
 
 /// Black fog and clear, wind off (every lit pixel is grass).
