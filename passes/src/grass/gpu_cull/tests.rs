@@ -484,3 +484,29 @@ fn save(image: &image::RgbaImage, name: &str) {
         }
     }
 }
+
+#[test]
+fn an_empty_window_draws_nothing() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let empty = sward_scenes::Placements::default();
+    let options = GpuCullOptions::default();
+    let mut t = GpuCull::new(gpu, &models, scene.world(), &empty, &atlas, options).unwrap();
+    assert_eq!((t.entry_count(), t.patch_count()), (0, 0));
+    let s = settings();
+    let pose = &scene.views[0];
+    let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+    let (image, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 3);
+    assert!(image.pixels().all(|p| p[0].max(p[1]).max(p[2]) <= 12));
+    let draw = report.pass("grass.draw").unwrap().counters;
+    assert_eq!(
+        (draw.draw_calls, draw.instances_drawn, draw.triangles),
+        (0, 0, 0)
+    );
+    assert_eq!(report.counters.bytes_uploaded, t.bytes_per_frame());
+}
