@@ -7,8 +7,10 @@ use sward_engine::GpuContext;
 use sward_scenes::world::coords::{locate, UNIT_SIZE};
 
 use super::*;
+use crate::grass::camera_grid::blade::{candidate_key, salt, stream};
 use crate::grass::tests::suppressed::{project, suppressed_probes};
 use crate::grass::tests::{is_grass, scene as seams, H, W};
+use sward_scenes::world::ChunkCoord;
 
 #[test]
 fn no_blade_in_suppressed_cells_or_outside_the_window() {
@@ -124,4 +126,71 @@ fn no_grid_grass_over_holes_or_no_effect_cells() {
             "{samples}x: grid grass over suppressed cells: {bad:?}"
         );
     }
+}
+
+#[test]
+fn unloading_an_mcnk_clears_its_blades_and_reloading_restores_them() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = seams();
+    let world = scene.world();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let mut grid = build_grid(gpu, &models, scene);
+    let camera = camera_at(scene, "ground-yaw0");
+    let u = grid.uniform(
+        &FrameView::new(camera, [64, 64], 1, 0.0, settings()),
+        models.len(),
+    );
+    // The MCNK of a candidate, from the same f32 slot maths as the shader.
+    let chunk_of = |p: &Probed| {
+        let (i, j, k) = p.slot;
+        let key = candidate_key(i, j, k);
+        let x = (i as f32 + stream(key, salt::JITTER_X)) * u.spacing_cells;
+        let y = (j as f32 + stream(key, salt::JITTER_Y)) * u.spacing_cells;
+        Some(ChunkCoord {
+            x: (x.floor() as u32) / 8,
+            y: (y.floor() as u32) / 8,
+        })
+    };
+    let before = probe(gpu, &grid, &u);
+    // The MCNK under the camera's slot with the most blades.
+    let mut per_chunk = std::collections::HashMap::new();
+    for p in before.iter().filter(|p| p.blade.status == Status::Drawn) {
+        if let Some(c) = chunk_of(p) {
+            *per_chunk.entry(c).or_insert(0u32) += 1;
+        }
+    }
+    let (&chunk, &count) = per_chunk
+        .iter()
+        .max_by_key(|(c, n)| (**n, c.x, c.y))
+        .unwrap();
+    assert!(count > 20, "{count} blades in the busiest MCNK");
+    let (effects, policy) = (&scene.resolved, scene.policy());
+    assert!(grid
+        .resources_mut()
+        .update_chunk(&gpu.queue, chunk, None, effects, policy));
+    let unloaded = probe(gpu, &grid, &u);
+    for (a, b) in before.iter().zip(&unloaded) {
+        let inside = chunk_of(a) == Some(chunk);
+        if inside && a.blade.status == Status::Drawn {
+            assert_ne!(
+                b.blade.status,
+                Status::Drawn,
+                "blade left in the unloaded MCNK"
+            );
+        } else if !inside {
+            assert_eq!(a, b, "a blade outside the unloaded MCNK changed");
+        }
+    }
+    let mcnk = world.mcnk(chunk).unwrap();
+    assert!(grid
+        .resources_mut()
+        .update_chunk(&gpu.queue, chunk, Some(mcnk), effects, policy));
+    assert_eq!(
+        probe(gpu, &grid, &u),
+        before,
+        "reloading did not restore the blades"
+    );
 }
