@@ -286,3 +286,49 @@ fn compacted_counts_match_the_cpu_mirror() {
     );
     assert_eq!(draw.draw_calls, grid.grid_models().len() as u64);
 }
+
+#[test]
+fn a_two_bone_model_is_drawn_by_the_instanced_fallback() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = crate::grass::tests::scene();
+    let colors = palette(scene.models.len());
+    let mut detail = coloured(&scene.models, &colors);
+    // The most placed model gets a second bone on its upper vertices.
+    let counts = scene.placements.per_model_counts(detail.len());
+    let (two, _) = counts.iter().enumerate().max_by_key(|(_, n)| **n).unwrap();
+    let top = detail[two].bounds.max[2] * 0.5;
+    detail[two].bones = 2;
+    for v in &mut detail[two].vertices {
+        v.bone = u32::from(v.position[2] > top);
+    }
+    let models = GrassModels::new(gpu, &detail).unwrap();
+    let grid_scene = GridScene {
+        models: &detail,
+        ..grid_scene(scene)
+    };
+    let params = GridParams {
+        side: 61,
+        ..GridParams::default()
+    };
+    let mut grid = CameraGrid::new(gpu, &models, grid_scene, params).unwrap();
+    assert_eq!(grid.fallback_models(), &[two]);
+    assert!(!grid.grid_models().contains(&two));
+    let camera = crate::grass::tests::ground_camera(scene);
+    let view = FrameView::new(camera, [256, 160], 1, 0.5, settings());
+    let (image, report) = render(gpu, &models, &mut grid, &view);
+    crate::grass::tests::save(&image, "grid-fallback");
+    let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
+    // One instanced batch of the authoritative placements plus the grid draws.
+    assert_eq!(draw.draw_calls, grid.grid_models().len() as u64 + 1);
+    assert!(draw.instances_submitted >= counts[two]);
+    let (per, _, other) = colour_census(&image, &colors);
+    assert!(other == 0, "{other} off-palette pixels");
+    assert!(
+        per[two] > 20,
+        "the fallback model shows in {} pixels",
+        per[two]
+    );
+}
