@@ -1,3 +1,4 @@
+// Rust mirror: none (no shared structs); bound by viewer/src/present.rs.
 // Viewer present: copies the resolved scene colour onto the window surface with
 // one full-screen triangle. Both sides are sRGB views, so the copy is linear in
 // between (sample decodes, the attachment encodes) and colours stay exact.
