@@ -204,7 +204,8 @@ impl HeightAtlas {
     /// Uploads (or replaces) MCNK `m` with global coordinate `chunk` into
     /// `slot`: one height tile, one normal tile, its record and its index
     /// texel. For streaming into a live atlas; `chunk` must lie inside the
-    /// index window and `slot` below the capacity.
+    /// index window and `slot` below the capacity. The MCNK the slot held
+    /// before, if another, is removed from the index.
     pub fn upload_chunk(
         &mut self,
         queue: &wgpu::Queue,
@@ -231,6 +232,19 @@ impl HeightAtlas {
             });
         };
         let record = AtlasChunkGpu::new(chunk, m, self.layout.tile(slot))?;
+        // The MCNK this slot held before (if another one) leaves the index.
+        let s = slot as usize;
+        let previous = self
+            .records
+            .get(s)
+            .map(AtlasChunkGpu::coord)
+            .filter(|c| *c != chunk && self.slots.get(c) == Some(&slot));
+        if let Some(prev) = previous {
+            self.slots.remove(&prev);
+            if let Some(t) = self.window.texel(prev) {
+                write_region(queue, &self.index, t, [1, 1], 4, &NO_CHUNK.to_le_bytes());
+            }
+        }
         self.write_tiles(queue, slot, m);
         queue.write_buffer(
             &self.chunk_buffer,
@@ -238,19 +252,11 @@ impl HeightAtlas {
             bytemuck::bytes_of(&record),
         );
         write_region(queue, &self.index, texel, [1, 1], 4, &slot.to_le_bytes());
-        let s = slot as usize;
         if s >= self.records.len() {
             self.records.resize(s + 1, bytemuck::Zeroable::zeroed());
         }
-        if let Some(old) = self
-            .slots
-            .iter()
-            .find(|(_, v)| **v == slot)
-            .map(|(k, _)| *k)
-        {
-            self.slots.remove(&old);
-        }
         self.records[s] = record;
+        // An MCNK moved from another slot is only reachable at the new one.
         self.slots.insert(chunk, slot);
         Ok(())
     }

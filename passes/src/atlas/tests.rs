@@ -356,3 +356,65 @@ fn bilinear_snippet_fails_the_parity_check() {
         e.height
     );
 }
+
+/// Streaming one MCNK into a live atlas: the slot serves the new MCNK's
+/// heights, the index finds it there and no longer finds the slot's previous
+/// MCNK; bad slots and MCNKs outside the window are refused.
+#[test]
+fn upload_chunk_replaces_a_slot() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let world = scene().world();
+    let mut atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+    let mcnks: Vec<_> = world.mcnks().collect();
+    let (old_chunk, _) = mcnks[5];
+    let (new_chunk, new_m) = mcnks[300];
+    assert_ne!(old_chunk, new_chunk);
+    atlas
+        .upload_chunk(&gpu.queue, 5, new_chunk, new_m)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(atlas.slot_of(new_chunk), Some(5));
+    assert_eq!(atlas.slot_of(old_chunk), None);
+    let w = atlas.window();
+    let point = |chunk: sward_scenes::ChunkCoord, lx: f32, ly: f32| ProbeIn {
+        local: [lx, ly],
+        window_cell: [
+            ((chunk.x - w.origin[0]) * 8) as f32 + lx,
+            ((chunk.y - w.origin[1]) * 8) as f32 + ly,
+        ],
+        slot: 5,
+        _pad: 0,
+        lattice: [0, 0],
+    };
+    let points = [point(new_chunk, 2.3, 5.6), point(old_chunk, 4.5, 4.5)];
+    let out = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &points);
+    let (row, col, u, v) = atlas_split_local(2.3, 5.6);
+    let want = cell_height(&new_m.heights, row, col, u, v);
+    assert!(
+        (out[0].height - want).abs() < HEIGHT_TOLERANCE,
+        "{} vs {want}",
+        out[0].height
+    );
+    assert_eq!(out[0].found_slot, 5);
+    assert_eq!(
+        out[1].found_slot, NO_CHUNK,
+        "the replaced MCNK is still indexed"
+    );
+    let cap = atlas.layout().capacity();
+    assert!(atlas
+        .upload_chunk(&gpu.queue, cap, new_chunk, new_m)
+        .is_err());
+    let outside = sward_scenes::ChunkCoord {
+        x: w.origin[0] + w.size[0],
+        y: w.origin[1],
+    };
+    let err = atlas
+        .upload_chunk(&gpu.queue, 1, outside, new_m)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("MCNK ({}, {})", outside.x, outside.y)),
+        "{err}"
+    );
+}
