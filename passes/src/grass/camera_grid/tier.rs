@@ -403,6 +403,7 @@ impl CameraGrid {
             let list = graph.import_buffer("grass.grid.compacted", &c.list);
             graph
                 .add_compute_pass(PASS_COMPACT)
+                .needs(sward_engine::Capability::Compute)
                 .read(grid_id)
                 .write(args)
                 .write(list)
