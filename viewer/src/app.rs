@@ -57,6 +57,8 @@ pub struct Viewer {
     pub(crate) script: Script,
     /// Frames drawn so far (all scenes).
     pub(crate) frame: u64,
+    /// The frame whose script actions already ran.
+    pub(crate) script_ran: Option<u64>,
     pub(crate) started: Instant,
     pub(crate) last_frame: Option<Instant>,
     /// Pass names of the last frame (the table keeps only these).
@@ -152,6 +154,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         input: InputState::default(),
         script,
         frame: 0,
+        script_ran: None,
         started,
         last_frame: None,
         pass_names: Vec::new(),
@@ -177,7 +180,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
                 let t0 = Instant::now();
                 if let Some(s) = scene.follow(x, y)? {
                     viewer.state.message(format!(
-                        "world window slid to tile ({}, {}): {} tiles loaded, {} reused in {:.0} ms",
+                        "camera at ({x:.0}, {y:.0}): world window slid to tile ({}, {}): \
+                         {} tiles loaded, {} reused in {:.0} ms",
                         s.to.x,
                         s.to.y,
                         s.loaded.len(),

@@ -24,6 +24,8 @@ pub const SLOW: f32 = 0.2;
 pub const DRAG_DEG_PER_PX: f32 = 0.25;
 /// Pitch limit in degrees (either way), short of straight up/down.
 pub const PITCH_LIMIT: f32 = 89.0;
+/// Lowest eye height above the terrain while flying (no flying underground).
+pub const MIN_CLEARANCE: f32 = 0.5;
 
 /// Pressed keys and mouse drag state.
 #[derive(Debug, Default)]
@@ -116,6 +118,11 @@ impl FlyCamera {
         self.pitch_deg = pose.pitch_deg;
     }
 
+    /// Moves `distance` world units along the heading (horizontally).
+    pub fn advance(&mut self, distance: f32) {
+        self.eye += self.ground_axes().0 * distance;
+    }
+
     /// Horizontal unit vectors (forward, right) of the heading.
     fn ground_axes(&self) -> (Vec3, Vec3) {
         let y = self.yaw_deg.to_radians();
@@ -132,7 +139,8 @@ impl FlyCamera {
 
     /// Advances by `dt` seconds of input. `height_at(x, y)` is the terrain
     /// surface (`None` outside the resident world); in walk mode the eye snaps
-    /// to `EYE_HEIGHT` above it, and where there is no terrain it keeps its height.
+    /// to `EYE_HEIGHT` above it, in fly mode it stays at least `MIN_CLEARANCE`
+    /// above it, and where there is no terrain it keeps its height.
     pub fn update(
         &mut self,
         input: &mut InputState,
@@ -168,10 +176,11 @@ impl FlyCamera {
         if step != Vec3::ZERO {
             self.eye += step.normalize() * speed * dt;
         }
-        if self.mode == MoveMode::Walk {
-            if let Some(z) = height_at(f64::from(self.eye.x), f64::from(self.eye.y)) {
-                self.eye.z = z + EYE_HEIGHT;
-            }
+        if let Some(z) = height_at(f64::from(self.eye.x), f64::from(self.eye.y)) {
+            self.eye.z = match self.mode {
+                MoveMode::Walk => z + EYE_HEIGHT,
+                MoveMode::Fly => self.eye.z.max(z + MIN_CLEARANCE),
+            };
         }
     }
 
@@ -237,6 +246,20 @@ mod tests {
     }
 
     #[test]
+    fn flying_never_goes_underground() {
+        let mut input = InputState::default();
+        let mut c = cam(0.0, 0.0, MoveMode::Fly);
+        c.update(&mut input, 0.1, |_, _| Some(80.0));
+        assert_eq!(c.eye.z, 80.0 + MIN_CLEARANCE);
+        c.update(&mut input, 0.1, |_, _| Some(10.0));
+        assert_eq!(
+            c.eye.z,
+            80.0 + MIN_CLEARANCE,
+            "flying above ground keeps its height"
+        );
+    }
+
+    #[test]
     fn drag_turns_and_pitch_is_clamped() {
         let mut input = InputState::default();
         input.cursor([10.0, 10.0]);
@@ -262,6 +285,8 @@ mod tests {
         let x = 100.0 + WALK_SPEED * 2.0;
         assert!((c.eye.x - x).abs() < 1e-3, "pitch must not slow walking");
         assert!((c.eye.z - (x * 0.5 + EYE_HEIGHT)).abs() < 1e-3);
+        c.advance(-10.0);
+        assert!((c.eye.x - (x - 10.0)).abs() < 1e-3);
         // Off the resident world the eye keeps its height.
         let z = c.eye.z;
         c.update(&mut input, 1.0, |_, _| None);

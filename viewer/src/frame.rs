@@ -165,8 +165,13 @@ impl Viewer {
         }
     }
 
-    /// Applies the script's actions due on this frame.
+    /// Applies the script's actions due on this frame, once (a scene loop that
+    /// restarts before the frame is drawn does not repeat them).
     pub(crate) fn run_script(&mut self) {
+        if self.script_ran == Some(self.frame) {
+            return;
+        }
+        self.script_ran = Some(self.frame);
         let due: Vec<Action> = self.script.due(self.frame).cloned().collect();
         for action in due {
             let s = &mut self.state;
@@ -188,6 +193,7 @@ impl Viewer {
                 Action::Msaa(n) => s.wanted.msaa = n,
                 Action::Vsync(on) => s.vsync = on,
                 Action::Pin => s.pin(),
+                Action::Advance(d) => self.camera.advance(d),
                 Action::ResetStats => self.stats.reset_summary(),
             }
         }

@@ -7,12 +7,9 @@ use std::path::Path;
 
 use puffin_egui::GlobalProfilerUi;
 use sward_engine::graph::GpuFrameTimes;
-use sward_profiling::puffin_bridge::{self, ClockAlignment, GpuScope};
+use sward_profiling::puffin_bridge::{self, ClockAlignment};
 
 use crate::error::ViewerError;
-
-/// Seconds a clock alignment may drift before it is measured again.
-const ALIGN_TOLERANCE_S: f64 = 5.0;
 
 /// The flamegraph window and the GPU-scope bridge.
 pub struct Profiler {
@@ -20,8 +17,6 @@ pub struct Profiler {
     align: Option<ClockAlignment>,
     /// Whether the flamegraph window is shown.
     pub open: bool,
-    /// GPU scopes reported so far.
-    pub gpu_scopes: usize,
 }
 
 impl Profiler {
@@ -33,7 +28,6 @@ impl Profiler {
             // lavapipe stamps with CLOCK_MONOTONIC: an exact alignment where it works.
             align: ClockAlignment::monotonic_gpu().ok(),
             open,
-            gpu_scopes: 0,
         }
     }
 
@@ -42,35 +36,12 @@ impl Profiler {
         puffin::GlobalProfiler::lock().new_frame();
     }
 
-    /// Reports one frame's GPU pass times as scopes of thread "GPU". `seen_ns`
+    /// Reports one frame's GPU pass times as scopes of thread "GPU" (the
+    /// bench's bridge: `sward_profiling::bench::report_gpu_frame`). `seen_ns`
     /// is when the CPU saw them complete (puffin clock), the fallback anchor
     /// when the GPU clock is not the CPU's monotonic clock.
     pub fn report_gpu(&mut self, times: &GpuFrameTimes, seen_ns: i64) {
-        let scopes: Vec<GpuScope> = times
-            .passes
-            .iter()
-            .map(|p| GpuScope {
-                name: p.name.clone(),
-                start_s: p.start_ns as f64 * 1e-9,
-                end_s: p.end_ns as f64 * 1e-9,
-                children: Vec::new(),
-            })
-            .collect();
-        let Some(last_end) = scopes.iter().map(|s| s.end_s).reduce(f64::max) else {
-            return;
-        };
-        let align = match self.align {
-            Some(a) if a.is_near_now(last_end, ALIGN_TOLERANCE_S) => a,
-            _ => {
-                let a = ClockAlignment::from_pair(last_end, seen_ns);
-                self.align = Some(a);
-                a
-            }
-        };
-        match puffin_bridge::report_gpu_scopes(&scopes, &align) {
-            Ok(n) => self.gpu_scopes += n,
-            Err(e) => log::warn!("viewer: GPU scopes of frame {} dropped: {e}", times.frame),
-        }
+        sward_profiling::bench::report_gpu_frame(times, &mut self.align, seen_ns);
     }
 
     /// Frames the flamegraph holds (what a capture would contain).

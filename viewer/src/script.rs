@@ -12,6 +12,7 @@
 //! | `panel=on\|off`, `profiler=on\|off`, `walk=on\|off` | show/hide the panel, the flamegraph; ground walk |
 //! | `msaa=1\|4`, `vsync=on\|off` | render settings |
 //! | `pin` | pin the current combination as A for the A/B comparison |
+//! | `advance=UNITS` | move the camera this far along its heading (crossing tiles slides the window) |
 //! | `stats` | restart the statistics printed at exit |
 
 use std::path::PathBuf;
@@ -49,6 +50,8 @@ pub enum Action {
     Vsync(bool),
     /// Pin the current configuration as A.
     Pin,
+    /// Move the camera this many world units along its heading.
+    Advance(f32),
     /// Restart the exit statistics.
     ResetStats,
 }
@@ -109,11 +112,18 @@ fn parse_action(item: &str, body: &str) -> Result<Action, ViewerError> {
             other => return Err(usage(format!("MSAA must be 1 or 4, got `{other}`"))),
         },
         "pin" => Action::Pin,
+        "advance" => {
+            let v = need()?;
+            match v.parse::<f32>() {
+                Ok(d) if d.is_finite() => Action::Advance(d),
+                _ => return Err(usage(format!("`{v}` is not a distance"))),
+            }
+        }
         "stats" => Action::ResetStats,
         other => {
             return Err(usage(format!(
                 "unknown action `{other}` (tier, grass, terrain, view, capture, screenshot, \
-                 panel, profiler, walk, msaa, vsync, pin, stats)"
+                 panel, profiler, walk, msaa, vsync, pin, advance, stats)"
             )))
         }
     })
@@ -199,7 +209,7 @@ mod tests {
     fn parses_every_action_kind() {
         let s = Script::parse(
             "grass=gpu-cull@1,terrain=clipmap@2,view=aerial@3,panel=off@4,profiler=on@5,\
-             walk=on@6,msaa=1@7,vsync=off@8,pin@9,stats@10,tier=off+static-chunks@11",
+             walk=on@6,msaa=1@7,vsync=off@8,pin@9,stats@10,tier=off+static-chunks@11,advance=-600@12",
         )
         .unwrap();
         let actions: Vec<&Action> = s.steps().iter().map(|s| &s.action).collect();
@@ -217,6 +227,7 @@ mod tests {
             actions[10],
             &Action::Tiers(TierCombo::new(GrassTier::Off, TerrainTier::StaticChunks))
         );
+        assert_eq!(actions[11], &Action::Advance(-600.0));
         assert!(Script::parse("").unwrap().steps().is_empty());
     }
 
@@ -231,6 +242,7 @@ mod tests {
             ("panel=maybe@1", "expected on or off"),
             ("capture@4", "needs a value"),
             ("view=0@1", "start at 1"),
+            ("advance=far@1", "not a distance"),
         ] {
             let err = Script::parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
