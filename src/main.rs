@@ -120,6 +120,10 @@ struct BenchArgs {
     /// default so GPU-driven tiers are timed without it; the report says which).
     #[arg(long)]
     indirect_validation: bool,
+    /// Terrain view distance in world units (default 1000); fog distances
+    /// scale with it.
+    #[arg(long)]
+    view_distance: Option<f32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -251,6 +255,7 @@ fn run(cli: Cli) -> Result<()> {
                 adapter: cli.adapter,
                 indirect_validation: args.indirect_validation,
                 data: cli.data,
+                view_distance: args.view_distance,
             };
             let outcome = sward_profiling::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);

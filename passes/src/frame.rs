@@ -64,6 +64,21 @@ impl Default for RenderSettings {
     }
 }
 
+impl RenderSettings {
+    /// These settings with the terrain drawn to `distance` world units and the
+    /// fog distances scaled by the same factor from the defaults' (so the
+    /// default distance keeps the default fog, and farther terrain stays
+    /// visible instead of fogging out).
+    pub fn with_view_distance(self, distance: f32) -> Self {
+        let k = distance / self.terrain_distance;
+        RenderSettings {
+            terrain_distance: distance,
+            fog_range: self.fog_range.map(|f| f * k),
+            ..self
+        }
+    }
+}
+
 /// The camera-derived state of one frame, computed once and shared by passes.
 #[derive(Debug, Clone, Copy)]
 pub struct FrameView {

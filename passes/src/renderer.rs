@@ -9,7 +9,7 @@ use sward_engine::tiers::{GrassTier, TerrainTier, TierCombo};
 use sward_engine::{GpuContext, OffscreenTarget, DEPTH_CLEAR};
 use sward_scenes::effects::ResolvedEffects;
 use sward_scenes::placement::{Placements, Policy};
-use sward_scenes::{DetailModel, World};
+use sward_scenes::{DetailModel, TileSource, World};
 
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -17,6 +17,7 @@ use crate::frame::{FrameView, PassTargets};
 use crate::grass::camera_grid::{CameraGrid, GridMode, GridParams, GridScene};
 use crate::grass::gpu_cull::{GpuCull, GpuCullOptions, PatchSize};
 use crate::grass::{GrassModels, LegacyCpu, StaticBatch};
+use crate::terrain::clipmap::Clipmap;
 use crate::terrain::{AtlasInstanced, GpuCullTerrain, StaticChunks};
 
 /// What the renderer draws: the resident world window and its grass.
@@ -32,6 +33,9 @@ pub struct SceneData<'s> {
     pub effects: &'s ResolvedEffects,
     /// The placement policy (`camera-grid` encodes its per-cell rules).
     pub policy: &'s Policy,
+    /// Where terrain beyond the resident window comes from (`clipmap`'s
+    /// distant levels use its `coarse_height`).
+    pub far: Option<&'s dyn TileSource>,
 }
 
 impl<'s> SceneData<'s> {
@@ -43,6 +47,7 @@ impl<'s> SceneData<'s> {
             placements: &scene.placements,
             effects: &scene.resolved,
             policy: scene.policy(),
+            far: Some(scene.source.as_ref()),
         }
     }
 }
@@ -81,6 +86,7 @@ pub struct SceneRenderer<'s> {
     terrain_static: Option<StaticChunks>,
     terrain_atlas: Option<AtlasInstanced>,
     terrain_gpu_cull: Option<GpuCullTerrain>,
+    terrain_clipmap: Option<Clipmap>,
     grass_models: Option<GrassModels>,
     grass_static: Option<StaticBatch>,
     grass_legacy: Option<LegacyCpu>,
@@ -103,6 +109,7 @@ impl<'s> SceneRenderer<'s> {
             terrain_static: None,
             terrain_atlas: None,
             terrain_gpu_cull: None,
+            terrain_clipmap: None,
             grass_models: None,
             grass_static: None,
             grass_legacy: None,
@@ -162,7 +169,11 @@ impl<'s> SceneRenderer<'s> {
                     self.terrain_gpu_cull = Some(GpuCullTerrain::new(gpu, self.scene.world)?);
                 }
             }
-            other => return Err(PassError::TierNotBuilt(other.to_string())),
+            TerrainTier::Clipmap => {
+                if self.terrain_clipmap.is_none() {
+                    self.terrain_clipmap = Some(Clipmap::new(gpu, self.scene.world)?);
+                }
+            }
         }
         if combo.grass != GrassTier::Off && self.grass_models.is_none() {
             self.grass_models = Some(GrassModels::new(gpu, self.scene.models)?);
@@ -251,6 +262,10 @@ impl<'s> SceneRenderer<'s> {
                 .terrain_gpu_cull
                 .as_ref()
                 .map_or(0, |t| t.gpu_memory_bytes()),
+            TerrainTier::Clipmap => self
+                .terrain_clipmap
+                .as_ref()
+                .map_or(0, |t| t.gpu_memory_bytes()),
             _ => 0,
         };
         match self.combo.grass {
@@ -291,6 +306,9 @@ impl<'s> SceneRenderer<'s> {
     pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
         let mut facts = self.grass_facts();
         if let (TerrainTier::GpuCull, Some(t)) = (self.combo.terrain, &self.terrain_gpu_cull) {
+            facts.extend(t.facts());
+        }
+        if let (TerrainTier::Clipmap, Some(t)) = (self.combo.terrain, &self.terrain_clipmap) {
             facts.extend(t.facts());
         }
         facts
@@ -353,11 +371,13 @@ impl<'s> SceneRenderer<'s> {
             terrain_static,
             terrain_atlas,
             terrain_gpu_cull,
+            terrain_clipmap,
             grass_models,
             grass_static,
             grass_legacy,
             grass_grid,
             grass_gpu_cull,
+            scene,
             ..
         } = self;
         if let (TerrainTier::StaticChunks, Some(t)) = (combo.terrain, terrain_static.as_mut()) {
@@ -369,6 +389,16 @@ impl<'s> SceneRenderer<'s> {
             }
             (TerrainTier::GpuCull, _, Some(t)) => t.record(gpu, graph, view, duty(true, !grass_on)),
             _ => {}
+        }
+        if let (TerrainTier::Clipmap, Some(t)) = (combo.terrain, terrain_clipmap.as_mut()) {
+            t.record(
+                gpu,
+                graph,
+                view,
+                duty(true, !grass_on),
+                scene.world,
+                scene.far,
+            );
         }
         let (Some(models), true) = (grass_models.as_ref(), grass_on) else {
             return;
@@ -426,6 +456,7 @@ pub fn implemented(combo: TierCombo) -> bool {
             | TerrainTier::StaticChunks
             | TerrainTier::AtlasInstanced
             | TerrainTier::GpuCull
+            | TerrainTier::Clipmap
     );
     grass && terrain && !(combo.grass == GrassTier::Off && combo.terrain == TerrainTier::Off)
 }

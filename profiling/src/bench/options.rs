@@ -33,6 +33,9 @@ pub struct BenchOptions {
     pub indirect_validation: bool,
     /// Load the world from this directory instead of generating the preset.
     pub data: Option<PathBuf>,
+    /// Terrain view distance in world units (`--view-distance`); fog scales
+    /// with it (see `RenderSettings::with_view_distance`). Default 1000.
+    pub view_distance: Option<f32>,
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.

@@ -64,7 +64,15 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     })?;
     let data = SceneData::from_scene(&scene);
     let mut renderer = SceneRenderer::new(data);
-    let settings = RenderSettings::default();
+    let settings = match opts.view_distance {
+        None => RenderSettings::default(),
+        Some(d) if d.is_finite() && d > 0.0 => RenderSettings::default().with_view_distance(d),
+        Some(d) => {
+            return Err(BenchError::Usage(format!(
+                "--view-distance {d}: must be a positive number of world units"
+            )))
+        }
+    };
     let poses = path_poses(&scene, plan.frames);
 
     let per_run = u64::from(plan.warmup + plan.frames + 1);
@@ -141,6 +149,10 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     if let Some(dir) = &opts.data {
         config.insert("data_dir".to_owned(), dir.display().to_string().into());
     }
+    config.insert(
+        "view_distance".to_owned(),
+        f64::from(settings.terrain_distance).into(),
+    );
     config.insert(
         "grass_distance".to_owned(),
         f64::from(settings.grass_distance).into(),

@@ -6,8 +6,7 @@
 //! texels that entered each level's window, culls every piece against the
 //! frustum on the CPU and issues one instanced draw per mesh kind.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
 
 use glam::{IVec2, Vec3};
 use sward_engine::graph::RenderGraph;
@@ -57,7 +56,6 @@ struct LevelGpu {
 /// The `clipmap` terrain technique (see the module docs).
 pub struct Clipmap {
     block: u32,
-    far: Option<Arc<dyn TileSource>>,
     meshes: ClipmapMeshes,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
@@ -81,23 +79,13 @@ pub struct Clipmap {
 const MAX_PIECES_PER_LEVEL: u64 = 28;
 
 impl Clipmap {
-    /// Builds the technique for the resident `world` with the default block
-    /// size; `far` supplies heights beyond the resident tiles.
-    pub fn new(
-        gpu: &GpuContext,
-        world: &World,
-        far: Option<Arc<dyn TileSource>>,
-    ) -> Result<Self, PassError> {
-        Self::with_block(gpu, world, far, DEFAULT_BLOCK)
+    /// Builds the technique for the resident `world` with the default block size.
+    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+        Self::with_block(gpu, world, DEFAULT_BLOCK)
     }
 
     /// As [`Self::new`] with block size `block` (quads, rounded up to even, >= 8).
-    pub fn with_block(
-        gpu: &GpuContext,
-        world: &World,
-        far: Option<Arc<dyn TileSource>>,
-        block: u32,
-    ) -> Result<Self, PassError> {
+    pub fn with_block(gpu: &GpuContext, world: &World, block: u32) -> Result<Self, PassError> {
         let device = &gpu.device;
         let block = ClipmapConfig::for_distance(block, 0.0).block;
         let meshes = ClipmapMeshes::new(block);
@@ -145,7 +133,6 @@ impl Clipmap {
             + splat.gpu_memory_bytes();
         let mut this = Clipmap {
             block,
-            far,
             meshes,
             vertices,
             indices,
@@ -267,6 +254,8 @@ impl Clipmap {
 
     /// Adds `terrain.clipmap`: level placement, incremental texel upload, CPU
     /// piece culling and one instanced draw per mesh kind, inside the pass.
+    /// `world` is the resident world the technique was built for; `far`
+    /// answers heights beyond it.
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
@@ -274,6 +263,7 @@ impl Clipmap {
         view: &FrameView,
         targets: PassTargets,
         world: &'a World,
+        far: Option<&'a dyn TileSource>,
     ) {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
@@ -305,7 +295,7 @@ impl Clipmap {
                 let eye = view.eye();
                 let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
                 let places = place_levels(&cfg, cam0);
-                let sampler = TerrainSampler::new(world, this.far.as_deref());
+                let sampler = TerrainSampler::new(world, far);
                 let dirty = store.update(&places, &sampler);
                 ctx.counters.bytes_uploaded +=
                     upload_levels(ctx.queue, &level_gpu.texture, store, &dirty);
@@ -386,6 +376,20 @@ impl Clipmap {
     /// What the last recorded frame drew.
     pub fn stats(&self) -> &ClipmapStats {
         &self.stats
+    }
+
+    /// Facts for the bench report: levels, block size, pieces drawn, texels
+    /// sampled and triangles of the last frame.
+    pub fn facts(&self) -> BTreeMap<String, f64> {
+        let s = &self.stats;
+        BTreeMap::from([
+            ("clipmap_levels".to_owned(), f64::from(s.levels)),
+            ("clipmap_block".to_owned(), f64::from(self.block)),
+            ("clipmap_pieces".to_owned(), s.pieces as f64),
+            ("clipmap_pieces_drawn".to_owned(), s.pieces_drawn as f64),
+            ("clipmap_texels_sampled".to_owned(), s.texels_sampled as f64),
+            ("clipmap_triangles".to_owned(), s.triangles as f64),
+        ])
     }
 
     /// The level texels (CPU mirror) of the last frame, if any was recorded.

@@ -278,7 +278,7 @@ fn render<'t>(
         clear: true,
     };
     match tech {
-        Tech::Clip(c, world) => c.record(gpu, &mut g, &view, targets, world),
+        Tech::Clip(c, world) => c.record(gpu, &mut g, &view, targets, world, None),
         Tech::Static(s) => s.record(gpu, &mut g, &view, targets),
     }
     executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}"));
@@ -322,7 +322,7 @@ fn levels_meet_without_cracks_and_holes_show() {
     };
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
-    let mut clipmap = Clipmap::with_block(gpu, &world, None, 8).unwrap_or_else(|e| panic!("{e}"));
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     let (fx, fy) = focus(&world);
     let ground = world.height_at(fx, fy).expect("resident");
     let camera = Camera {
@@ -445,7 +445,7 @@ fn matches_static_chunks_near_the_camera() {
         terrain_distance: 250.0,
         ..RenderSettings::default()
     };
-    let mut clipmap = Clipmap::with_block(gpu, &world, None, 16).unwrap_or_else(|e| panic!("{e}"));
+    let mut clipmap = Clipmap::with_block(gpu, &world, 16).unwrap_or_else(|e| panic!("{e}"));
     let (a, _) = render(
         gpu,
         camera,
@@ -481,4 +481,54 @@ fn matches_static_chunks_near_the_camera() {
         (far_off as f64) < 0.02 * n as f64,
         "{far_off} of {n} pixels differ by more than 24"
     );
+}
+
+/// Figures for docs/techniques/clipmap.md: per-level height error of the
+/// default clipmap (block 32, levels for 1000 units) on a preset's first
+/// view, inside the frustum. `SWARD_CLIPMAP_PRESET` picks the preset
+/// (default `elwynn-dense`). Run with `--ignored --nocapture`.
+#[test]
+#[ignore = "measurement: prints the per-level error table for the docs"]
+fn clipmap_error_figures() {
+    let name = std::env::var("SWARD_CLIPMAP_PRESET").unwrap_or_else(|_| "elwynn-dense".into());
+    let preset = sward_scenes::Preset::by_name(&name).unwrap_or_else(|e| panic!("{e}"));
+    let scene = preset.build().unwrap_or_else(|e| panic!("{e}"));
+    let settings = RenderSettings::default();
+    let cfg = ClipmapConfig::for_distance(super::layout::DEFAULT_BLOCK, settings.terrain_distance);
+    for pose in &scene.views {
+        let camera = crate::frame::camera_from_pose(pose, &settings);
+        let view = FrameView::new(camera, [960, 540], 1, 0.0, settings);
+        let eye = (f64::from(pose.eye[0]), f64::from(pose.eye[1]));
+        let cam0 = camera_level0(eye.0, eye.1);
+        let mut store = LevelStore::new(cfg);
+        let sampler = TerrainSampler::new(scene.world(), Some(scene.source.as_ref()));
+        let places = place_levels(&cfg, cam0);
+        store.update(&places, &sampler);
+        let params = ClipmapParams::new(&cfg, cam0);
+        let err = height_error(
+            &store,
+            &places,
+            &params,
+            scene.world(),
+            Some(&view.frustum),
+            4,
+        );
+        println!(
+            "{name} view {} (levels {}, block {}):",
+            pose.name, cfg.levels, cfg.block
+        );
+        println!("| level | spacing | samples | max error | RMS error |");
+        println!("|---|---|---|---|---|");
+        for e in &err {
+            println!(
+                "| {} | {:.3} | {} | {:.4} | {:.4} |",
+                e.level,
+                super::layout::level_spacing(e.level),
+                e.samples,
+                e.max,
+                e.rms
+            );
+        }
+        assert!(err[0].samples > 0);
+    }
 }
