@@ -2,7 +2,8 @@
 //! the cull keeps exactly the CPU reference's entries on every named view of
 //! `elwynn-dense` and `seams-holes` (both multi-draw variants), descriptor
 //! roots land on the CPU height reference, the image matches static-batch,
-//! and a frame uploads its two uniform blocks and nothing else.
+//! a frame uploads its two uniform blocks and nothing else, an empty window
+//! draws nothing, and no grass shows over hole or noEffectDoodad cells.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -509,4 +510,56 @@ fn an_empty_window_draws_nothing() {
         (0, 0, 0)
     );
     assert_eq!(report.counters.bytes_uploaded, t.bytes_per_frame());
+}
+
+#[test]
+fn no_grass_over_holes_or_no_effect_cells() {
+    use crate::grass::tests::suppressed::{project, suppressed_probes};
+    use crate::grass::tests::{grass_fraction, is_grass, H, W};
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = crate::grass::tests::scene();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let (camera, probes) = suppressed_probes(scene);
+    let view_proj = camera.view_proj(W as f32 / H as f32);
+    let on_screen: Vec<_> = probes
+        .iter()
+        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
+        .collect();
+    assert!(
+        on_screen.len() >= 20,
+        "{} probes on screen",
+        on_screen.len()
+    );
+    let mut t = tier(
+        gpu,
+        &models,
+        scene,
+        &atlas,
+        PatchSize::Mcnk,
+        MultiDraw::Plain,
+    );
+    for samples in [4, 1] {
+        let s = crate::grass::tests::settings();
+        let v = FrameView::new(camera, [W, H], samples, 0.5, s);
+        let (image, _) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
+        save(&image, &format!("gpu-cull-topdown-msaa{samples}"));
+        let frac = grass_fraction(&image);
+        assert!(
+            frac > 0.005,
+            "{samples}x: only {frac} grass around the cells"
+        );
+        let bad: Vec<_> = on_screen
+            .iter()
+            .filter(|(_, (x, y))| is_grass(image.get_pixel(*x, *y)))
+            .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{samples}x: grass over suppressed cells: {bad:?}"
+        );
+    }
 }
