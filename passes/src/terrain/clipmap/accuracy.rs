@@ -11,7 +11,7 @@ use sward_scenes::world::coords::grid_to_world;
 use sward_scenes::World;
 
 use super::gpu::ClipmapParams;
-use super::layout::{ClipmapConfig, LevelPlacement};
+use super::layout::{morph_weight, ClipmapConfig, LevelPlacement};
 use super::mesh::main_diagonal;
 use super::store::LevelStore;
 
@@ -26,6 +26,9 @@ pub struct LevelError {
     pub max: f64,
     /// Root mean square of drawn - exact.
     pub rms: f64,
+    /// Largest |drawn - exact| over quads outside the geomorph band (all
+    /// four corners unmorphed): the level's own interpolation error.
+    pub max_unmorphed: f64,
 }
 
 /// Height of the triangle containing in-quad `(u, v)` of a quad with corner
@@ -64,7 +67,7 @@ pub fn height_error(
         let cam = params.cam(l);
         let scale = f64::from(1u32 << l) * 0.5; // level units -> cells
         let finer = (l > 0).then(|| places[l as usize - 1].origin);
-        let (mut n, mut max, mut sq) = (0u64, 0f64, 0f64);
+        let (mut n, mut max, mut sq, mut own) = (0u64, 0f64, 0f64, 0f64);
         for qj in place.origin[1]..place.origin[1] + f {
             for qi in place.origin[0]..place.origin[0] + f {
                 if let Some(fo) = finer {
@@ -76,6 +79,9 @@ pub fn height_error(
                 let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
                     .map(|(di, dj)| store.clip_sample(l, cam, qi + di, qj + dj)[0]);
                 let main = main_diagonal(qi, qj);
+                let morphed = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                    .iter()
+                    .any(|(di, dj)| morph_weight(&cfg, l, cam, qi + di, qj + dj) > 0.0);
                 for sj in 0..sub {
                     for si in 0..sub {
                         let u = (f64::from(si) + 0.5) / f64::from(sub);
@@ -98,6 +104,9 @@ pub fn height_error(
                         let e = drawn - f64::from(exact);
                         n += 1;
                         max = max.max(e.abs());
+                        if !morphed {
+                            own = own.max(e.abs());
+                        }
                         sq += e * e;
                     }
                 }
@@ -108,6 +117,7 @@ pub fn height_error(
             samples: n,
             max,
             rms: if n > 0 { (sq / n as f64).sqrt() } else { 0.0 },
+            max_unmorphed: own,
         });
     }
     out

@@ -78,6 +78,9 @@ fn finest_level_is_exact_and_errors_grow_with_level() {
     // level 1: bounded by level 1's error.
     assert!(err[0].rms < err[1].rms, "{err:?}");
     assert!(err[1].max < err[3].max, "{err:?}");
+    // Outside its morph band level 0 is the exact surface.
+    assert!(err[0].max_unmorphed < 1e-4, "{:?}", err[0]);
+    assert!(err[1].max_unmorphed > 1e-3, "{:?}", err[1]);
     // Without the morph band, level 0 is exact everywhere it is drawn.
     let exact_cfg = ClipmapConfig {
         block: 8,
@@ -517,16 +520,19 @@ fn clipmap_error_figures() {
             "{name} view {} (levels {}, block {}):",
             pose.name, cfg.levels, cfg.block
         );
-        println!("| level | spacing | samples | max error | RMS error |");
-        println!("|---|---|---|---|---|");
+        println!(
+            "| level | spacing | samples | max error | RMS error | max outside the morph band |"
+        );
+        println!("|---|---|---|---|---|---|");
         for e in &err {
             println!(
-                "| {} | {:.3} | {} | {:.4} | {:.4} |",
+                "| {} | {:.3} | {} | {:.4} | {:.4} | {:.4} |",
                 e.level,
                 super::layout::level_spacing(e.level),
                 e.samples,
                 e.max,
-                e.rms
+                e.rms,
+                e.max_unmorphed
             );
         }
         assert!(err[0].samples > 0);
