@@ -25,7 +25,7 @@
 //!
 //! Modules: [`descriptor`] (packing), [`patches`] (grouping, bounds, patch
 //! size), [`cull`] (CPU reference of the cull), [`draw`] (pipelines),
-//! [`readback`] (late counters), `record` (the passes). [`tests`]: GPU tests
+//! [`readback`] (late counters), `record` (the passes), `tests`: GPU tests
 //! (cull parity, roots, image parity with static-batch, uploads).
 
 pub mod cull;
