@@ -4,6 +4,7 @@
 //! MCAL splatting, sun lighting and distance fog.
 //!
 //! - [`mesh`]: CPU vertex expansion (the diamond fan, holes left out), bounds.
+//! - [`clipmap`]: the `clipmap` tier (geometry clipmaps).
 //! - [`cull`]: hierarchical CPU culling and its per-MCNK reference.
 //! - [`splat`]: alpha atlas packing and the procedural layer textures.
 //! - [`splat_gpu`]: the splat GPU resources shared by every terrain tier.
