@@ -20,6 +20,8 @@
 
 mod atlas_draw;
 pub mod atlas_instanced;
+#[cfg(test)]
+mod atlas_tests;
 pub mod clipmap;
 pub mod cull;
 pub mod gpu;
@@ -30,8 +32,6 @@ pub mod splat;
 pub mod splat_gpu;
 mod static_chunks;
 pub mod template;
-#[cfg(test)]
-mod atlas_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
