@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use sward_engine::{GpuContext, COLOR_FORMAT};
+use sward_engine::GpuContext;
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
@@ -162,7 +162,6 @@ impl AtlasDraw {
         if self.pipelines.contains_key(&samples) {
             return;
         }
-        let (primitive, depth, multisample) = StaticChunks::pipeline_state(samples);
         let template = wgpu::VertexBufferLayout {
             array_stride: 4,
             step_mode: wgpu::VertexStepMode::Vertex,
@@ -170,27 +169,15 @@ impl AtlasDraw {
         };
         let mut buffers = vec![template];
         buffers.extend(self.instance_layout.clone());
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(super::PASS_DRAW),
-            layout: Some(&self.layout),
-            vertex: wgpu::VertexState {
-                module: &self.shader,
-                entry_point: Some(self.entry_point),
-                compilation_options: Default::default(),
-                buffers: &buffers,
-            },
-            primitive,
-            depth_stencil: Some(depth),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &self.shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(COLOR_FORMAT.into())],
-            }),
-            multiview: None,
-            cache: None,
-        });
+        let pipeline = StaticChunks::build_pipeline(
+            device,
+            super::PASS_DRAW,
+            &self.layout,
+            &self.shader,
+            self.entry_point,
+            &buffers,
+            samples,
+        );
         self.pipelines.insert(samples, pipeline);
     }
 

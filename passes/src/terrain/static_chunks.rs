@@ -156,36 +156,59 @@ impl StaticChunks {
         )
     }
 
-    fn pipeline_for(&mut self, device: &wgpu::Device, samples: u32) {
-        if self.pipelines.contains_key(&samples) {
-            return;
-        }
+    /// A terrain pipeline for `samples`: the shared [`Self::pipeline_state`],
+    /// `vs_entry` with `buffers` for vertices, `fs_main` into [`COLOR_FORMAT`].
+    /// Every terrain tier builds its pipelines here so their states cannot drift.
+    pub(crate) fn build_pipeline(
+        device: &wgpu::Device,
+        label: &str,
+        layout: &wgpu::PipelineLayout,
+        shader: &wgpu::ShaderModule,
+        vs_entry: &str,
+        buffers: &[wgpu::VertexBufferLayout<'_>],
+        samples: u32,
+    ) -> wgpu::RenderPipeline {
         let (primitive, depth, multisample) = Self::pipeline_state(samples);
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(PASS_DRAW),
-            layout: Some(&self.layout),
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(layout),
             vertex: wgpu::VertexState {
-                module: &self.shader,
-                entry_point: Some("vs_main"),
+                module: shader,
+                entry_point: Some(vs_entry),
                 compilation_options: Default::default(),
-                buffers: &[wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<TerrainVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &VERTEX_ATTRIBUTES,
-                }],
+                buffers,
             },
             primitive,
             depth_stencil: Some(depth),
             multisample,
             fragment: Some(wgpu::FragmentState {
-                module: &self.shader,
+                module: shader,
                 entry_point: Some("fs_main"),
                 compilation_options: Default::default(),
                 targets: &[Some(COLOR_FORMAT.into())],
             }),
             multiview: None,
             cache: None,
-        });
+        })
+    }
+
+    fn pipeline_for(&mut self, device: &wgpu::Device, samples: u32) {
+        if self.pipelines.contains_key(&samples) {
+            return;
+        }
+        let pipeline = Self::build_pipeline(
+            device,
+            PASS_DRAW,
+            &self.layout,
+            &self.shader,
+            "vs_main",
+            &[wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<TerrainVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &VERTEX_ATTRIBUTES,
+            }],
+            samples,
+        );
         self.pipelines.insert(samples, pipeline);
     }
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{IVec2, Vec3};
 use sward_engine::graph::RenderGraph;
-use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_CLEAR};
+use sward_engine::{GpuContext, DEPTH_CLEAR};
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
@@ -161,39 +161,26 @@ impl Clipmap {
         if self.pipelines.contains_key(&samples) {
             return;
         }
-        let (primitive, depth, multisample) = StaticChunks::pipeline_state(samples);
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(PASS),
-            layout: Some(&self.layout),
-            vertex: wgpu::VertexState {
-                module: &self.shader,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[
-                    wgpu::VertexBufferLayout {
-                        array_stride: 4,
-                        step_mode: wgpu::VertexStepMode::Vertex,
-                        attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
-                    },
-                    wgpu::VertexBufferLayout {
-                        array_stride: std::mem::size_of::<ClipInstance>() as u64,
-                        step_mode: wgpu::VertexStepMode::Instance,
-                        attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
-                    },
-                ],
-            },
-            primitive,
-            depth_stencil: Some(depth),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: &self.shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(COLOR_FORMAT.into())],
-            }),
-            multiview: None,
-            cache: None,
-        });
+        let pipeline = StaticChunks::build_pipeline(
+            device,
+            PASS,
+            &self.layout,
+            &self.shader,
+            "vs_main",
+            &[
+                wgpu::VertexBufferLayout {
+                    array_stride: 4,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
+                },
+                wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<ClipInstance>() as u64,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
+                },
+            ],
+            samples,
+        );
         self.pipelines.insert(samples, pipeline);
     }
 
