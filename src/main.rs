@@ -182,9 +182,25 @@ fn main() {
     .init();
     let cli = Cli::parse();
     if let Err(err) = run(cli) {
-        eprintln!("error: {err:#}");
+        eprintln!("error: {}", error_chain(&err));
         std::process::exit(1);
     }
+}
+
+/// The error and its causes on one line. Many of our error messages already
+/// quote their source; a cause whose text is already there is not repeated.
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 fn one_off(
