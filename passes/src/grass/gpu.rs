@@ -132,7 +132,8 @@ impl GrassPipelines {
     }
 }
 
-/// Builds the render pipeline of `state`: every piece of state comes from it.
+/// Builds the render pipeline of `state` for the instanced (mat4) grass shader:
+/// every piece of state comes from it.
 pub fn build_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -140,14 +141,37 @@ pub fn build_pipeline(
     state: &MaterialState,
 ) -> wgpu::RenderPipeline {
     let buffers = vertex_layouts();
+    material_pipeline(
+        device,
+        "grass.draw",
+        layout,
+        shader,
+        "vs_main",
+        &buffers,
+        state,
+    )
+}
+
+/// A grass pipeline: all fixed-function state and the fragment entry from the
+/// material, `vs_entry` with `buffers` for vertex input. Every grass tier builds
+/// its pipelines here, so their material states cannot drift apart.
+pub(crate) fn material_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    shader: &wgpu::ShaderModule,
+    vs_entry: &str,
+    buffers: &[wgpu::VertexBufferLayout<'_>],
+    state: &MaterialState,
+) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("grass.draw"),
+        label: Some(label),
         layout: Some(layout),
         vertex: wgpu::VertexState {
             module: shader,
-            entry_point: Some("vs_main"),
+            entry_point: Some(vs_entry),
             compilation_options: Default::default(),
-            buffers: &buffers,
+            buffers,
         },
         primitive: state.primitive(),
         depth_stencil: Some(state.depth_stencil()),

@@ -572,35 +572,14 @@ fn build_pipeline(
     state: &MaterialState,
     vertex_entry: &str,
 ) -> wgpu::RenderPipeline {
-    let attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-    let buffers = [wgpu::VertexBufferLayout {
-        array_stride: std::mem::size_of::<sward_scenes::DetailVertex>() as u64,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &attrs,
-    }];
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("grass.grid.draw"),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some(vertex_entry),
-            compilation_options: Default::default(),
-            buffers: &buffers,
-        },
-        primitive: state.primitive(),
-        depth_stencil: Some(state.depth_stencil()),
-        multisample: state.multisample(),
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some(state.fragment_entry),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: sward_engine::COLOR_FORMAT,
-                blend: state.blend,
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
-        }),
-        multiview: None,
-        cache: None,
-    })
+    let [vertices, _] = crate::grass::gpu::vertex_layouts();
+    crate::grass::gpu::material_pipeline(
+        device,
+        "grass.grid.draw",
+        layout,
+        shader,
+        vertex_entry,
+        &[vertices],
+        state,
+    )
 }

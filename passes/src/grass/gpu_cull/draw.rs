@@ -192,29 +192,13 @@ fn build_pipeline(
     state: &MaterialState,
 ) -> wgpu::RenderPipeline {
     let [vertices, _] = vertex_layouts();
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("grass.draw"),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[vertices],
-        },
-        primitive: state.primitive(),
-        depth_stencil: Some(state.depth_stencil()),
-        multisample: state.multisample(),
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some(state.fragment_entry),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format: sward_engine::COLOR_FORMAT,
-                blend: state.blend,
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
-        }),
-        multiview: None,
-        cache: None,
-    })
+    crate::grass::gpu::material_pipeline(
+        device,
+        "grass.draw",
+        layout,
+        shader,
+        "vs_main",
+        &[vertices],
+        state,
+    )
 }
