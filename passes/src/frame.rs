@@ -8,7 +8,7 @@
 
 use glam::{Mat4, Vec3};
 use sward_engine::graph::TextureId;
-use sward_engine::{Camera, Frustum};
+use sward_engine::{Camera, Frustum, DEPTH_CLEAR};
 
 /// Seed constants for grass (seed 001/000) and the scene's look.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,6 +76,14 @@ impl RenderSettings {
             fog_range: self.fog_range.map(|f| f * k),
             ..self
         }
+    }
+}
+
+impl RenderSettings {
+    /// The clear colour: the fog colour, opaque.
+    pub fn clear_color(&self) -> wgpu::Color {
+        let [r, g, b] = self.fog_color.map(f64::from);
+        wgpu::Color { r, g, b, a: 1.0 }
     }
 }
 
@@ -158,5 +166,23 @@ pub fn camera_from_pose(
         fov_y_deg: FOV_Y_DEG,
         near: NEAR,
         far: settings.fog_range[1].max(settings.terrain_distance) + 50.0,
+    }
+}
+
+impl PassTargets {
+    /// Load ops for this pass's colour and depth attachments: clear to the fog
+    /// colour and [`DEPTH_CLEAR`] when the pass is the first, else load.
+    pub fn load_ops(
+        &self,
+        settings: &RenderSettings,
+    ) -> (wgpu::LoadOp<wgpu::Color>, wgpu::LoadOp<f32>) {
+        if self.clear {
+            (
+                wgpu::LoadOp::Clear(settings.clear_color()),
+                wgpu::LoadOp::Clear(DEPTH_CLEAR),
+            )
+        } else {
+            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
+        }
     }
 }

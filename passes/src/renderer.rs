@@ -6,7 +6,7 @@
 
 use sward_engine::graph::{RenderGraph, TextureId};
 use sward_engine::tiers::{GrassTier, TerrainTier, TierCombo};
-use sward_engine::{GpuContext, OffscreenTarget, DEPTH_CLEAR};
+use sward_engine::{GpuContext, OffscreenTarget};
 use sward_scenes::effects::ResolvedEffects;
 use sward_scenes::placement::{Placements, Policy};
 use sward_scenes::{DetailModel, TileSource, World};
@@ -350,19 +350,11 @@ impl<'s> SceneRenderer<'s> {
             clear,
         };
         if !terrain_on && !grass_on {
-            let fog = view.settings.fog_color;
+            let (color_load, depth_load) = duty(true, true).load_ops(&view.settings);
             graph
                 .add_render_pass("frame.clear")
-                .color(
-                    targets.color,
-                    wgpu::LoadOp::Clear(clear_color(fog)),
-                    targets.resolve,
-                )
-                .depth(
-                    targets.depth,
-                    wgpu::LoadOp::Clear(DEPTH_CLEAR),
-                    wgpu::StoreOp::Store,
-                )
+                .color(targets.color, color_load, targets.resolve)
+                .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
                 .record(|_| {});
             return;
         }
@@ -427,16 +419,6 @@ impl<'s> SceneRenderer<'s> {
             }
             _ => {}
         }
-    }
-}
-
-/// The clear colour for a linear fog colour.
-pub fn clear_color(fog: [f32; 3]) -> wgpu::Color {
-    wgpu::Color {
-        r: fog[0] as f64,
-        g: fog[1] as f64,
-        b: fog[2] as f64,
-        a: 1.0,
     }
 }
 

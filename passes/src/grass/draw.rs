@@ -5,7 +5,7 @@
 //! materials (opaque, alpha key) before blended ones.
 
 use sward_engine::graph::{BufferId, Counters, RenderCtx, RenderGraph};
-use sward_engine::{GpuContext, DEPTH_CLEAR};
+use sward_engine::GpuContext;
 
 use super::gpu::GrassPipelines;
 use super::material::{material_pipeline_desc, MaterialState};
@@ -75,18 +75,7 @@ pub fn add_draw_pass<'a>(
     reads: &[BufferId],
     f: impl for<'c> FnOnce(&mut RenderCtx<'c>) + 'a,
 ) {
-    let fog = view.settings.fog_color;
-    let (color_load, depth_load) = if targets.clear {
-        let c = wgpu::Color {
-            r: f64::from(fog[0]),
-            g: f64::from(fog[1]),
-            b: f64::from(fog[2]),
-            a: 1.0,
-        };
-        (wgpu::LoadOp::Clear(c), wgpu::LoadOp::Clear(DEPTH_CLEAR))
-    } else {
-        (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
-    };
+    let (color_load, depth_load) = targets.load_ops(&view.settings);
     let mut pass = graph.add_render_pass(PASS_DRAW);
     for &r in reads {
         pass = pass.read(r);

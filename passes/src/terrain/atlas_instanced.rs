@@ -12,7 +12,7 @@
 //! the vertex stage (its only device requirement is R32Float textures).
 
 use sward_engine::graph::RenderGraph;
-use sward_engine::{GpuContext, DEPTH_CLEAR};
+use sward_engine::GpuContext;
 use sward_scenes::world::coords::ChunkCoord;
 use sward_scenes::World;
 
@@ -126,15 +126,7 @@ impl AtlasInstanced {
     ) {
         self.draw.ensure_pipeline(&gpu.device, view.sample_count);
         let view = *view;
-        let [r, g, b] = view.settings.fog_color.map(f64::from);
-        let (color_load, depth_load) = if targets.clear {
-            (
-                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
-                wgpu::LoadOp::Clear(DEPTH_CLEAR),
-            )
-        } else {
-            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
-        };
+        let (color_load, depth_load) = targets.load_ops(&view.settings);
         let this: &'a mut Self = self;
         graph
             .add_render_pass(PASS_DRAW)

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use sward_engine::graph::RenderGraph;
-use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_CLEAR, DEPTH_COMPARE, DEPTH_FORMAT};
+use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_COMPARE, DEPTH_FORMAT};
 use sward_scenes::world::coords::ChunkCoord;
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
@@ -223,17 +223,7 @@ impl StaticChunks {
     ) {
         self.pipeline_for(&gpu.device, view.sample_count);
         let view = *view;
-        let [r, g, b] = view.settings.fog_color.map(f64::from);
-        let color_load = if targets.clear {
-            wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 })
-        } else {
-            wgpu::LoadOp::Load
-        };
-        let depth_load = if targets.clear {
-            wgpu::LoadOp::Clear(DEPTH_CLEAR)
-        } else {
-            wgpu::LoadOp::Load
-        };
+        let (color_load, depth_load) = targets.load_ops(&view.settings);
         let this: &'a mut Self = self;
         graph
             .add_render_pass(PASS_DRAW)

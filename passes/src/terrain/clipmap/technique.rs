@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use glam::{IVec2, Vec3};
 use sward_engine::graph::RenderGraph;
-use sward_engine::{GpuContext, DEPTH_CLEAR};
+use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
@@ -256,15 +256,7 @@ impl Clipmap {
         let cfg = self.config_for(view);
         self.ensure_levels(&gpu.device, cfg);
         let view = *view;
-        let [r, g, b] = view.settings.fog_color.map(f64::from);
-        let (color_load, depth_load) = if targets.clear {
-            (
-                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
-                wgpu::LoadOp::Clear(DEPTH_CLEAR),
-            )
-        } else {
-            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
-        };
+        let (color_load, depth_load) = targets.load_ops(&view.settings);
         let this: &'a mut Self = self;
         graph
             .add_render_pass(PASS)

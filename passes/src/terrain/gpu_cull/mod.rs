@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::targets::read_buffer;
-use sward_engine::{Capability, GpuContext, DEPTH_CLEAR};
+use sward_engine::{Capability, GpuContext};
 use sward_scenes::World;
 
 use self::cull::{DrawIndexedArgs, TerrainCullUniforms};
@@ -326,15 +326,7 @@ impl GpuCullTerrain {
                         .copy_buffer_to_buffer(&this.count, 0, &this.readback, 0, 4);
                 });
         }
-        let [r, g, b] = view.settings.fog_color.map(f64::from);
-        let (color_load, depth_load) = if targets.clear {
-            (
-                wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a: 1.0 }),
-                wgpu::LoadOp::Clear(DEPTH_CLEAR),
-            )
-        } else {
-            (wgpu::LoadOp::Load, wgpu::LoadOp::Load)
-        };
+        let (color_load, depth_load) = targets.load_ops(&view.settings);
         let mut pass = graph
             .add_render_pass(PASS_DRAW)
             .read(args)
