@@ -1,14 +1,14 @@
 //! `sward` command line: parses arguments and dispatches to the crates.
 //!
 //! Every command's real work lives in a library crate (`sward_engine`,
-//! `sward_scenes`, `sward_passes`, `sward_profiling`); this file only turns the
+//! `sward_scenes`, `sward_passes`, `sward_benches`); this file only turns the
 //! command line into calls and errors into a non-zero exit with a clear message.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use sward_profiling::bench::{BenchOptions, OneOffOptions};
+use sward_benches::bench::{BenchOptions, OneOffOptions};
 
 /// GPU-driven terrain and grass renderer research engine.
 #[derive(Parser, Debug)]
@@ -273,7 +273,7 @@ fn run(cli: Cli) -> Result<()> {
                 data: cli.data,
                 view_distance: args.view_distance,
             };
-            let outcome = sward_profiling::bench::run_bench(&opts)?;
+            let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
             println!("report: {}", outcome.dir.join("report.md").display());
             Ok(())
@@ -287,7 +287,7 @@ fn run(cli: Cli) -> Result<()> {
             out,
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
-            let n = sward_profiling::bench::capture(&opts, frames, &out)?;
+            let n = sward_benches::bench::capture(&opts, frames, &out)?;
             println!("wrote {n} frames to {}", out.display());
             Ok(())
         }
@@ -326,7 +326,7 @@ fn run(cli: Cli) -> Result<()> {
             out,
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
-            let path = sward_profiling::bench::shot(&opts, view.as_deref(), &out)?;
+            let path = sward_benches::bench::shot(&opts, view.as_deref(), &out)?;
             println!("wrote {}", path.display());
             Ok(())
         }

@@ -1,1 +1,39 @@
-//! criterion benches live in src/cpu.rs
+//! The A/B bench of sward: the crate a reader opens first to see how every
+//! technique is measured against the static-batch baseline.
+//!
+//! The [`bench`] module drives the GPU (`sward bench`, `shot`, `capture`); the
+//! rest is plain data in, files out:
+//! - [`assemble`]: per-frame [`RunSamples`] -> report [`Run`]s and [`Comparison`]s;
+//! - [`stats`]: median / p95 / p99 / min / max / mean and hitch counting;
+//! - [`report`]: the `report.json` model, schema `sward-bench/1`;
+//! - [`validate`]: schema and ratio checks on a raw `report.json`;
+//! - [`imagediff`]: screenshot differences against the baseline;
+//! - [`markdown`]: `report.md` and the terminal headline table;
+//! - [`charts`]: SVG charts beside the report;
+//! - [`writer`]: staging and committing a report directory.
+//!
+//! GPU timestamp scopes reach puffin through `sward_profiling`, which the
+//! viewer shares.
+
+#![warn(missing_docs)]
+
+pub mod assemble;
+pub mod bench;
+pub mod charts;
+pub mod imagediff;
+pub mod markdown;
+pub mod report;
+pub mod stats;
+pub mod validate;
+pub mod writer;
+
+#[cfg(test)]
+pub(crate) mod testutil;
+
+pub use assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
+pub use report::{Comparison, ImageDiff, Report, Run, TierPair};
+pub use stats::Stats;
+pub use validate::validate_report;
+
+#[cfg(test)]
+pub(crate) use testutil::test_dir;

@@ -1,39 +1,24 @@
-//! Measurement plumbing and bench reports for sward.
-//!
-//! The [`bench`] module drives the GPU (`sward bench`, `shot`, `capture`); the
-//! rest is plain data in, files out:
-//! - [`assemble`]: per-frame [`RunSamples`] -> report [`Run`]s and [`Comparison`]s;
-//! - [`stats`]: median / p95 / min / max / mean and hitch counting;
-//! - [`report`]: the `report.json` model, schema `sward-bench/1`;
-//! - [`validate`]: schema and ratio checks on a raw `report.json`;
-//! - [`imagediff`]: screenshot differences against the baseline;
-//! - [`markdown`]: `report.md` and the terminal headline table;
-//! - [`charts`]: SVG charts beside the report;
-//! - [`writer`]: staging and committing a report directory;
-//! - [`puffin_bridge`]: GPU timestamp scopes as a puffin "GPU" thread, `.puffin` files;
+//! Profiling plumbing shared by the bench and the viewer:
+//! - [`puffin_bridge`]: GPU timestamp scopes as a puffin "GPU" thread, `.puffin`
+//!   files, and [`puffin_bridge::report_gpu_frame`] for one frame's passes;
 //! - [`clock`]: aligning the GPU timestamp clock with puffin's clock.
 
 #![warn(missing_docs)]
 
-pub mod assemble;
-pub mod bench;
-pub mod charts;
 pub mod clock;
-pub mod imagediff;
-pub mod markdown;
 pub mod puffin_bridge;
-pub mod report;
-pub mod stats;
-pub mod validate;
-pub mod writer;
 
+/// A fresh, empty scratch directory unique to this process and call (tests).
 #[cfg(test)]
-pub(crate) mod testutil;
-
-pub use assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
-pub use report::{Comparison, ImageDiff, Report, Run, TierPair};
-pub use stats::Stats;
-pub use validate::validate_report;
-
-#[cfg(test)]
-pub(crate) use testutil::test_dir;
+pub(crate) fn test_dir(name: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "sward-profiling-test-{}-{name}-{n}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}

@@ -316,6 +316,40 @@ impl ScopeWalk<'_> {
     }
 }
 
+/// Reports one frame's GPU passes into puffin. Timestamps on the CPU's
+/// monotonic clock (lavapipe) are used as they are; any other clock is aligned
+/// by pinning the frame's last GPU end to the moment the CPU saw it finish.
+pub fn report_gpu_frame(
+    times: &sward_engine::graph::GpuFrameTimes,
+    align: &mut Option<ClockAlignment>,
+    done_ns: i64,
+) {
+    let scopes: Vec<GpuScope> = times
+        .passes
+        .iter()
+        .map(|p| GpuScope {
+            name: p.name.clone(),
+            start_s: p.start_ns as f64 * 1e-9,
+            end_s: p.end_ns as f64 * 1e-9,
+            children: Vec::new(),
+        })
+        .collect();
+    let Some(last_end) = scopes.iter().map(|s| s.end_s).reduce(f64::max) else {
+        return;
+    };
+    let aligned = match *align {
+        Some(a) if a.is_near_now(last_end, 5.0) => a,
+        _ => {
+            let a = ClockAlignment::from_pair(last_end, done_ns);
+            *align = Some(a);
+            a
+        }
+    };
+    if let Err(e) = report_gpu_scopes(&scopes, &aligned) {
+        log::warn!("GPU scopes of frame {} not reported: {e}", times.frame);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,11 +37,11 @@ impl Profiler {
     }
 
     /// Reports one frame's GPU pass times as scopes of thread "GPU" (the
-    /// bench's bridge: `sward_profiling::bench::report_gpu_frame`). `seen_ns`
+    /// bench's bridge: `puffin_bridge::report_gpu_frame`). `seen_ns`
     /// is when the CPU saw them complete (puffin clock), the fallback anchor
     /// when the GPU clock is not the CPU's monotonic clock.
     pub fn report_gpu(&mut self, times: &GpuFrameTimes, seen_ns: i64) {
-        sward_profiling::bench::report_gpu_frame(times, &mut self.align, seen_ns);
+        puffin_bridge::report_gpu_frame(times, &mut self.align, seen_ns);
     }
 
     /// Frames the flamegraph holds (what a capture would contain).

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::puffin_bridge::{read_capture, GPU_THREAD_NAME};
 use crate::validate::validate_report;
+use sward_profiling::puffin_bridge::{read_capture, GPU_THREAD_NAME};
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sward-bench-test-{}-{name}", std::process::id()));

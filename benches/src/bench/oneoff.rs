@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sward_engine::graph::{GpuFrameTimes, GraphExecutor};
+use sward_engine::graph::GraphExecutor;
 use sward_engine::tiers::TierCombo;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::{SceneData, SceneRenderer};
@@ -13,7 +13,7 @@ use sward_scenes::presets::{Preset, Scene};
 
 use super::runner::{path_poses, Frame};
 use super::{BenchError, BenchPlan};
-use crate::puffin_bridge::{report_gpu_scopes, Capture, ClockAlignment, GpuScope};
+use sward_profiling::puffin_bridge::{report_gpu_frame, Capture, ClockAlignment};
 
 /// Arguments shared by `shot` and `capture`.
 #[derive(Debug, Clone)]
@@ -193,34 +193,4 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
         message: e.to_string(),
     })?;
     Ok(capture.frames())
-}
-
-/// Reports one frame's GPU passes into puffin. Timestamps on the CPU's
-/// monotonic clock (lavapipe) are used as they are; any other clock is aligned
-/// by pinning the frame's last GPU end to the moment the CPU saw it finish.
-pub fn report_gpu_frame(times: &GpuFrameTimes, align: &mut Option<ClockAlignment>, done_ns: i64) {
-    let scopes: Vec<GpuScope> = times
-        .passes
-        .iter()
-        .map(|p| GpuScope {
-            name: p.name.clone(),
-            start_s: p.start_ns as f64 * 1e-9,
-            end_s: p.end_ns as f64 * 1e-9,
-            children: Vec::new(),
-        })
-        .collect();
-    let Some(last_end) = scopes.iter().map(|s| s.end_s).reduce(f64::max) else {
-        return;
-    };
-    let aligned = match *align {
-        Some(a) if a.is_near_now(last_end, 5.0) => a,
-        _ => {
-            let a = ClockAlignment::from_pair(last_end, done_ns);
-            *align = Some(a);
-            a
-        }
-    };
-    if let Err(e) = report_gpu_scopes(&scopes, &aligned) {
-        log::warn!("GPU scopes of frame {} not reported: {e}", times.frame);
-    }
 }

@@ -11,7 +11,7 @@ mod oneoff;
 mod options;
 mod runner;
 
-pub use oneoff::{capture, report_gpu_frame, shot, OneOffOptions};
+pub use oneoff::{capture, shot, OneOffOptions};
 pub use options::{BenchOptions, BenchPlan};
 pub use runner::{run_bench, BenchOutcome};
 

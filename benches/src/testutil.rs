@@ -13,7 +13,7 @@ pub(crate) fn test_dir(name: &str) -> PathBuf {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "sward-profiling-test-{}-{name}-{n}",
+        "sward-benches-test-{}-{name}-{n}",
         std::process::id()
     ));
     // A leftover from a crashed run of the same pid is stale; start empty.
