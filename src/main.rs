@@ -35,6 +35,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List every tier with its parameters (default, valid values,
+    /// description), required capabilities and fallback.
+    Tiers {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List scene presets with their ADTs, MCNKs, placements and models.
     Presets {
         /// Print JSON instead of text.
@@ -203,6 +210,35 @@ fn error_chain(err: &anyhow::Error) -> String {
     text
 }
 
+/// `sward tiers` as text: one block per technique.
+fn tiers_text(list: &[sward_passes::technique::TechniqueDescription]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    for t in list {
+        let _ = writeln!(s, "{} {}: {}", t.subsystem, t.name, t.summary);
+        for p in &t.params {
+            let _ = writeln!(
+                s,
+                "    :{}={:<10} {} ({}; valid {}): {}",
+                p.name, p.default, "", p.kind, p.valid, p.description
+            );
+        }
+        if !t.requires.is_empty() {
+            let caps: Vec<&str> = t.requires.iter().map(|c| c.name()).collect();
+            let _ = writeln!(
+                s,
+                "    needs {}; falls back to {}",
+                caps.join(", "),
+                t.fallback.unwrap_or("nothing")
+            );
+        }
+    }
+    s.push_str(
+        "`off` switches a subsystem off. Syntax: --tiers 'GRASS[:k=v...][+TERRAIN[:k=v...]],...'\n",
+    );
+    s
+}
+
 fn one_off(
     preset: String,
     tier: String,
@@ -230,13 +266,26 @@ fn run(cli: Cli) -> Result<()> {
                 adapter: cli.adapter,
                 ..Default::default()
             };
-            let info = sward_engine::info::InfoReport::gather(&opts)?;
+            let info = sward_engine::info::InfoReport::gather(
+                &opts,
+                sward_passes::technique::tier_support,
+            )?;
             let text = if json {
                 serde_json::to_string_pretty(&info)? + "\n"
             } else {
                 info.to_text()
             };
             // A closed pipe (`sward info | head`) is an error, not a panic.
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
+            Ok(())
+        }
+        Command::Tiers { json } => {
+            let list = sward_passes::technique::describe();
+            let text = if json {
+                serde_json::to_string_pretty(&list)? + "\n"
+            } else {
+                tiers_text(&list)
+            };
             std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())
         }
@@ -300,7 +349,7 @@ fn run(cli: Cli) -> Result<()> {
             out,
         } if preset == "test-pattern" => {
             // The test pattern has no tiers or views; still reject a malformed --tier.
-            let _: sward_engine::TierCombo = tier.parse()?;
+            let _: sward_passes::TierCombo = tier.parse()?;
             let _ = view;
             let (width, height) = sward_engine::targets::parse_size(&size)?;
             let opts = sward_engine::GpuOptions {

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use sward_passes::technique::{ParamValue, TierCombo};
 
 use crate::stats::Stats;
 
@@ -100,21 +101,71 @@ pub struct SceneInfo {
     pub triangles_terrain: u64,
 }
 
-/// A tier combination: one grass tier and one terrain tier (`off` disables one).
+/// A tier combination: one grass tier and one terrain tier (`off` disables
+/// one), each with its full parameter set.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct TierPair {
     /// Grass tier name (`legacy-cpu`, `static-batch`, `gpu-cull`, `camera-grid`, `off`).
     pub grass: String,
     /// Terrain tier name (`static-chunks`, `atlas-instanced`, `gpu-cull`, `clipmap`, `off`).
     pub terrain: String,
+    /// Every parameter of both tiers, defaults included (absent when neither
+    /// tier has parameters, as for the baseline).
+    #[serde(default, skip_serializing_if = "TierParams::is_empty")]
+    pub params: TierParams,
+    /// The `--tiers` spelling (parameters that differ from their defaults
+    /// only), e.g. `gpu-cull:patch=1+static-chunks`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+}
+
+/// The parameter sets of a [`TierPair`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct TierParams {
+    /// The grass tier's parameters by name.
+    #[serde(default)]
+    pub grass: BTreeMap<String, ParamValue>,
+    /// The terrain tier's parameters by name.
+    #[serde(default)]
+    pub terrain: BTreeMap<String, ParamValue>,
+}
+
+impl TierParams {
+    /// Whether neither tier has parameters.
+    pub fn is_empty(&self) -> bool {
+        self.grass.is_empty() && self.terrain.is_empty()
+    }
 }
 
 impl TierPair {
-    /// A combination from its two tier names.
+    /// A combination from its two tier names, without parameters.
     pub fn new(grass: impl Into<String>, terrain: impl Into<String>) -> Self {
         Self {
             grass: grass.into(),
             terrain: terrain.into(),
+            params: TierParams::default(),
+            label: String::new(),
+        }
+    }
+
+    /// The report's record of a tier combination, parameters included.
+    pub fn of(combo: &TierCombo) -> Self {
+        let params = TierParams {
+            grass: combo.grass.params().to_map(),
+            terrain: combo.terrain.params().to_map(),
+        };
+        // Without parameters the label is the two names; leaving it empty
+        // keeps one spelling (and one map key) per combination.
+        let label = if params.is_empty() {
+            String::new()
+        } else {
+            combo.to_string()
+        };
+        Self {
+            grass: combo.grass.name().to_owned(),
+            terrain: combo.terrain.name().to_owned(),
+            params,
+            label,
         }
     }
 
@@ -125,14 +176,24 @@ impl TierPair {
 
     /// Whether this is the baseline combination.
     pub fn is_baseline(&self) -> bool {
-        self.grass == BASELINE_GRASS && self.terrain == BASELINE_TERRAIN
+        self.grass == BASELINE_GRASS && self.terrain == BASELINE_TERRAIN && self.params.is_empty()
+    }
+
+    /// A file name stem for this combination's screenshot (`:` and `=` of
+    /// parameters become `_` and `-`, which every file system accepts).
+    pub fn file_stem(&self) -> String {
+        self.to_string().replace(':', "_").replace('=', "-")
     }
 }
 
 impl std::fmt::Display for TierPair {
-    /// The `--tiers` spelling: `GRASS+TERRAIN`.
+    /// The `--tiers` spelling: `GRASS+TERRAIN`, with non-default parameters.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}+{}", self.grass, self.terrain)
+        if self.label.is_empty() {
+            write!(f, "{}+{}", self.grass, self.terrain)
+        } else {
+            f.write_str(&self.label)
+        }
     }
 }
 

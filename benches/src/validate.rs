@@ -155,6 +155,19 @@ impl Checker {
         let o = self.object(v, &path)?;
         let grass = self.string(o, &path, "grass")?.to_owned();
         let terrain = self.string(o, &path, "terrain")?.to_owned();
+        // Runs of one technique with different parameters are distinct: the
+        // parameter set (when present) is part of the identity.
+        let terrain = match o.get("params") {
+            None | Some(Value::Null) => terrain,
+            Some(Value::Object(params)) => format!("{terrain} {}", Value::Object(params.clone())),
+            Some(other) => {
+                self.fail(
+                    &format!("{path}.params"),
+                    format!("expected an object, found {}", kind(other)),
+                );
+                terrain
+            }
+        };
         Some((grass, terrain))
     }
 }

@@ -1,12 +1,10 @@
-//! Device capabilities the tiers depend on, detected once per device, and the
-//! capping of requested tiers (and MSAA) to what the device can run.
-//!
-//! A capped request always produces exactly one warning per capped subsystem that
-//! names the missing capabilities; nothing here panics or falls back silently.
+//! Device capabilities techniques depend on, detected once per device, and the
+//! capping of a requested MSAA count to what the device can run. Techniques
+//! declare the capabilities they need (the technique registry in
+//! `sward-passes` caps tiers with [`Caps::missing`]); the engine knows devices,
+//! not grass.
 
 use std::fmt;
-
-use crate::tiers::{GrassTier, TerrainTier, TierCombo};
 
 /// One thing a tier or pass may need from the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -229,65 +227,6 @@ impl Caps {
         needed.iter().copied().filter(|c| !self.has(*c)).collect()
     }
 
-    /// Whether the device can run `tier`.
-    pub fn supports_grass(&self, tier: GrassTier) -> bool {
-        self.missing(tier.required_capabilities()).is_empty()
-    }
-
-    /// Whether the device can run `tier`.
-    pub fn supports_terrain(&self, tier: TerrainTier) -> bool {
-        self.missing(tier.required_capabilities()).is_empty()
-    }
-
-    /// The best grass tier at or below `tier` that the device can run.
-    pub fn cap_grass(&self, tier: GrassTier) -> GrassTier {
-        let mut t = tier;
-        while !self.supports_grass(t) {
-            match t.fallback() {
-                Some(next) => t = next,
-                None => break,
-            }
-        }
-        t
-    }
-
-    /// The best terrain tier at or below `tier` that the device can run.
-    pub fn cap_terrain(&self, tier: TerrainTier) -> TerrainTier {
-        let mut t = tier;
-        while !self.supports_terrain(t) {
-            match t.fallback() {
-                Some(next) => t = next,
-                None => break,
-            }
-        }
-        t
-    }
-
-    /// Caps a requested combination to what the device can run. Returns the combo
-    /// to run and one warning per capped subsystem naming what is missing.
-    pub fn cap_combo(&self, combo: TierCombo) -> (TierCombo, Vec<String>) {
-        let mut warnings = Vec::new();
-        let grass = self.cap_grass(combo.grass);
-        if grass != combo.grass {
-            warnings.push(format!(
-                "grass tier `{}` needs {} which this device lacks; running `{}` instead",
-                combo.grass,
-                list(&self.missing(combo.grass.required_capabilities())),
-                grass
-            ));
-        }
-        let terrain = self.cap_terrain(combo.terrain);
-        if terrain != combo.terrain {
-            warnings.push(format!(
-                "terrain tier `{}` needs {} which this device lacks; running `{}` instead",
-                combo.terrain,
-                list(&self.missing(combo.terrain.required_capabilities())),
-                terrain
-            ));
-        }
-        (TierCombo { grass, terrain }, warnings)
-    }
-
     /// Caps an MSAA sample count (1 or 4) to what the device supports.
     /// Counts other than 1 and 4 are rejected with a warning and run at 1.
     pub fn cap_msaa(&self, requested: u32) -> (u32, Option<String>) {
@@ -309,22 +248,6 @@ impl Caps {
             ),
         }
     }
-
-    /// Every grass/terrain combination (tiers `off` excluded) the device runs
-    /// without capping.
-    pub fn supported_combos(&self) -> Vec<TierCombo> {
-        TierCombo::all_on()
-            .into_iter()
-            .filter(|c| self.supports_grass(c.grass) && self.supports_terrain(c.terrain))
-            .collect()
-    }
-}
-
-fn list(caps: &[Capability]) -> String {
-    caps.iter()
-        .map(|c| format!("`{c}`"))
-        .collect::<Vec<_>>()
-        .join(" and ")
 }
 
 #[cfg(test)]
@@ -332,58 +255,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn full_device_runs_everything_uncapped() {
-        let caps = Caps::everything();
-        for c in TierCombo::all_on() {
-            assert_eq!(caps.cap_combo(c), (c, vec![]));
-        }
-        assert_eq!(caps.cap_msaa(4), (4, None));
-    }
-
-    #[test]
-    fn missing_first_instance_caps_gpu_cull_with_one_named_warning() {
-        let present: Vec<_> = Capability::ALL
-            .into_iter()
-            .filter(|c| *c != Capability::IndirectFirstInstance)
-            .collect();
-        let caps = Caps::with(&present);
-        let want = TierCombo::new(GrassTier::GpuCull, TerrainTier::GpuCull);
-        let (got, warnings) = caps.cap_combo(want);
-        assert_eq!(
-            got,
-            TierCombo::new(GrassTier::StaticBatch, TerrainTier::AtlasInstanced)
-        );
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(
-            warnings
-                .iter()
-                .all(|w| w.contains("indirect-first-instance")),
-            "{warnings:?}"
-        );
-        // camera-grid does not need first-instance and stays.
-        let (got, warnings) = caps.cap_combo(TierCombo::new(
-            GrassTier::CameraGrid,
-            TerrainTier::StaticChunks,
-        ));
-        assert_eq!(got.grass, GrassTier::CameraGrid);
-        assert!(warnings.is_empty());
-    }
-
-    #[test]
-    fn bare_device_falls_back_to_baselines() {
+    fn msaa_is_capped_with_a_named_warning() {
+        assert_eq!(Caps::everything().cap_msaa(4), (4, None));
         let caps = Caps::with(&[]);
-        let (got, warnings) =
-            caps.cap_combo(TierCombo::new(GrassTier::CameraGrid, TerrainTier::Clipmap));
-        assert_eq!(got, TierCombo::BASELINE);
-        assert_eq!(warnings.len(), 2);
-        assert!(warnings[0].contains("vertex-storage"), "{}", warnings[0]);
         let (n, w) = caps.cap_msaa(4);
         assert_eq!(n, 1);
         assert!(w.is_some_and(|w| w.contains("msaa-4x")));
-        let expected = vec![
-            TierCombo::new(GrassTier::LegacyCpu, TerrainTier::StaticChunks),
-            TierCombo::BASELINE,
-        ];
-        assert_eq!(caps.supported_combos(), expected);
+        let (n, w) = Caps::everything().cap_msaa(2);
+        assert_eq!(n, 1);
+        assert!(w.is_some_and(|w| w.contains("use 1 or 4")));
+    }
+
+    #[test]
+    fn missing_lists_exactly_what_is_absent() {
+        let caps = Caps::with(&[Capability::Compute, Capability::Msaa4x]);
+        assert_eq!(
+            caps.missing(&[Capability::Compute, Capability::VertexStorage]),
+            vec![Capability::VertexStorage]
+        );
+        assert!(Caps::everything().missing(&Capability::ALL).is_empty());
     }
 }

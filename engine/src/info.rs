@@ -7,7 +7,6 @@ use crate::caps::Capability;
 use crate::context::{
     list_adapters, AdapterEntry, AdapterSummary, ContextError, GpuContext, GpuOptions,
 };
-use crate::tiers::{GrassTier, TerrainTier};
 
 /// Whether one tier runs on the device, and what it lacks if not.
 #[derive(Debug, Clone, Serialize)]
@@ -42,39 +41,31 @@ pub struct InfoReport {
 }
 
 impl InfoReport {
-    /// Creates a context with `opts` and describes it.
-    pub fn gather(opts: &GpuOptions) -> Result<Self, ContextError> {
+    /// Creates a context with `opts` and describes it; `tiers` says, from the
+    /// device's capabilities, which grass and terrain tiers run (the engine
+    /// does not know the techniques: the caller's registry does).
+    pub fn gather(
+        opts: &GpuOptions,
+        tiers: impl Fn(&crate::Caps) -> (Vec<TierSupport>, Vec<TierSupport>),
+    ) -> Result<Self, ContextError> {
         let gpu = GpuContext::new(opts)?;
-        Ok(Self::describe(&gpu, list_adapters(opts)))
+        let (grass_tiers, terrain_tiers) = tiers(&gpu.caps);
+        Ok(Self::describe(
+            &gpu,
+            list_adapters(opts),
+            grass_tiers,
+            terrain_tiers,
+        ))
     }
 
-    /// Describes an existing context.
-    pub fn describe(gpu: &GpuContext, adapters: Vec<AdapterEntry>) -> Self {
+    /// Describes an existing context with the tier support the caller computed.
+    pub fn describe(
+        gpu: &GpuContext,
+        adapters: Vec<AdapterEntry>,
+        grass_tiers: Vec<TierSupport>,
+        terrain_tiers: Vec<TierSupport>,
+    ) -> Self {
         let caps = &gpu.caps;
-        let grass_tiers = GrassTier::ALL
-            .into_iter()
-            .map(|t| {
-                let missing = caps.missing(t.required_capabilities());
-                TierSupport {
-                    tier: t.to_string(),
-                    supported: missing.is_empty(),
-                    missing,
-                    capped_to: caps.cap_grass(t).to_string(),
-                }
-            })
-            .collect();
-        let terrain_tiers = TerrainTier::ALL
-            .into_iter()
-            .map(|t| {
-                let missing = caps.missing(t.required_capabilities());
-                TierSupport {
-                    tier: t.to_string(),
-                    supported: missing.is_empty(),
-                    missing,
-                    capped_to: caps.cap_terrain(t).to_string(),
-                }
-            })
-            .collect();
         InfoReport {
             adapters,
             adapter: gpu.summary.clone(),

@@ -1,5 +1,5 @@
-//! sward's engine: the headless GPU context and its capabilities, technique
-//! tiers and tier capping, the per-frame render graph with its transient pool
+//! sward's engine: the headless GPU context and its capabilities, the
+//! per-frame render graph with its transient pool
 //! and profiling scopes, offscreen targets and readback, and the camera.
 //!
 //! Start with [`GpuContext::new`], build a [`graph::RenderGraph`] each frame
@@ -14,11 +14,9 @@ pub mod shader;
 pub mod targets;
 pub mod test_scene;
 pub mod testing;
-pub mod tiers;
 
 pub use camera::{Camera, Frustum};
 pub use caps::{Capability, Caps};
 pub use context::{AdapterSummary, ContextError, GpuContext, GpuOptions};
 pub use graph::{GraphError, GraphExecutor, RenderGraph};
 pub use targets::{OffscreenTarget, COLOR_FORMAT, DEPTH_CLEAR, DEPTH_COMPARE, DEPTH_FORMAT};
-pub use tiers::{GrassTier, TerrainTier, TierCombo, TierParseError};

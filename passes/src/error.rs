@@ -34,8 +34,14 @@ pub enum PassError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A tier this build does not implement yet (capping never picks one, so
-    /// this means the caller asked for it directly).
-    #[error("tier `{0}` is not implemented in this build yet")]
-    TierNotBuilt(String),
+    /// A parameter asks for something the device lacks.
+    #[error("{technique}: {what} needs `{capability}`, which this device lacks")]
+    MissingCapability {
+        /// The technique.
+        technique: &'static str,
+        /// What asked for it (e.g. `multi-draw=count`).
+        what: String,
+        /// The missing capability.
+        capability: sward_engine::Capability,
+    },
 }

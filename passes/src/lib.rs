@@ -4,7 +4,9 @@
 //! CPU reference beside it.
 //!
 //! - [`frame`]: per-frame view, settings and target handles shared by all passes.
-//! - [`renderer`]: the facade that draws a scene with any implemented tier combination.
+//! - [`technique`]: the technique interface, its registry, and tier names with
+//!   typed parameters (`--tiers`, `sward tiers`, the report, the viewer).
+//! - [`renderer`]: the composer that draws a scene with any tier combination.
 //! - [`atlas`]: the exact height/normal atlas shared by the GPU terrain and grass tiers.
 //! - [`terrain`], [`grass`]: the techniques.
 
@@ -13,7 +15,9 @@ pub mod error;
 pub mod frame;
 pub mod grass;
 pub mod renderer;
+pub mod technique;
 pub mod terrain;
 
 pub use error::PassError;
 pub use frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+pub use technique::{Subsystem, Tier, TierCombo, TierParseError};

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sward_engine::graph::GraphExecutor;
-use sward_engine::{GpuContext, GpuOptions, OffscreenTarget, TierCombo};
+use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::{SceneData, SceneRenderer};
 use sward_passes::RenderSettings;
+use sward_passes::TierCombo;
 use sward_scenes::presets::{Preset, Scene};
 use sward_scenes::world::coords;
 use winit::event_loop::EventLoop;
@@ -82,7 +83,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         Some(t) => t
             .parse()
             .map_err(|e| ViewerError::Usage(format!("--tier `{t}`: {e}")))?,
-        None => TierCombo::BASELINE,
+        None => TierCombo::baseline(),
     };
     if opts.msaa != 1 && opts.msaa != 4 {
         return Err(ViewerError::Usage(format!(
@@ -117,7 +118,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     let target = OffscreenTarget::new(&gpu.device, w, h, msaa)?;
     let executor = GraphExecutor::new(&gpu)?;
     let config = Config {
-        combo: TierCombo::BASELINE,
+        combo: TierCombo::baseline(),
         settings: RenderSettings::default(),
         msaa,
     };
@@ -132,7 +133,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         state.message(w);
     }
     state.want_tiers(combo);
-    state.config.combo = state.wanted.combo;
+    state.config.combo = state.wanted.combo.clone();
     let camera = start_camera(&scene, opts.view.as_deref())?;
     state.views = scene.views.iter().map(|v| v.name.clone()).collect();
     let profiler = Profiler::new(opts.profiler);
@@ -231,9 +232,9 @@ impl Viewer {
     ) -> Result<SceneExit, ViewerError> {
         let t0 = Instant::now();
         let mut renderer = SceneRenderer::new(SceneData::from_scene(scene));
-        let combo = self.state.config.combo;
+        let combo = self.state.config.combo.clone();
         renderer
-            .set_tiers(&self.gpu, combo)
+            .set_tiers(&self.gpu, &combo)
             .map_err(|source| ViewerError::Pass {
                 tier: combo.to_string(),
                 source,
@@ -287,12 +288,12 @@ impl Viewer {
 
     /// Applies what the panel, keys or script asked for since the last frame.
     fn apply_wanted(&mut self, renderer: &mut SceneRenderer<'_>) -> Result<(), ViewerError> {
-        let wanted = self.state.wanted;
+        let wanted = self.state.wanted.clone();
         if wanted.combo != self.state.config.combo {
             let t0 = Instant::now();
-            match renderer.set_tiers(&self.gpu, wanted.combo) {
+            match renderer.set_tiers(&self.gpu, &wanted.combo) {
                 Ok(()) => {
-                    self.state.config.combo = wanted.combo;
+                    self.state.config.combo = wanted.combo.clone();
                     self.state.message(format!(
                         "switched to {} in {:.0} ms",
                         wanted.combo,
@@ -300,7 +301,7 @@ impl Viewer {
                     ));
                 }
                 Err(e) => {
-                    self.state.wanted.combo = self.state.config.combo;
+                    self.state.wanted.combo = self.state.config.combo.clone();
                     self.state
                         .message(format!("cannot switch to {}: {e}", wanted.combo));
                 }

@@ -178,10 +178,12 @@ impl Viewer {
             match action {
                 Action::Tiers(c) => s.want_tiers(c),
                 Action::Grass(g) => {
-                    s.want_tiers(sward_engine::TierCombo::new(g, s.wanted.combo.terrain))
+                    let terrain = s.wanted.combo.terrain.clone();
+                    s.want_tiers(sward_passes::TierCombo::new(g, terrain))
                 }
                 Action::Terrain(t) => {
-                    s.want_tiers(sward_engine::TierCombo::new(s.wanted.combo.grass, t))
+                    let grass = s.wanted.combo.grass.clone();
+                    s.want_tiers(sward_passes::TierCombo::new(grass, t))
                 }
                 Action::ViewName(n) => s.requests.push(Request::ViewName(n)),
                 Action::ViewIndex(i) => s.requests.push(Request::View(i - 1)),
@@ -274,7 +276,7 @@ impl Viewer {
         let Some(surface) = self.presenter.acquire(&self.gpu) else {
             return Ok(());
         };
-        let config = self.state.config;
+        let config = self.state.config.clone();
         let time_s = self.started.elapsed().as_secs_f32();
         let view = FrameView::new(
             self.camera.camera(&config.settings),

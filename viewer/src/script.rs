@@ -17,7 +17,7 @@
 
 use std::path::PathBuf;
 
-use sward_engine::{GrassTier, TerrainTier, TierCombo};
+use sward_passes::technique::{Subsystem, Tier, TierCombo};
 
 use crate::error::ViewerError;
 
@@ -26,10 +26,10 @@ use crate::error::ViewerError;
 pub enum Action {
     /// Switch to a tier combination.
     Tiers(TierCombo),
-    /// Switch the grass tier only.
-    Grass(GrassTier),
-    /// Switch the terrain tier only.
-    Terrain(TerrainTier),
+    /// Switch the grass tier only (with its parameters).
+    Grass(Tier),
+    /// Switch the terrain tier only (with its parameters).
+    Terrain(Tier),
     /// Jump to a view by name.
     ViewName(String),
     /// Jump to a view by 1-based index.
@@ -90,8 +90,12 @@ fn parse_action(item: &str, body: &str) -> Result<Action, ViewerError> {
     let need = || value.ok_or_else(|| usage(format!("`{key}` needs a value (`{key}=...`)")));
     Ok(match key {
         "tier" | "tiers" => Action::Tiers(need()?.parse().map_err(|e| usage(format!("{e}")))?),
-        "grass" => Action::Grass(need()?.parse().map_err(|e| usage(format!("{e}")))?),
-        "terrain" => Action::Terrain(need()?.parse().map_err(|e| usage(format!("{e}")))?),
+        "grass" => Action::Grass(
+            Tier::parse(Subsystem::Grass, need()?).map_err(|e| usage(format!("{e}")))?,
+        ),
+        "terrain" => Action::Terrain(
+            Tier::parse(Subsystem::Terrain, need()?).map_err(|e| usage(format!("{e}")))?,
+        ),
         "view" => {
             let v = need()?;
             match v.parse::<usize>() {
@@ -187,10 +191,7 @@ mod tests {
         assert_eq!(frames, [10, 20, 20, 20]);
         assert_eq!(
             s.steps()[0].action,
-            Action::Tiers(TierCombo::new(
-                GrassTier::LegacyCpu,
-                TerrainTier::StaticChunks
-            ))
+            Action::Tiers("legacy-cpu+static-chunks".parse().unwrap())
         );
         let at20: Vec<&Action> = s.due(20).collect();
         assert_eq!(
@@ -213,8 +214,14 @@ mod tests {
         )
         .unwrap();
         let actions: Vec<&Action> = s.steps().iter().map(|s| &s.action).collect();
-        assert_eq!(actions[0], &Action::Grass(GrassTier::GpuCull));
-        assert_eq!(actions[1], &Action::Terrain(TerrainTier::Clipmap));
+        assert_eq!(
+            actions[0],
+            &Action::Grass(Tier::parse(Subsystem::Grass, "gpu-cull").unwrap())
+        );
+        assert_eq!(
+            actions[1],
+            &Action::Terrain(Tier::parse(Subsystem::Terrain, "clipmap").unwrap())
+        );
         assert_eq!(actions[2], &Action::ViewName("aerial".into()));
         assert_eq!(actions[3], &Action::Panel(false));
         assert_eq!(actions[4], &Action::Profiler(true));
@@ -225,7 +232,10 @@ mod tests {
         assert_eq!(actions[9], &Action::ResetStats);
         assert_eq!(
             actions[10],
-            &Action::Tiers(TierCombo::new(GrassTier::Off, TerrainTier::StaticChunks))
+            &Action::Tiers(TierCombo::new(
+                Tier::off(Subsystem::Grass),
+                Tier::parse(Subsystem::Terrain, "static-chunks").unwrap()
+            ))
         );
         assert_eq!(actions[11], &Action::Advance(-600.0));
         assert!(Script::parse("").unwrap().steps().is_empty());

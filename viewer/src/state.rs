@@ -6,14 +6,15 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use sward_engine::{Caps, GrassTier, TerrainTier, TierCombo};
+use sward_engine::Caps;
+use sward_passes::technique::{cap_combo, TechniqueEntry, TierCombo};
 use sward_passes::RenderSettings;
 
 /// Messages kept for the panel.
 const MESSAGES: usize = 8;
 
 /// Everything that decides what a frame looks like and costs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Tier combination.
     pub combo: TierCombo,
@@ -58,26 +59,13 @@ pub enum Request {
     ViewName(String),
 }
 
-/// Why a tier cannot be chosen, if it cannot.
-pub fn grass_blocked(caps: &Caps, tier: GrassTier) -> Option<String> {
-    let missing = caps.missing(tier.required_capabilities());
-    if !missing.is_empty() {
+/// Why a technique cannot be chosen on this device, if it cannot.
+pub fn tier_blocked(caps: &Caps, entry: &TechniqueEntry) -> Option<String> {
+    let missing = caps.missing(entry.requires);
+    (!missing.is_empty()).then(|| {
         let names: Vec<&str> = missing.iter().map(|c| c.name()).collect();
-        return Some(format!("device lacks {}", names.join(", ")));
-    }
-    (!sward_passes::renderer::implemented(TierCombo::new(tier, TerrainTier::StaticChunks)))
-        .then(|| "not built yet".to_owned())
-}
-
-/// Why a tier cannot be chosen, if it cannot.
-pub fn terrain_blocked(caps: &Caps, tier: TerrainTier) -> Option<String> {
-    let missing = caps.missing(tier.required_capabilities());
-    if !missing.is_empty() {
-        let names: Vec<&str> = missing.iter().map(|c| c.name()).collect();
-        return Some(format!("device lacks {}", names.join(", ")));
-    }
-    (!sward_passes::renderer::implemented(TierCombo::new(GrassTier::StaticBatch, tier)))
-        .then(|| "not built yet".to_owned())
+        format!("device lacks {}", names.join(", "))
+    })
 }
 
 /// The viewer's state shared by the frame loop, the panel and the script.
@@ -117,8 +105,8 @@ impl ViewerState {
             caps,
             preset: preset.to_owned(),
             wanted_preset: preset.to_owned(),
+            wanted: config.clone(),
             config,
-            wanted: config,
             vsync,
             panel,
             pinned: None,
@@ -142,27 +130,18 @@ impl ViewerState {
     }
 
     /// Asks for a tier combination, capped to the device (with a message per
-    /// capped subsystem) and refused with a message when not built yet.
+    /// capped subsystem).
     pub fn want_tiers(&mut self, combo: TierCombo) {
-        let (capped, warnings) = self.caps.cap_combo(combo);
+        let (capped, warnings) = cap_combo(&self.caps, &combo);
         for w in warnings {
             self.message(w);
         }
-        let blocked = grass_blocked(&self.caps, capped.grass)
-            .map(|why| format!("grass `{}`: {why}", capped.grass))
-            .or_else(|| {
-                terrain_blocked(&self.caps, capped.terrain)
-                    .map(|why| format!("terrain `{}`: {why}", capped.terrain))
-            });
-        match blocked {
-            Some(why) => self.message(format!("cannot switch to `{capped}`: {why}")),
-            None => self.wanted.combo = capped,
-        }
+        self.wanted.combo = capped;
     }
 
     /// Pins the current configuration as A.
     pub fn pin(&mut self) {
-        self.pinned = Some(self.config);
+        self.pinned = Some(self.config.clone());
         self.message(format!("pinned A = {}", self.config.label()));
     }
 }
@@ -171,58 +150,61 @@ impl ViewerState {
 mod tests {
     use super::*;
     use sward_engine::Capability;
+    use sward_passes::technique::{entry, Subsystem};
 
     fn config() -> Config {
         Config {
-            combo: TierCombo::BASELINE,
+            combo: TierCombo::baseline(),
             settings: RenderSettings::default(),
             msaa: 4,
         }
     }
 
-    #[test]
-    fn blocked_tiers_name_the_missing_capability_before_the_build_state() {
-        let none = Caps::with(&[]);
-        let why = grass_blocked(&none, GrassTier::GpuCull).unwrap();
-        assert!(why.contains(Capability::MultiDrawIndirect.name()), "{why}");
-        assert_eq!(grass_blocked(&none, GrassTier::StaticBatch), None);
-        assert_eq!(terrain_blocked(&none, TerrainTier::StaticChunks), None);
-        // With every capability present, the only reason left is the build.
-        let all = Caps::everything();
-        for t in GrassTier::ALL {
-            let built =
-                sward_passes::renderer::implemented(TierCombo::new(t, TerrainTier::StaticChunks));
-            assert_eq!(grass_blocked(&all, t).is_none(), built, "{t}");
-        }
+    fn combo(s: &str) -> TierCombo {
+        s.parse().unwrap()
     }
 
     #[test]
-    fn want_tiers_caps_to_the_device_and_keeps_refused_combos_out() {
+    fn blocked_tiers_name_the_missing_capability() {
+        let none = Caps::with(&[]);
+        let gpu_cull = entry(Subsystem::Grass, "gpu-cull").unwrap();
+        let why = tier_blocked(&none, gpu_cull).unwrap();
+        assert!(why.contains(Capability::MultiDrawIndirect.name()), "{why}");
+        let baseline = entry(Subsystem::Grass, "static-batch").unwrap();
+        assert_eq!(tier_blocked(&none, baseline), None);
+        assert_eq!(tier_blocked(&Caps::everything(), gpu_cull), None);
+    }
+
+    #[test]
+    fn want_tiers_caps_to_the_device() {
         let mut s = ViewerState::new(Caps::with(&[]), "elwynn-dense", config(), true, true);
-        s.want_tiers(TierCombo::new(
-            GrassTier::GpuCull,
-            TerrainTier::StaticChunks,
-        ));
+        s.want_tiers(combo("gpu-cull:patch=4"));
         // gpu-cull needs capabilities this device lacks: capped to static-batch.
-        assert_eq!(s.wanted.combo.grass, GrassTier::StaticBatch);
+        assert_eq!(s.wanted.combo.grass.name(), "static-batch");
         assert!(s.messages.iter().any(|m| m.contains("gpu-cull")));
-        s.want_tiers(TierCombo::new(GrassTier::LegacyCpu, TerrainTier::Off));
+        s.want_tiers(combo("legacy-cpu+off"));
+        assert_eq!(s.wanted.combo, combo("legacy-cpu+off"));
+        let mut full = ViewerState::new(Caps::everything(), "elwynn-dense", config(), true, true);
+        full.want_tiers(combo("gpu-cull:patch=4"));
         assert_eq!(
-            s.wanted.combo,
-            TierCombo::new(GrassTier::LegacyCpu, TerrainTier::Off)
+            full.wanted.combo.to_string(),
+            "gpu-cull:patch=4+static-chunks"
         );
     }
 
     #[test]
     fn labels_tell_configurations_apart() {
         let a = config();
-        let mut b = a;
+        let mut b = a.clone();
         b.settings.wind = false;
-        let mut c = a;
+        let mut c = a.clone();
         c.msaa = 1;
+        let mut d = a.clone();
+        d.combo = combo("camera-grid:spacing=3");
         assert_ne!(a.label(), b.label());
         assert_ne!(a.label(), c.label());
         assert!(b.label().contains("no-wind"));
         assert!(a.label().starts_with("static-batch+static-chunks msaa4"));
+        assert!(d.label().starts_with("camera-grid:spacing=3+static-chunks"));
     }
 }

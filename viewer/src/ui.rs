@@ -1,12 +1,14 @@
 //! The egui side panel: preset and view selection, a tier selector per
-//! subsystem (greyed out with the reason when the device lacks a capability or
-//! the tier is not built yet), render toggles, live counters, the per-pass
+//! subsystem built from the technique registry (greyed out with the reason
+//! when the device lacks a capability) with each tier's typed parameters,
+//! render toggles, live counters, the per-pass
 //! CPU/GPU table with a small history plot, and the A/B comparison.
 
 use egui::{Color32, RichText, Ui};
-use sward_engine::{Capability, GrassTier, TerrainTier, TierCombo};
+use sward_engine::Capability;
+use sward_passes::technique::{registry, ParamKind, ParamValue, Subsystem, Tier};
 
-use crate::state::{grass_blocked, terrain_blocked, Request, ViewerState};
+use crate::state::{tier_blocked, Request, ViewerState};
 use crate::stats::{FrameStats, Rolling};
 
 /// Read-only facts the panel shows besides the state.
@@ -88,39 +90,98 @@ fn scene_section(ui: &mut Ui, state: &mut ViewerState, presets: &[&'static str])
 
 fn tiers_section(ui: &mut Ui, state: &mut ViewerState) {
     ui.separator();
-    let mut wanted = state.wanted.combo;
-    ui.label(RichText::new("grass").strong());
-    for t in GrassTier::ALL {
-        let blocked = grass_blocked(&state.caps, t);
-        tier_row(ui, &mut wanted.grass, t, t.name(), blocked);
-    }
-    ui.label(RichText::new("terrain").strong());
-    for t in TerrainTier::ALL {
-        let blocked = terrain_blocked(&state.caps, t);
-        tier_row(ui, &mut wanted.terrain, t, t.name(), blocked);
-    }
-    if wanted != state.wanted.combo {
-        state.want_tiers(TierCombo::new(wanted.grass, wanted.terrain));
+    for subsystem in [Subsystem::Grass, Subsystem::Terrain] {
+        ui.label(RichText::new(subsystem.name()).strong());
+        let current = state.wanted.combo.tier(subsystem).clone();
+        let mut chosen: Option<Tier> = None;
+        let off = Tier::off(subsystem);
+        if tier_row(ui, current.is_off(), "off", None) {
+            chosen = Some(off);
+        }
+        for entry in registry().iter().filter(|e| e.subsystem == subsystem) {
+            let selected = current.name() == entry.name;
+            if tier_row(ui, selected, entry.name, tier_blocked(&state.caps, entry)) {
+                chosen = Some(Tier::of(entry));
+            }
+            if selected {
+                chosen = param_controls(ui, &current).or(chosen);
+            }
+        }
+        if let Some(tier) = chosen.filter(|t| *t != current) {
+            let mut combo = state.wanted.combo.clone();
+            match subsystem {
+                Subsystem::Grass => combo.grass = tier,
+                Subsystem::Terrain => combo.terrain = tier,
+            }
+            state.want_tiers(combo);
+        }
     }
 }
 
-fn tier_row<T: PartialEq + Copy>(
-    ui: &mut Ui,
-    current: &mut T,
-    tier: T,
-    name: &str,
-    blocked: Option<String>,
-) {
+/// One tier's radio button; true when clicked.
+fn tier_row(ui: &mut Ui, selected: bool, name: &str, blocked: Option<String>) -> bool {
     ui.horizontal(|ui| {
-        let enabled = blocked.is_none();
-        let r = ui.add_enabled(enabled, egui::RadioButton::new(*current == tier, name));
-        if r.clicked() {
-            *current = tier;
-        }
+        let r = ui.add_enabled(blocked.is_none(), egui::RadioButton::new(selected, name));
         if let Some(why) = blocked {
             ui.label(RichText::new(why).small().weak());
         }
-    });
+        r.clicked()
+    })
+    .inner
+}
+
+/// Controls for the selected tier's parameters, from its registry entry;
+/// returns the tier with a changed parameter. A slider applies when released
+/// (each change rebuilds the technique).
+fn param_controls(ui: &mut Ui, tier: &Tier) -> Option<Tier> {
+    let entry = tier.entry()?;
+    let mut changed = None;
+    for spec in entry.params {
+        let current = tier
+            .params()
+            .get(spec.name)
+            .cloned()
+            .unwrap_or_else(|| spec.default_value());
+        ui.horizontal(|ui| {
+            ui.add_space(18.0);
+            ui.label(RichText::new(spec.name).small())
+                .on_hover_text(spec.description);
+            let mut pick = |ui: &mut Ui, value: ParamValue| {
+                if ui
+                    .selectable_label(value == current, value.to_string())
+                    .clicked()
+                {
+                    changed = Some((spec.name, value));
+                }
+            };
+            match spec.kind {
+                ParamKind::IntChoice { values, .. } => {
+                    for v in values {
+                        pick(ui, ParamValue::Int(*v));
+                    }
+                }
+                ParamKind::Choice { values, .. } => {
+                    for v in values {
+                        pick(ui, ParamValue::Text((*v).to_owned()));
+                    }
+                }
+                ParamKind::Float { min, max, .. } => {
+                    let ParamValue::Float(now) = current else {
+                        return;
+                    };
+                    let id = ui.make_persistent_id(("sward.param", entry.name, spec.name));
+                    let mut v = ui.data(|d| d.get_temp::<f64>(id)).unwrap_or(now);
+                    let r = ui.add(egui::Slider::new(&mut v, min..=max));
+                    ui.data_mut(|d| d.insert_temp(id, v));
+                    if !r.dragged() && !r.has_focus() && v != now {
+                        changed = Some((spec.name, ParamValue::Float(v)));
+                    }
+                }
+            }
+        });
+    }
+    let (name, value) = changed?;
+    tier.with_param(name, &value).ok()
 }
 
 fn settings_section(ui: &mut Ui, state: &mut ViewerState) {
@@ -259,7 +320,7 @@ fn ab_section(ui: &mut Ui, state: &mut ViewerState, stats: &FrameStats) {
             state.pin();
         }
     });
-    let Some(a) = state.pinned else {
+    let Some(a) = state.pinned.clone() else {
         ui.label(
             RichText::new("pin a combination, then switch to B")
                 .small()
@@ -267,7 +328,7 @@ fn ab_section(ui: &mut Ui, state: &mut ViewerState, stats: &FrameStats) {
         );
         return;
     };
-    let b = state.config;
+    let b = state.config.clone();
     let (la, lb) = (a.label(), b.label());
     let side = |label: &str| {
         stats

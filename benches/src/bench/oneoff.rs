@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use sward_engine::graph::GraphExecutor;
-use sward_engine::tiers::TierCombo;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::{SceneData, SceneRenderer};
+use sward_passes::technique::{cap_combo, TierCombo};
 use sward_passes::RenderSettings;
 use sward_scenes::presets::{Preset, Scene};
 
@@ -58,23 +58,14 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
         adapter: opts.adapter.clone(),
         ..GpuOptions::default()
     })?;
-    let (capped, warnings) = gpu.caps.cap_combo(combo);
+    let (capped, warnings) = cap_combo(&gpu.caps, &combo);
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    if !sward_passes::renderer::implemented(capped) {
-        return Err(BenchError::Usage(format!(
-            "tier combination `{capped}` is not implemented in this build yet; implemented: {}",
-            sward_passes::renderer::implemented_tiers()
-        )));
-    }
-    let scene = preset.build().map_err(|source| BenchError::Preset {
-        preset: opts.preset.clone(),
-        source,
-    })?;
+    let scene = super::build_scene(&preset, opts.data.as_deref())?;
     let plan = BenchPlan {
         preset,
-        requested: Some(vec![capped]),
+        requested: Some(vec![capped.clone()]),
         frames,
         warmup: 0,
         size: opts.size,
@@ -103,7 +94,7 @@ impl Setup {
         })?;
         let mut renderer = SceneRenderer::new(SceneData::from_scene(&self.scene));
         renderer
-            .set_tiers(&self.gpu, self.combo)
+            .set_tiers(&self.gpu, &self.combo)
             .map_err(|source| BenchError::Pass { tier, source })?;
         Ok((target, executor, renderer))
     }

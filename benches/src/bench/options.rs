@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use sward_engine::tiers::TierCombo;
+use sward_passes::technique::TierCombo;
 use sward_scenes::presets::Preset;
 
 use super::BenchError;
@@ -13,7 +13,7 @@ use super::BenchError;
 pub struct BenchOptions {
     /// Preset name (default `elwynn-dense`).
     pub preset: Option<String>,
-    /// `--tiers` list in the DESIGN.md syntax.
+    /// `--tiers` list: combinations with per-tier parameters.
     pub tiers: Option<String>,
     /// Measured frames per combination.
     pub frames: Option<u32>,
@@ -77,6 +77,12 @@ impl BenchOptions {
             Some(list) => {
                 let combos = TierCombo::parse_list(list)
                     .map_err(|e| BenchError::Usage(format!("--tiers `{list}`: {e}")))?;
+                if let Some(empty) = combos.iter().find(|c| c.is_empty()) {
+                    return Err(BenchError::Usage(format!(
+                        "--tiers `{list}`: `{empty}` draws nothing (both subsystems off); \
+                         name a grass or a terrain tier"
+                    )));
+                }
                 if combos.is_empty() {
                     return Err(BenchError::Usage(format!(
                         "--tiers `{list}` names no combination (e.g. `legacy-cpu,static-batch+static-chunks`)"

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use sward_engine::graph::{GraphExecutor, RenderGraph};
-use sward_engine::tiers::TierCombo;
 use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
+use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
 use sward_scenes::presets::{Scene, ViewPose};
 
@@ -84,10 +84,10 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     let mut runs = Vec::new();
     let mut images = BTreeMap::new();
     for combo in &combos {
-        let tier = TierPair::new(combo.grass.name(), combo.terrain.name());
+        let tier = TierPair::of(combo);
         bar.set_message(tier.to_string());
         renderer
-            .set_tiers(&gpu, *combo)
+            .set_tiers(&gpu, combo)
             .map_err(|source| BenchError::Pass {
                 tier: tier.to_string(),
                 source,
@@ -97,7 +97,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
         let image = frame.screenshot(&mut renderer, &shot_view)?;
         bar.inc(1);
-        let file = format!("{tier}.png");
+        let file = format!("{}.png", tier.file_stem());
         image
             .save(staging.dir().join(&file))
             .map_err(|e| BenchError::Image {
@@ -191,46 +191,36 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     })
 }
 
-/// The combinations to run, baseline first, each capped to the device and
-/// checked against what this build implements.
+/// The combinations to run, baseline first, each capped to the device
+/// (one warning per capped tier) and kept once per distinct parameter set.
 fn choose_combos(
     plan: &BenchPlan,
     caps: &Caps,
 ) -> Result<(Vec<TierCombo>, Vec<String>), BenchError> {
+    let baseline = TierCombo::baseline();
+    let (_, base_warnings) = cap_combo(caps, &baseline);
+    if !base_warnings.is_empty() {
+        return Err(BenchError::Usage(format!(
+            "this device cannot run the {baseline} baseline: {}",
+            base_warnings.join("; ")
+        )));
+    }
     let mut warnings = Vec::new();
-    let mut out = vec![TierCombo::BASELINE];
+    let mut out = vec![baseline];
     let wanted = match &plan.requested {
         Some(list) => list.clone(),
-        None => {
-            let mut all = caps.supported_combos();
-            all.extend(sward_passes::renderer::single_subsystem_combos());
-            all.retain(|c| sward_passes::renderer::implemented(*c));
-            all
-        }
+        None => default_bench_combos(caps),
     };
     for combo in wanted {
-        let (capped, w) = caps.cap_combo(combo);
+        let (capped, w) = cap_combo(caps, &combo);
         for w in w {
             if !warnings.contains(&w) {
                 warnings.push(w);
             }
         }
-        if !sward_passes::renderer::implemented(capped) {
-            return Err(BenchError::Usage(format!(
-                "tier combination `{capped}` is not implemented in this build yet; implemented: {}",
-                sward_passes::renderer::implemented_tiers()
-            )));
-        }
         if !out.contains(&capped) {
             out.push(capped);
         }
-    }
-    if !caps.supports_grass(TierCombo::BASELINE.grass)
-        || !caps.supports_terrain(TierCombo::BASELINE.terrain)
-    {
-        return Err(BenchError::Usage(
-            "this device cannot run the static-batch+static-chunks baseline".into(),
-        ));
     }
     Ok((out, warnings))
 }

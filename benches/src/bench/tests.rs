@@ -89,25 +89,27 @@ fn bench_rejects_unwritable_output_before_gpu_work() {
 }
 
 #[test]
-fn bench_rejects_tiers_this_build_lacks() {
-    let Some(_gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let out = out_dir("unbuilt");
-    let opts = BenchOptions {
-        preset: Some("seams-holes".into()),
-        // Both subsystems off draws nothing: no build implements it.
-        tiers: Some("off+off".into()),
-        quick: true,
-        out: out.clone(),
-        ..BenchOptions::default()
-    };
-    let err = run_bench(&opts).expect_err("off+off is not a drawable combination");
-    assert!(err.to_string().contains("not implemented"), "{err}");
-    assert!(
-        !out.join("report.json").exists(),
-        "no report for a failed bench"
-    );
+fn bench_refuses_off_plus_off_and_bad_parameters_before_any_gpu_work() {
+    for (tiers, expect) in [
+        ("off+off", "draws nothing"),
+        ("gpu-cull:patch=3", "1, 2, 4"),
+        ("gpu-cull:nope=1", "valid parameters: patch"),
+    ] {
+        let out = out_dir("refused");
+        let opts = BenchOptions {
+            preset: Some("seams-holes".into()),
+            tiers: Some(tiers.into()),
+            quick: true,
+            out: out.clone(),
+            ..BenchOptions::default()
+        };
+        let err = run_bench(&opts).expect_err(tiers);
+        assert!(err.to_string().contains(expect), "{tiers}: {err}");
+        assert!(
+            !out.join("report.json").exists(),
+            "no report for a refused bench"
+        );
+    }
 }
 
 #[test]

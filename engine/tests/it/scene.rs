@@ -208,13 +208,32 @@ fn shot_writes_a_png_and_info_describes_the_device() {
     let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
     assert!(shot.timing_table().contains(TestScene::PASS_DRAW));
 
-    let info = sward_engine::info::InfoReport::describe(&gpu, Vec::new());
+    // The engine does not know the techniques: the caller says which run.
+    let support =
+        |tier: &str, missing: Vec<sward_engine::Capability>| sward_engine::info::TierSupport {
+            tier: tier.to_owned(),
+            supported: missing.is_empty(),
+            missing,
+            capped_to: "baseline-tier".to_owned(),
+        };
+    let info = sward_engine::info::InfoReport::describe(
+        &gpu,
+        Vec::new(),
+        vec![support(
+            "some-grass",
+            vec![sward_engine::Capability::Compute],
+        )],
+        vec![support("some-terrain", Vec::new())],
+    );
     let text = info.to_text();
     assert!(
-        text.contains(&gpu.summary.name) && text.contains("gpu-cull"),
+        text.contains(&gpu.summary.name)
+            && text.contains("some-grass")
+            && text.contains("-> runs baseline-tier")
+            && text.contains("some-terrain"),
         "{text}"
     );
     let json = serde_json::to_value(&info).unwrap();
     assert_eq!(json["adapter"]["name"], gpu.summary.name.as_str());
-    assert_eq!(json["grass_tiers"].as_array().map(Vec::len), Some(5));
+    assert_eq!(json["grass_tiers"].as_array().map(Vec::len), Some(1));
 }

@@ -201,3 +201,30 @@ impl LegacyCpu {
         self.bytes
     }
 }
+
+/// Registry entry of grass `legacy-cpu`, the profiled "before" path.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Grass,
+    name: "legacy-cpu",
+    summary: "the profiled \"before\" path: every frame walk all placements, cull each clump, build a mat4, upload, one instanced draw per model",
+    params: &[],
+    requires: &[],
+    fallback: None,
+    build: |i, _| Ok(Box::new(LegacyCpu::new(i.gpu, i.models, i.scene.placements)?)),
+};
+
+impl crate::technique::Technique for LegacyCpu {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        LegacyCpu::record(self, inputs.gpu, graph, view, targets, inputs.models);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+}

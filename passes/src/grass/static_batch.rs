@@ -179,3 +179,30 @@ impl StaticBatch {
         self.bytes
     }
 }
+
+/// Registry entry of grass `static-batch`, the baseline.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Grass,
+    name: "static-batch",
+    summary: "baseline: one immutable mat4 instance buffer per model, one instanced draw per model batch, no per-frame CPU work but uniforms",
+    params: &[],
+    requires: &[],
+    fallback: None,
+    build: |i, _| Ok(Box::new(StaticBatch::new(i.gpu, i.models, i.scene.placements)?)),
+};
+
+impl crate::technique::Technique for StaticBatch {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        StaticBatch::record(self, inputs.gpu, graph, view, targets, inputs.models);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.bytes
+    }
+}

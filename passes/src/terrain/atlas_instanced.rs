@@ -186,3 +186,30 @@ impl AtlasInstanced {
             .collect()
     }
 }
+
+/// Registry entry of terrain `atlas-instanced`.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Terrain,
+    name: "atlas-instanced",
+    summary: "one 64-cell diamond-fan template, heights and normals from the exact R32Float height atlas, holes honoured",
+    params: &[],
+    requires: &[sward_engine::Capability::R32FloatTexture],
+    fallback: Some("static-chunks"),
+    build: |i, _| Ok(Box::new(AtlasInstanced::new(i.gpu, i.scene.world)?)),
+};
+
+impl crate::technique::Technique for AtlasInstanced {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        AtlasInstanced::record(self, inputs.gpu, graph, view, targets);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        AtlasInstanced::gpu_memory_bytes(self)
+    }
+}

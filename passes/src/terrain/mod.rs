@@ -30,7 +30,7 @@ pub mod mesh;
 pub mod shading;
 pub mod splat;
 pub mod splat_gpu;
-mod static_chunks;
+pub(crate) mod static_chunks;
 pub mod template;
 #[cfg(test)]
 mod tests;

@@ -304,3 +304,34 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         entries: &entries,
     })
 }
+
+/// Registry entry of terrain `static-chunks`, the baseline.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Terrain,
+    name: "static-chunks",
+    summary: "baseline: one vertex buffer per MCNK, CPU frustum culling, one draw per visible MCNK",
+    params: &[],
+    requires: &[],
+    fallback: None,
+    build: |i, _| Ok(Box::new(StaticChunks::new(i.gpu, i.scene.world)?)),
+};
+
+impl crate::technique::Technique for StaticChunks {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        StaticChunks::record(self, inputs.gpu, graph, view, targets);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.gpu_bytes
+    }
+
+    fn terrain_triangles(&self) -> Option<u64> {
+        Some(self.triangles)
+    }
+}

@@ -36,3 +36,78 @@ mod tests;
 
 pub use params::{GridMode, GridParams};
 pub use tier::{CameraGrid, GridScene};
+
+/// The `spacing` parameter of `camera-grid`.
+pub const SPACING_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "spacing",
+    kind: crate::technique::ParamKind::Float {
+        min: 1.0,
+        max: 10.0,
+        default: params::DEFAULT_SPACING as f64,
+    },
+    description: "slot spacing in world units (the grid is sized to cover the grass draw distance)",
+};
+
+/// The `mode` parameter of `camera-grid`.
+pub const MODE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "mode",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["compact", "direct"],
+        default: "compact",
+    },
+    description: "compact: a compute pre-pass compacts visible blades per model; direct: every candidate drawn, rejects collapse in the vertex shader",
+};
+
+/// Registry entry of grass `camera-grid`.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Grass,
+    name: "camera-grid",
+    summary: "a camera-centred slot grid resolving each doodad's model/material identity from a grass-control texture",
+    params: &[SPACING_PARAM, MODE_PARAM],
+    requires: &[
+        sward_engine::Capability::VertexStorage,
+        sward_engine::Capability::R32FloatTexture,
+    ],
+    fallback: Some("gpu-cull"),
+    build: |i, p| {
+        let mut params = GridParams::for_distance(
+            crate::frame::RenderSettings::default().grass_distance,
+            p.float(&SPACING_PARAM) as f32,
+        );
+        params.mode = match p.text(&MODE_PARAM) {
+            "direct" => GridMode::Direct,
+            _ => GridMode::Compact,
+        };
+        let scene = GridScene {
+            world: i.scene.world,
+            models: i.scene.models,
+            effects: i.scene.effects,
+            policy: i.scene.policy,
+            placements: i.scene.placements,
+        };
+        Ok(Box::new(CameraGrid::new(i.gpu, i.models, scene, params)?))
+    },
+};
+
+impl crate::technique::Technique for CameraGrid {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut sward_engine::graph::RenderGraph<'a>,
+        view: &crate::frame::FrameView,
+        targets: crate::frame::PassTargets,
+    ) {
+        CameraGrid::record(self, inputs.gpu, graph, view, targets, inputs.models);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        CameraGrid::gpu_memory_bytes(self)
+    }
+
+    fn facts(
+        &self,
+        scene: &crate::renderer::SceneData<'_>,
+    ) -> std::collections::BTreeMap<String, f64> {
+        CameraGrid::facts(self, scene.world)
+    }
+}

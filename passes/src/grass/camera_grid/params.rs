@@ -50,19 +50,6 @@ impl GridMode {
             GridMode::Compact => "compact",
         }
     }
-
-    /// The mode named by `SWARD_CAMERA_GRID_MODE` (`direct` / `compact`),
-    /// default [`GridMode::Compact`]; an unknown value is logged and ignored.
-    pub fn from_env() -> Self {
-        match std::env::var("SWARD_CAMERA_GRID_MODE").as_deref() {
-            Ok("direct") => GridMode::Direct,
-            Ok("compact") | Err(_) => GridMode::Compact,
-            Ok(other) => {
-                log::warn!("SWARD_CAMERA_GRID_MODE={other} is not direct|compact; using compact");
-                GridMode::Compact
-            }
-        }
-    }
 }
 
 /// Configuration of the slot grid.

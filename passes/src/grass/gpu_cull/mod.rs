@@ -416,3 +416,88 @@ impl GpuCull {
         self.bytes
     }
 }
+
+/// The `patch` parameter of grass `gpu-cull`.
+pub const PATCH_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "patch",
+    kind: crate::technique::ParamKind::IntChoice {
+        values: &[1, 2, 4],
+        default: 2,
+    },
+    description: "patch side in MCNKs: the cull's unit (1x1, 2x2 or 4x4 MCNKs per patch)",
+};
+
+/// Registry entry of grass `gpu-cull`.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Grass,
+    name: "gpu-cull",
+    summary: "compact per-placement descriptors in patches, compute patch culling, multi-draw-indirect, Z from the height atlas",
+    params: &[PATCH_PARAM, crate::technique::MULTI_DRAW],
+    requires: &[
+        Capability::Compute,
+        Capability::MultiDrawIndirect,
+        Capability::IndirectFirstInstance,
+        Capability::VertexStorage,
+        Capability::R32FloatTexture,
+    ],
+    fallback: Some("static-batch"),
+    build: |i, params| Ok(Box::new(GpuCullTier::new(i, params)?)),
+};
+
+/// Grass `gpu-cull` as a registered technique: the cull with the height
+/// atlas its descriptors take Z from.
+pub struct GpuCullTier {
+    atlas: HeightAtlas,
+    cull: GpuCull,
+}
+
+impl GpuCullTier {
+    fn new(
+        i: &crate::technique::BuildInputs<'_>,
+        params: &crate::technique::Params,
+    ) -> Result<Self, PassError> {
+        let patch = match params.int(&PATCH_PARAM) {
+            1 => PatchSize::Mcnk,
+            4 => PatchSize::Block4,
+            _ => PatchSize::Block2,
+        };
+        let multi_draw = Some(
+            if crate::technique::count_variant(i.gpu, "grass.gpu-cull", params)? {
+                MultiDraw::Count
+            } else {
+                MultiDraw::Plain
+            },
+        );
+        let atlas = HeightAtlas::new(i.gpu, i.scene.world)?;
+        let cull = GpuCull::new(
+            i.gpu,
+            i.models,
+            i.scene.world,
+            i.scene.placements,
+            &atlas,
+            GpuCullOptions { patch, multi_draw },
+        )?;
+        Ok(GpuCullTier { atlas, cull })
+    }
+}
+
+impl crate::technique::Technique for GpuCullTier {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut sward_engine::graph::RenderGraph<'a>,
+        view: &crate::frame::FrameView,
+        targets: crate::frame::PassTargets,
+    ) {
+        self.cull
+            .record(inputs.gpu, graph, view, targets, inputs.models);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        self.cull.gpu_memory_bytes() + self.atlas.gpu_memory_bytes()
+    }
+
+    fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
+        self.cull.facts()
+    }
+}

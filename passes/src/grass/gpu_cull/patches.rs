@@ -20,10 +20,6 @@ use super::descriptor::{pack, GrassDescriptor, PatchFrame};
 use crate::error::PassError;
 use crate::grass::instance::placement_models;
 
-/// Environment variable choosing the patch size of `gpu-cull` (`1`/`mcnk`,
-/// `2`/`2x2`, `4`/`4x4`); see docs/techniques/grass-gpu-cull.md.
-pub const PATCH_ENV: &str = "SWARD_GRASS_PATCH";
-
 const TECHNIQUE: &str = "grass.gpu-cull";
 
 /// Side of a patch in MCNKs.
@@ -51,7 +47,7 @@ impl PatchSize {
         }
     }
 
-    /// Name used in reports and by [`PATCH_ENV`] (`mcnk`, `2x2`, `4x4`).
+    /// Name used in reports (`mcnk`, `2x2`, `4x4`).
     pub fn name(self) -> &'static str {
         match self {
             PatchSize::Mcnk => "mcnk",
@@ -67,19 +63,6 @@ impl PatchSize {
             "2" | "2x2" => Some(PatchSize::Block2),
             "4" | "4x4" => Some(PatchSize::Block4),
             _ => None,
-        }
-    }
-
-    /// The size [`PATCH_ENV`] asks for, the default when it is unset; an
-    /// unknown value is an error naming the variable.
-    pub fn from_env() -> Result<Self, PassError> {
-        match std::env::var(PATCH_ENV) {
-            Err(_) => Ok(PatchSize::default()),
-            Ok(v) => PatchSize::parse(&v).ok_or_else(|| PassError::InvalidInput {
-                technique: TECHNIQUE,
-                what: format!("environment variable {PATCH_ENV}"),
-                reason: format!("`{v}` is not a patch size (use 1, 2 or 4)"),
-            }),
         }
     }
 }

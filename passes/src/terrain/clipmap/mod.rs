@@ -27,7 +27,7 @@ mod technique;
 #[cfg(test)]
 mod tests;
 
-pub use technique::{Clipmap, ClipmapStats};
+pub use technique::{Clipmap, ClipmapStats, ENTRY};
 
 /// Technique name used in errors and logs.
 pub const TECHNIQUE: &str = "terrain.clipmap";

@@ -546,3 +546,58 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         entries: &entries,
     })
 }
+
+/// The `block` parameter of `clipmap`.
+const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "block",
+    kind: crate::technique::ParamKind::IntChoice {
+        values: &[16, 32, 64],
+        default: DEFAULT_BLOCK as i64,
+    },
+    description: "quads per side of a level block (each level is 4 blocks wide plus fix-up strips)",
+};
+
+/// Registry entry of terrain `clipmap`.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Terrain,
+    name: "clipmap",
+    summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
+    params: &[BLOCK_PARAM],
+    requires: &[
+        sward_engine::Capability::R32FloatTexture,
+        sward_engine::Capability::VertexStorage,
+    ],
+    fallback: Some("gpu-cull"),
+    build: |i, params| {
+        let block = params.int(&BLOCK_PARAM) as u32;
+        Ok(Box::new(Clipmap::with_block(i.gpu, i.scene.world, block)?))
+    },
+};
+
+impl crate::technique::Technique for Clipmap {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        Clipmap::record(
+            self,
+            inputs.gpu,
+            graph,
+            view,
+            targets,
+            inputs.scene.world,
+            inputs.scene.far,
+        );
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        Clipmap::gpu_memory_bytes(self)
+    }
+
+    fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
+        Clipmap::facts(self)
+    }
+}

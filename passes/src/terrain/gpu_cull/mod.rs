@@ -429,3 +429,54 @@ impl GpuCullTerrain {
             + self.cull_uniforms.size()
     }
 }
+
+/// Registry entry of terrain `gpu-cull`.
+pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
+    subsystem: crate::technique::Subsystem::Terrain,
+    name: "gpu-cull",
+    summary: "compute culling of MCNKs (distance + frustum) and multi-draw-indirect of the atlas template",
+    params: &[crate::technique::MULTI_DRAW],
+    requires: &[
+        Capability::Compute,
+        Capability::MultiDrawIndirect,
+        Capability::IndirectFirstInstance,
+        Capability::VertexStorage,
+        Capability::R32FloatTexture,
+    ],
+    fallback: Some("atlas-instanced"),
+    build: |i, params| {
+        let variant = if crate::technique::count_variant(i.gpu, TECHNIQUE, params)? {
+            MdiVariant::Count
+        } else {
+            MdiVariant::Plain
+        };
+        Ok(Box::new(GpuCullTerrain::with_variant(
+            i.gpu,
+            i.scene.world,
+            variant,
+        )?))
+    },
+};
+
+impl crate::technique::Technique for GpuCullTerrain {
+    fn record<'a>(
+        &'a mut self,
+        inputs: crate::technique::RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    ) {
+        GpuCullTerrain::record(self, inputs.gpu, graph, view, targets);
+    }
+
+    fn gpu_memory_bytes(&self) -> u64 {
+        GpuCullTerrain::gpu_memory_bytes(self)
+    }
+
+    fn facts(
+        &self,
+        _scene: &crate::renderer::SceneData<'_>,
+    ) -> std::collections::BTreeMap<String, f64> {
+        GpuCullTerrain::facts(self)
+    }
+}

@@ -1,0 +1,149 @@
+//! Techniques as plugins: the interface every grass and terrain technique
+//! implements ([`Technique`]), its registry entry ([`TechniqueEntry`]: name,
+//! typed parameters, required capabilities, fallback, constructor), and the
+//! tier names the CLI, the report and the viewer use ([`Tier`], [`TierCombo`]).
+//!
+//! Adding a technique is one module that implements [`Technique`] and exports
+//! a `const ENTRY: TechniqueEntry`, plus one line in [`registry`]. Everything
+//! else (`--tiers` parsing and its errors, `sward tiers`, capping to the
+//! device, the report's parameter sets, the viewer's controls) reads the
+//! registry.
+
+mod params;
+mod registry;
+mod tier;
+
+pub use params::{ParamKind, ParamSpec, ParamValue, Params};
+pub use registry::{
+    describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
+};
+pub use tier::{
+    cap_combo, cap_tier, default_bench_combos, tier_support, Subsystem, Tier, TierCombo,
+    TierParseError,
+};
+
+use std::collections::BTreeMap;
+
+use sward_engine::graph::RenderGraph;
+use sward_engine::GpuContext;
+use sward_scenes::world::coords::{ChunkCoord, TileCoord};
+
+use crate::error::PassError;
+use crate::frame::{FrameView, PassTargets};
+use crate::grass::GrassModels;
+use crate::renderer::SceneData;
+
+/// What a technique's constructor gets.
+#[derive(Clone, Copy)]
+pub struct BuildInputs<'a> {
+    /// The device.
+    pub gpu: &'a GpuContext,
+    /// The resident world and its grass.
+    pub scene: SceneData<'a>,
+    /// The detail models on the GPU (shared by every grass technique).
+    pub models: &'a GrassModels,
+}
+
+/// What a technique's `record` gets besides the graph.
+#[derive(Clone, Copy)]
+pub struct RecordInputs<'a> {
+    /// The device.
+    pub gpu: &'a GpuContext,
+    /// The resident world and its grass.
+    pub scene: SceneData<'a>,
+    /// The detail models on the GPU.
+    pub models: &'a GrassModels,
+}
+
+/// A change of the resident world, as streaming reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResidencyChange {
+    /// A whole ADT tile became resident.
+    TileResident(TileCoord),
+    /// A whole ADT tile was evicted.
+    TileEvicted(TileCoord),
+    /// One MCNK became resident (or was replaced).
+    ChunkResident(ChunkCoord),
+    /// One MCNK was evicted.
+    ChunkEvicted(ChunkCoord),
+}
+
+/// What a technique did with a [`ResidencyChange`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Residency {
+    /// The technique updated itself in place.
+    Applied,
+    /// The technique cannot update in place: the composer rebuilds it from
+    /// the new resident world.
+    Rebuild,
+}
+
+/// One rendering technique of one subsystem (grass or terrain), built from
+/// the resident world by its [`TechniqueEntry::build`].
+pub trait Technique {
+    /// Adds this frame's passes to `graph`, drawing into `targets`.
+    fn record<'a>(
+        &'a mut self,
+        inputs: RecordInputs<'a>,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+    );
+
+    /// GPU memory held by the technique's own buffers and textures (bytes).
+    fn gpu_memory_bytes(&self) -> u64;
+
+    /// Technique-specific figures for the bench report (`gpu_cull.patches`, ...).
+    fn facts(&self, _scene: &SceneData<'_>) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+
+    /// Resident terrain triangles with holes excluded, where the technique
+    /// knows them exactly.
+    fn terrain_triangles(&self) -> Option<u64> {
+        None
+    }
+
+    /// The resident world changed (`scene` is the world after the change).
+    /// The default asks the composer to rebuild the technique.
+    fn residency_changed(
+        &mut self,
+        _gpu: &GpuContext,
+        _scene: &SceneData<'_>,
+        _change: ResidencyChange,
+    ) -> Result<Residency, PassError> {
+        Ok(Residency::Rebuild)
+    }
+}
+
+/// The `multi-draw` parameter shared by the GPU-culled tiers.
+pub const MULTI_DRAW: ParamSpec = ParamSpec {
+    name: "multi-draw",
+    kind: ParamKind::Choice {
+        values: &["auto", "count", "plain"],
+        default: "auto",
+    },
+    description: "multi-draw-indirect call: the count variant where the device has it (auto), count, or plain with zeroed args",
+};
+
+/// Whether `params`' `multi-draw` asks for the count variant; `count` on a
+/// device without it is an error naming the capability.
+pub fn count_variant(
+    gpu: &GpuContext,
+    technique: &'static str,
+    params: &Params,
+) -> Result<bool, PassError> {
+    let has = gpu
+        .caps
+        .has(sward_engine::Capability::MultiDrawIndirectCount);
+    match params.text(&MULTI_DRAW) {
+        "count" if !has => Err(PassError::MissingCapability {
+            technique,
+            what: "multi-draw=count".into(),
+            capability: sward_engine::Capability::MultiDrawIndirectCount,
+        }),
+        "count" => Ok(true),
+        "plain" => Ok(false),
+        _ => Ok(has),
+    }
+}
