@@ -172,7 +172,7 @@ impl<'a> PassBuilder<'_, 'a, RenderPass> {
             .flatten()
             .chain(depth.map(|d| d.texture))
         {
-            if let Some(t) = self.graph.textures.get_mut(id.0) {
+            if let Some(t) = self.graph.textures.get_mut(id.1) {
                 t.extra_usage |= wgpu::TextureUsages::RENDER_ATTACHMENT;
             }
         }

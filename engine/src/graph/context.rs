@@ -4,7 +4,9 @@
 
 use std::ops::AddAssign;
 
-use super::{BufferId, TextureId};
+use std::cell::Cell;
+
+use super::{BufferId, ResourceId, TextureId};
 
 /// Per-pass (and per-frame) work counters, reported by the passes themselves.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -31,28 +33,42 @@ impl AddAssign for Counters {
     }
 }
 
-/// The frame's real resources, indexed by graph handles.
+/// The frame's real resources as one pass sees them: resolved by the handles
+/// the pass declared. Reaching a resource the pass did not declare marks the
+/// frame, and the executor rejects it with [`super::GraphError::UndeclaredAccess`]
+/// naming the pass (nothing is submitted).
 pub struct Resources<'r> {
     pub(crate) textures: &'r [wgpu::Texture],
     pub(crate) views: &'r [wgpu::TextureView],
     pub(crate) buffers: &'r [wgpu::Buffer],
+    pub(crate) declared: &'r [ResourceId],
+    pub(crate) undeclared: &'r Cell<Option<ResourceId>>,
 }
 
 impl<'r> Resources<'r> {
+    fn note(&self, id: ResourceId) {
+        if !self.declared.contains(&id) && self.undeclared.get().is_none() {
+            self.undeclared.set(Some(id));
+        }
+    }
+
     /// The texture behind `id`. Handles are checked when the graph is validated,
     /// so a handle of this graph always resolves.
     pub fn texture(&self, id: TextureId) -> &'r wgpu::Texture {
-        &self.textures[id.0]
+        self.note(id.into());
+        &self.textures[id.1]
     }
 
     /// A default (whole-texture) view of `id`.
     pub fn view(&self, id: TextureId) -> &'r wgpu::TextureView {
-        &self.views[id.0]
+        self.note(id.into());
+        &self.views[id.1]
     }
 
     /// The buffer behind `id`.
     pub fn buffer(&self, id: BufferId) -> &'r wgpu::Buffer {
-        &self.buffers[id.0]
+        self.note(id.into());
+        &self.buffers[id.1]
     }
 }
 

@@ -10,7 +10,8 @@ use std::time::Instant;
 use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
 use super::{
-    BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph, ResourcePool,
+    BufferId, BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph,
+    ResourceId, ResourcePool, TextureId,
     Resources, TextureSource, TransferCtx,
 };
 use crate::caps::Capability;
@@ -214,14 +215,40 @@ impl GraphExecutor {
         });
         let mut passes = Vec::with_capacity(graph.passes.len());
         let mut total = Counters::default();
+        let mut undeclared_access: Option<GraphError> = None;
+        let names: Vec<(ResourceId, String)> = graph
+            .textures
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (ResourceId::Texture(TextureId(graph.id, i)), t.name.clone()))
+            .chain(
+                graph
+                    .buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| (ResourceId::Buffer(BufferId(graph.id, i)), b.name.clone())),
+            )
+            .collect();
         for node in graph.passes {
             let _scope = pass_scope(&node.name);
             let t0 = Instant::now();
             let mut counters = Counters::default();
+            let mut declared: Vec<ResourceId> = node.reads.clone();
+            declared.extend(&node.writes);
+            if let PassKind::Render { colors, depth, .. } = &node.kind {
+                for c in colors {
+                    declared.push(c.texture.into());
+                    declared.extend(c.resolve.map(ResourceId::from));
+                }
+                declared.extend(depth.map(|d| ResourceId::from(d.texture)));
+            }
+            let undeclared = std::cell::Cell::new(None);
             let res = || Resources {
                 textures: &textures,
                 views: &views,
                 buffers: &buffers,
+                declared: &declared,
+                undeclared: &undeclared,
             };
             match node.kind {
                 PassKind::Compute(record) => {
@@ -256,9 +283,9 @@ impl GraphExecutor {
                         .iter()
                         .map(|c| {
                             Some(wgpu::RenderPassColorAttachment {
-                                view: &views[c.texture.0],
+                                view: &views[c.texture.1],
                                 depth_slice: None,
-                                resolve_target: c.resolve.map(|r| &views[r.0]),
+                                resolve_target: c.resolve.map(|r| &views[r.1]),
                                 ops: wgpu::Operations {
                                     load: c.load,
                                     store: wgpu::StoreOp::Store,
@@ -267,7 +294,7 @@ impl GraphExecutor {
                         })
                         .collect();
                     let depth_attachment = depth.map(|d| wgpu::RenderPassDepthStencilAttachment {
-                        view: &views[d.texture.0],
+                        view: &views[d.texture.1],
                         depth_ops: Some(wgpu::Operations {
                             load: d.load,
                             store: d.store,
@@ -276,8 +303,8 @@ impl GraphExecutor {
                     });
                     let sample_count = colors
                         .first()
-                        .map(|c| textures[c.texture.0].sample_count())
-                        .or(depth.map(|d| textures[d.texture.0].sample_count()))
+                        .map(|c| textures[c.texture.1].sample_count())
+                        .or(depth.map(|d| textures[d.texture.1].sample_count()))
                         .unwrap_or(1);
                     {
                         let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -314,6 +341,16 @@ impl GraphExecutor {
                     self.profiler.end_query(&mut encoder, query);
                 }
             }
+            if let (Some(id), None) = (undeclared.get(), &undeclared_access) {
+                let resource = names
+                    .iter()
+                    .find(|(r, _)| *r == id)
+                    .map_or("?", |(_, n)| n.as_str());
+                undeclared_access = Some(GraphError::UndeclaredAccess {
+                    pass: node.name.clone(),
+                    resource: resource.to_owned(),
+                });
+            }
             total += counters;
             passes.push(PassReport {
                 name: node.name,
@@ -325,6 +362,11 @@ impl GraphExecutor {
         let commands = encoder.finish();
         // Pass recording errors surface at `finish`; never submit a rejected frame.
         let error = pollster::block_on(device.pop_error_scope());
+        if let Some(e) = undeclared_access {
+            drop(commands);
+            self.abandon_frame(device)?;
+            return Err(e);
+        }
         if error.is_none() {
             device.push_error_scope(wgpu::ErrorFilter::Validation);
             queue.submit([commands]);

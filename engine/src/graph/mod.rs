@@ -30,13 +30,17 @@ pub use pool::ResourcePool;
 
 use crate::caps::{Capability, Caps};
 
-/// Handle of a texture declared in one [`RenderGraph`].
+/// Handle of a texture declared in one [`RenderGraph`]: the graph's identity
+/// and the declaration's index. A handle used in another graph is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TextureId(pub(crate) usize);
+pub struct TextureId(pub(crate) u32, pub(crate) usize);
 
-/// Handle of a buffer declared in one [`RenderGraph`].
+/// Handle of a buffer declared in one [`RenderGraph`] (graph identity, index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BufferId(pub(crate) usize);
+pub struct BufferId(pub(crate) u32, pub(crate) usize);
+
+/// Identities of graphs: every [`RenderGraph`] gets a new one.
+static NEXT_GRAPH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
 /// Either kind of graph resource, for `read`/`write` declarations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -154,11 +158,20 @@ pub enum GraphError {
         /// What is missing.
         capability: Capability,
     },
-    /// A handle that does not belong to this graph.
+    /// A handle that does not belong to this graph (declared in another one).
     #[error("pass `{pass}` uses a resource handle that this graph did not declare")]
     UnknownResource {
         /// The pass.
         pass: String,
+    },
+    /// A pass closure reached a resource of the graph that the pass did not
+    /// declare (read, write or attachment).
+    #[error("pass `{pass}` used `{resource}` without declaring it")]
+    UndeclaredAccess {
+        /// The pass.
+        pass: String,
+        /// The resource name.
+        resource: String,
     },
     /// Two resources or two passes with the same name.
     #[error("the name `{0}` is declared twice in one graph")]
@@ -198,17 +211,24 @@ pub(crate) enum PassKind<'a> {
 
 /// A frame's passes and resources. `'a` is the lifetime of state the pass
 /// closures borrow (technique structs, meshes, pipelines).
-#[derive(Default)]
 pub struct RenderGraph<'a> {
+    pub(crate) id: u32,
     pub(crate) textures: Vec<TextureDecl>,
     pub(crate) buffers: Vec<BufferDecl>,
     pub(crate) passes: Vec<PassNode<'a>>,
+}
+
+impl Default for RenderGraph<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<'a> RenderGraph<'a> {
     /// An empty graph.
     pub fn new() -> Self {
         RenderGraph {
+            id: NEXT_GRAPH.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             textures: Vec::new(),
             buffers: Vec::new(),
             passes: Vec::new(),
@@ -223,7 +243,7 @@ impl<'a> RenderGraph<'a> {
             source: TextureSource::Imported(texture.clone()),
             extra_usage: wgpu::TextureUsages::empty(),
         });
-        TextureId(self.textures.len() - 1)
+        TextureId(self.id, self.textures.len() - 1)
     }
 
     /// Imports a persistent buffer under a key. Imported resources count as written.
@@ -232,7 +252,7 @@ impl<'a> RenderGraph<'a> {
             name: name.to_owned(),
             source: BufferSource::Imported(buffer.clone()),
         });
-        BufferId(self.buffers.len() - 1)
+        BufferId(self.id, self.buffers.len() - 1)
     }
 
     /// Declares a transient texture, taken from the pool at execution. Its
@@ -243,7 +263,7 @@ impl<'a> RenderGraph<'a> {
             source: TextureSource::Transient(desc),
             extra_usage: wgpu::TextureUsages::empty(),
         });
-        TextureId(self.textures.len() - 1)
+        TextureId(self.id, self.textures.len() - 1)
     }
 
     /// Declares a transient buffer, taken from the pool at execution. Its
@@ -253,7 +273,7 @@ impl<'a> RenderGraph<'a> {
             name: name.to_owned(),
             source: BufferSource::Transient(desc),
         });
-        BufferId(self.buffers.len() - 1)
+        BufferId(self.id, self.buffers.len() - 1)
     }
 
     /// Starts declaring a compute pass named `subsystem.name`.
@@ -276,23 +296,28 @@ impl<'a> RenderGraph<'a> {
         self.passes.iter().map(|p| p.name.as_str()).collect()
     }
 
-    /// Name of a declared resource (`None` for foreign handles).
+    /// Name of a declared resource (`None` for a handle of another graph).
     pub fn resource_name(&self, id: ResourceId) -> Option<&str> {
         match id {
-            ResourceId::Texture(TextureId(i)) => self.textures.get(i).map(|t| t.name.as_str()),
-            ResourceId::Buffer(BufferId(i)) => self.buffers.get(i).map(|b| b.name.as_str()),
+            ResourceId::Texture(TextureId(g, i)) if g == self.id => {
+                self.textures.get(i).map(|t| t.name.as_str())
+            }
+            ResourceId::Buffer(BufferId(g, i)) if g == self.id => {
+                self.buffers.get(i).map(|b| b.name.as_str())
+            }
+            _ => None,
         }
     }
 
     fn is_imported(&self, id: ResourceId) -> bool {
         match id {
-            ResourceId::Texture(TextureId(i)) => {
+            ResourceId::Texture(TextureId(_, i)) => {
                 matches!(
                     self.textures.get(i).map(|t| &t.source),
                     Some(TextureSource::Imported(_))
                 )
             }
-            ResourceId::Buffer(BufferId(i)) => {
+            ResourceId::Buffer(BufferId(_, i)) => {
                 matches!(
                     self.buffers.get(i).map(|b| &b.source),
                     Some(BufferSource::Imported(_))

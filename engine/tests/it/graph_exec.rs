@@ -278,3 +278,43 @@ fn passes_get_puffin_scopes_named_after_them() {
     assert!(names.iter().any(|n| n == "test.puffin_one"), "{names:?}");
     assert!(names.iter().any(|n| n == "test.puffin_two"), "{names:?}");
 }
+
+#[test]
+fn a_pass_that_reaches_an_undeclared_resource_is_rejected_by_name() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let desc = BufferDesc::new(
+        16,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    );
+    let mut g = RenderGraph::new();
+    let declared = g.create_buffer("test.declared", desc);
+    let hidden = g.create_buffer("test.hidden", desc);
+    g.add_transfer_pass("test.fill")
+        .write(declared)
+        .record(move |ctx| {
+            ctx.encoder.clear_buffer(ctx.res.buffer(declared), 0, None);
+            // Not declared by this pass: the frame must be refused.
+            ctx.encoder.clear_buffer(ctx.res.buffer(hidden), 0, None);
+        });
+    g.add_transfer_pass("test.other").write(hidden).record(|_| {});
+    match exec.execute(&gpu, g) {
+        Err(GraphError::UndeclaredAccess { pass, resource }) => {
+            assert_eq!((pass.as_str(), resource.as_str()), ("test.fill", "test.hidden"));
+        }
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a frame with an undeclared access was accepted"),
+    }
+    // The executor stays usable: the same graph with the access declared runs.
+    let mut g = RenderGraph::new();
+    let declared = g.create_buffer("test.declared", desc);
+    let hidden = g.create_buffer("test.hidden", desc);
+    g.add_transfer_pass("test.fill")
+        .write(declared)
+        .write(hidden)
+        .record(move |ctx| {
+            ctx.encoder.clear_buffer(ctx.res.buffer(declared), 0, None);
+            ctx.encoder.clear_buffer(ctx.res.buffer(hidden), 0, None);
+        });
+    exec.execute(&gpu, g).unwrap();
+}
