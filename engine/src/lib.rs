@@ -10,6 +10,7 @@ pub mod caps;
 pub mod context;
 pub mod graph;
 pub mod info;
+pub mod lagged;
 pub mod shader;
 pub mod targets;
 pub mod test_scene;

@@ -11,8 +11,7 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
 use super::{
     BufferId, BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph,
-    ResourceId, ResourcePool, TextureId,
-    Resources, TextureSource, TransferCtx,
+    ResourceId, ResourcePool, Resources, TextureId, TextureSource, TransferCtx,
 };
 use crate::caps::Capability;
 use crate::context::GpuContext;

@@ -97,7 +97,10 @@ fn duplicate_names_and_foreign_handles_are_rejected() {
     let foreign = buf(&mut other, "x.0");
     let mut g = RenderGraph::new();
     let own = buf(&mut g, "test.own");
-    g.add_compute_pass("test.p").write(own).write(foreign).record(|_| {});
+    g.add_compute_pass("test.p")
+        .write(own)
+        .write(foreign)
+        .record(|_| {});
     assert_eq!(g.resource_name(own.into()), Some("test.own"));
     assert_eq!(g.resource_name(foreign.into()), None);
     assert!(matches!(

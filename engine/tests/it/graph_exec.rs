@@ -297,10 +297,15 @@ fn a_pass_that_reaches_an_undeclared_resource_is_rejected_by_name() {
             // Not declared by this pass: the frame must be refused.
             ctx.encoder.clear_buffer(ctx.res.buffer(hidden), 0, None);
         });
-    g.add_transfer_pass("test.other").write(hidden).record(|_| {});
+    g.add_transfer_pass("test.other")
+        .write(hidden)
+        .record(|_| {});
     match exec.execute(&gpu, g) {
         Err(GraphError::UndeclaredAccess { pass, resource }) => {
-            assert_eq!((pass.as_str(), resource.as_str()), ("test.fill", "test.hidden"));
+            assert_eq!(
+                (pass.as_str(), resource.as_str()),
+                ("test.fill", "test.hidden")
+            );
         }
         Err(other) => panic!("unexpected error {other}"),
         Ok(_) => panic!("a frame with an undeclared access was accepted"),

@@ -27,10 +27,10 @@ use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
-use crate::grass::gpu_cull::readback::CountReadback;
 use crate::grass::material::{material_pipeline_desc, MaterialState};
 use crate::grass::models::GrassModels;
 use crate::grass::static_batch::uniform_buffer;
+use sward_engine::lagged::LaggedReadback;
 
 /// Name of the compaction pass.
 pub const PASS_COMPACT: &str = "grass.grid.compact";
@@ -75,7 +75,7 @@ pub struct CameraGrid {
     compute_layout: wgpu::BindGroupLayout,
     bounds: [f32; 2],
     last_uniform: Option<GridUniform>,
-    readback: Mutex<CountReadback>,
+    readback: Mutex<LaggedReadback>,
     frame: u64,
     bytes: u64,
 }
@@ -210,7 +210,11 @@ impl CameraGrid {
             .iter()
             .map(|m| m.bounds.max[2] - m.bounds.min[2])
             .fold(0.0f32, f32::max);
-        let readback = CountReadback::new(device, models.len().max(1) as u64 * ARGS_WORDS * 4);
+        let readback = LaggedReadback::new(
+            device,
+            "grass.grid.readback",
+            models.len().max(1) as u64 * ARGS_WORDS * 4,
+        );
         let bytes = readback.bytes()
             + res.gpu_memory_bytes()
             + GRASS_FRAME_BYTES

@@ -20,19 +20,18 @@
 //!    shared `grass_surface` with the pipeline state static-batch uses.
 //!
 //! Every few frames a `grass.readback` transfer pass first copies the counts
-//! the previous cull left into a readback ring ([`readback`]), which feeds
+//! the previous cull left into a readback ring (`sward_engine::lagged`), which feeds
 //! the `instances_drawn` / `triangles` counters a few frames late.
 //!
 //! Modules: [`descriptor`] (packing), [`patches`] (grouping, bounds, patch
 //! size), [`cull`] (CPU reference of the cull), [`draw`] (pipelines),
-//! [`readback`] (late counters), `record` (the passes), `tests`: GPU tests
+//! `record` (the passes), `tests`: GPU tests
 //! (cull parity, roots, image parity with static-batch, uploads).
 
 pub mod cull;
 pub mod descriptor;
 pub mod draw;
 pub mod patches;
-pub mod readback;
 mod record;
 
 pub use patches::PatchSize;
@@ -51,12 +50,12 @@ use self::cull::{cull_models, GRASS_CULL_BYTES};
 use self::descriptor::DESCRIPTOR_BYTES;
 use self::draw::{cull_pipelines, draw_group_layout, CullPipelines, DrawPipelines, CULL_WORKGROUP};
 use self::patches::{ModelReach, PatchSet};
-use self::readback::CountReadback;
 use super::gpu::GRASS_FRAME_BYTES;
 use super::models::GrassModels;
 use super::static_batch::uniform_buffer;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
+use sward_engine::lagged::LaggedReadback;
 
 /// Which multi-draw call consumes the cull's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +107,7 @@ pub struct GpuCull {
     frame_bind_group: wgpu::BindGroup,
     draw_bind_group: wgpu::BindGroup,
     pipelines: DrawPipelines,
-    readback: std::sync::Mutex<CountReadback>,
+    readback: std::sync::Mutex<LaggedReadback>,
     /// Frames recorded (paces the readback).
     frame: u64,
     /// Resident instances of each model.
@@ -288,7 +287,7 @@ impl GpuCull {
         });
         let pipelines = DrawPipelines::new(device, models, &group2)?;
         let frame_bind_group = models.frame_bind_group(device, &frame_uniform);
-        let readback = CountReadback::new(device, counts_size);
+        let readback = LaggedReadback::new(device, "grass.cull.readback", counts_size);
         let bytes = [
             &descriptors,
             &patches,

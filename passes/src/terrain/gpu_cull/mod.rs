@@ -17,10 +17,10 @@
 
 pub mod cull;
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::Mutex;
 
 use sward_engine::graph::RenderGraph;
+use sward_engine::lagged::LaggedReadback;
 use sward_engine::targets::read_buffer;
 use sward_engine::{Capability, GpuContext};
 use sward_scenes::World;
@@ -73,11 +73,6 @@ impl MdiVariant {
     }
 }
 
-const IDLE: u8 = 0;
-const COPIED: u8 = 1;
-const MAPPING: u8 = 2;
-const READY: u8 = 3;
-
 /// The `gpu-cull` terrain technique (see the module docs).
 pub struct GpuCullTerrain {
     draw: AtlasDraw,
@@ -88,8 +83,9 @@ pub struct GpuCullTerrain {
     cull_uniforms: wgpu::Buffer,
     args: wgpu::Buffer,
     count: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    readback_state: Arc<AtomicU8>,
+    readback: Mutex<LaggedReadback>,
+    /// Frames recorded (paces the readback).
+    frame: u64,
     last_kept: Option<u32>,
 }
 
@@ -137,12 +133,7 @@ impl GpuCullTerrain {
             usage: indirect,
             mapped_at_creation: false,
         });
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.cull.count_readback"),
-            size: 4,
-            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-            mapped_at_creation: false,
-        });
+        let readback = LaggedReadback::new(device, "terrain.cull.count_readback", 4);
         let cull_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.uniforms"),
             size: std::mem::size_of::<TerrainCullUniforms>() as u64,
@@ -213,8 +204,8 @@ impl GpuCullTerrain {
             cull_uniforms,
             args,
             count,
-            readback,
-            readback_state: Arc::new(AtomicU8::new(IDLE)),
+            readback: Mutex::new(readback),
+            frame: 0,
             last_kept: None,
         })
     }
@@ -239,35 +230,6 @@ impl GpuCullTerrain {
         self.last_kept
     }
 
-    /// Advances the lagged readback of the counter: maps a copy made in an
-    /// earlier (submitted) frame, or reads a finished map. Returns whether a
-    /// new copy may be recorded this frame.
-    fn poll_readback(&mut self) -> bool {
-        match self.readback_state.load(Ordering::Acquire) {
-            COPIED => {
-                let state = Arc::clone(&self.readback_state);
-                self.readback
-                    .slice(..)
-                    .map_async(wgpu::MapMode::Read, move |r| {
-                        state.store(if r.is_ok() { READY } else { IDLE }, Ordering::Release);
-                    });
-                self.readback_state.store(MAPPING, Ordering::Release);
-                false
-            }
-            READY => {
-                {
-                    let data = self.readback.slice(..).get_mapped_range();
-                    self.last_kept = Some(u32::from_le_bytes([data[0], data[1], data[2], data[3]]));
-                }
-                self.readback.unmap();
-                self.readback_state.store(IDLE, Ordering::Release);
-                true
-            }
-            IDLE => true,
-            _ => false,
-        }
-    }
-
     /// Adds `terrain.cull.clear`, `terrain.cull`, (sometimes)
     /// `terrain.cull.readback` and `terrain.draw`.
     pub fn record<'a>(
@@ -278,9 +240,15 @@ impl GpuCullTerrain {
         targets: PassTargets,
     ) {
         self.draw.ensure_pipeline(&gpu.device, view.sample_count);
-        let copy_count = self.poll_readback();
-        if copy_count {
-            self.readback_state.store(COPIED, Ordering::Release);
+        self.frame += 1;
+        let frame = self.frame;
+        let mut copy_now = false;
+        if let Ok(readback) = self.readback.get_mut() {
+            readback.poll(frame);
+            if let Some(&[kept, ..]) = readback.latest() {
+                self.last_kept = Some(kept);
+            }
+            copy_now = readback.has_free_slot();
         }
         let view = *view;
         let this: &'a Self = self;
@@ -317,13 +285,14 @@ impl GpuCullTerrain {
                     .dispatch_workgroups(this.chunk_count.div_ceil(64).max(1), 1, 1);
                 ctx.counters.instances_submitted += u64::from(this.chunk_count);
             });
-        if copy_count {
+        if copy_now {
             graph
                 .add_transfer_pass(PASS_READBACK)
                 .read(count)
                 .record(move |ctx| {
-                    ctx.encoder
-                        .copy_buffer_to_buffer(&this.count, 0, &this.readback, 0, 4);
+                    if let Ok(mut readback) = this.readback.lock() {
+                        readback.copy(ctx.encoder, &this.count, frame);
+                    }
                 });
         }
         let (color_load, depth_load) = targets.load_ops(&view.settings);
@@ -425,7 +394,7 @@ impl GpuCullTerrain {
         self.draw.gpu_memory_bytes()
             + self.args.size()
             + self.count.size()
-            + self.readback.size()
+            + self.readback.lock().map_or(0, |r| r.bytes())
             + self.cull_uniforms.size()
     }
 }

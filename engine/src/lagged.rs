@@ -1,10 +1,11 @@
-//! Late, non-blocking readback of the cull's per-model counts
-//! ([`CountReadback`]): each frame copies the counts the previous frame's
-//! cull left in the count buffer into a free slot of a small ring of mapped
-//! buffers; a later frame maps the slot, and a frame after that reads it.
-//! Nothing ever waits on the GPU: a slot is only read once its map callback
-//! has fired (the device is polled by whoever waits for frames, e.g. the
-//! bench). The figures are therefore those of a frame a few frames back.
+//! Late, non-blocking readback of small GPU buffers (counts written by
+//! culling passes) into the CPU: [`LaggedReadback`]. A frame records a copy
+//! of the buffer into a free slot of a small ring of mappable buffers; a later
+//! frame maps the slot, and a frame after that reads it. Nothing ever waits
+//! on the GPU: a slot is only read once its map callback has fired (the device
+//! is polled by whoever waits for frames, e.g. the bench or the viewer). The
+//! figures are therefore those of a frame a few frames back. Every technique
+//! that reads counts back uses this one type.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
@@ -24,20 +25,21 @@ struct Slot {
     copied_in: u64,
 }
 
-/// The ring of readback buffers and the latest counts read.
-pub struct CountReadback {
+/// The ring of readback buffers and the latest words read.
+pub struct LaggedReadback {
     slots: Vec<Slot>,
     latest: Option<Vec<u32>>,
     size: u64,
 }
 
-impl CountReadback {
-    /// A ring for a count buffer of `size` bytes.
-    pub fn new(device: &wgpu::Device, size: u64) -> Self {
+impl LaggedReadback {
+    /// A ring for a buffer of `size` bytes (a multiple of 4: read as `u32`s);
+    /// `label` names the ring's buffers.
+    pub fn new(device: &wgpu::Device, label: &str, size: u64) -> Self {
         let slots = (0..SLOTS)
             .map(|_| Slot {
                 buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("grass.cull.readback"),
+                    label: Some(label),
                     size,
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
@@ -46,7 +48,7 @@ impl CountReadback {
                 copied_in: 0,
             })
             .collect();
-        CountReadback {
+        LaggedReadback {
             slots,
             latest: None,
             size,
@@ -93,6 +95,13 @@ impl CountReadback {
             slot.copied_in = frame;
             slot.state.store(COPIED, Ordering::Release);
         }
+    }
+
+    /// Whether a copy recorded now would find a free slot.
+    pub fn has_free_slot(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| s.state.load(Ordering::Acquire) == FREE)
     }
 
     /// The most recent counts read back, if any arrived yet.
