@@ -50,7 +50,20 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-        assert!(modules::ALL.len() >= 7);
+        // Every shader file is registered (and so validated above): a file
+        // added without a registry line would escape this test.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .expect("wgsl/shaders is readable")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_suffix(".wgsl").map(str::to_owned)
+            })
+            .collect();
+        on_disk.sort();
+        let mut registered: Vec<String> = modules::ALL.iter().map(|m| m.name.to_owned()).collect();
+        registered.sort();
+        assert_eq!(on_disk, registered, "wgsl/shaders and modules::ALL differ");
     }
 
     #[test]
