@@ -1,7 +1,7 @@
 //! Technique tiers: the names the CLI accepts for each subsystem, the `--tiers`
 //! list syntax, and the capabilities each tier needs from the device.
 //!
-//! Tier names are part of the CLI contract (`docs/` and DESIGN.md); `Display` and
+//! Tier names are part of the CLI contract (documented in `docs/`); `Display` and
 //! `FromStr` round-trip them exactly.
 
 use std::fmt;

@@ -124,7 +124,7 @@ impl<'s> SceneRenderer<'s> {
         }
     }
 
-    /// Sets the `camera-grid` parameters (default: the seed grid, mode from
+    /// Sets the `camera-grid` parameters (default: the 181 x 181 grid, mode from
     /// `SWARD_CAMERA_GRID_MODE`); a built grid is rebuilt on next use.
     pub fn set_grid_params(&mut self, params: GridParams) {
         if params != self.grid_params {

@@ -13,7 +13,7 @@ use super::BenchError;
 pub struct BenchOptions {
     /// Preset name (default `elwynn-dense`).
     pub preset: Option<String>,
-    /// `--tiers` list in the DESIGN.md syntax.
+    /// `--tiers` list (`subsystem=tier,...`, see [`sward_engine::tiers`]).
     pub tiers: Option<String>,
     /// Measured frames per combination.
     pub frames: Option<u32>,
