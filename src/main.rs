@@ -15,7 +15,8 @@ use sward_benches::bench::{BenchOptions, OneOffOptions};
 #[command(name = "sward", version, about, long_about = None)]
 struct Cli {
     /// Adapter to use: a case-insensitive substring of the adapter name, or an index
-    /// from `sward info`. `WGPU_BACKEND` selects the backend.
+    /// from `sward info`. `WGPU_BACKEND` selects the backends
+    /// (default: Vulkan, Metal, DX12).
     #[arg(long, global = true)]
     adapter: Option<String>,
     /// Load the world from a directory of ADT/WDT/DBC/M2 files (as written by

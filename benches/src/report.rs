@@ -1,5 +1,5 @@
-//! The `report.json` data model, schema `sward-bench/1` (DESIGN.md, "Report
-//! contract"): plain serde types, no behaviour beyond a few lookups.
+//! The `report.json` data model, schema `sward-bench/1` (described in
+//! `docs/`): plain serde types, no behaviour beyond a few lookups.
 //!
 //! Fields beyond the contract are allowed where they make a report more honest:
 //! a top-level `config` map (e.g. whether wgpu's injected indirect-draw validation

@@ -3,7 +3,9 @@
 //!
 //! Adapter choice: `GpuOptions::adapter` (a case-insensitive name substring or an
 //! index into [`list_adapters`]) wins; otherwise hardware is preferred over
-//! software. `WGPU_BACKEND` selects backends (all by default).
+//! software. Backends: `WGPU_BACKEND` when set, otherwise wgpu's primary ones
+//! (Vulkan, Metal, DX12; `wgpu::Backends::PRIMARY`), so GL/EGL is not probed by
+//! default.
 
 use crate::caps::{Caps, KeyLimits};
 
@@ -13,7 +15,8 @@ pub struct GpuOptions {
     /// Adapter selector: a case-insensitive substring of the adapter name or an
     /// index from [`list_adapters`]. `None` picks the best adapter.
     pub adapter: Option<String>,
-    /// Backends to consider; `None` reads `WGPU_BACKEND` (all backends if unset).
+    /// Backends to consider; `None` reads `WGPU_BACKEND` (the primary backends,
+    /// Vulkan, Metal and DX12, if unset).
     pub backends: Option<wgpu::Backends>,
     /// Keep wgpu's injected validation of indirect draw/dispatch arguments
     /// (`InstanceFlags::VALIDATION_INDIRECT_CALL`). Benchmarks record this because
@@ -41,8 +44,7 @@ pub enum ContextError {
     /// No adapter at all on the selected backends.
     #[error(
         "no GPU adapter found on backends {backends}. Install a GPU driver, or a CPU Vulkan \
-         driver with `apt-get install mesa-vulkan-drivers libvulkan1` and run with \
-         WGPU_BACKEND=vulkan"
+         driver with `apt-get install mesa-vulkan-drivers libvulkan1`"
     )]
     NoAdapter {
         /// The backends that were searched.
@@ -118,10 +120,30 @@ pub struct GpuContext {
     pub summary: AdapterSummary,
 }
 
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
+/// Wayland to find the default GPU whenever the instance enables the Wayland
+/// surface extension (wgpu always does), and libwayland prints
+/// `XDG_RUNTIME_DIR is invalid or not set` once per call when that variable is
+/// missing (headless machines, containers). sward orders adapters itself, so
+/// in that case the layer is switched off with its documented
+/// `NODEVICE_SELECT=1`, unless the user set that variable. Runs once, before the
+/// first instance exists.
+fn quiet_mesa_device_select() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let runtime_dir_ok =
+            std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir());
+        if !runtime_dir_ok && std::env::var_os("NODEVICE_SELECT").is_none() {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
+}
+
 fn instance(opts: &GpuOptions) -> (wgpu::Instance, wgpu::Backends) {
+    quiet_mesa_device_select();
     let backends = opts
         .backends
-        .unwrap_or_else(|| wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all()));
+        .unwrap_or_else(|| wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY));
     let mut flags = wgpu::InstanceFlags::from_build_config().with_env();
     // Vulkan validation layers are slow and usually absent; opt in with WGPU_VALIDATION=1.
     if std::env::var_os("WGPU_VALIDATION").is_none() {

@@ -10,7 +10,7 @@ use glam::{Mat4, Vec3};
 use sward_engine::graph::TextureId;
 use sward_engine::{Camera, Frustum, DEPTH_CLEAR};
 
-/// Seed constants for grass (seed 001/000) and the scene's look.
+/// Grass constants and the scene's look.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RenderSettings {
     /// Wind sway on/off.
@@ -19,17 +19,17 @@ pub struct RenderSettings {
     pub fade: bool,
     /// Alpha-to-coverage for alpha-key materials under MSAA (off: hard discard).
     pub alpha_to_coverage: bool,
-    /// Grass draw distance in world units (seed: 220).
+    /// Grass draw distance in world units (default: 220).
     pub grass_distance: f32,
-    /// Where the grass fade starts (seed: 160).
+    /// Where the grass fade starts (default: 160).
     pub fade_start: f32,
-    /// Wind phase per world unit along X and Y (seed: 0.917, 1.481 rad).
+    /// Wind phase per world unit along X and Y (default: 0.917, 1.481 rad).
     pub wind_phase: [f32; 2],
-    /// Wind speed (seed: 1.7).
+    /// Wind speed (default: 1.7).
     pub wind_speed: f32,
-    /// Sway amplitude as a fraction of model height (seed: 0.12).
+    /// Sway amplitude as a fraction of model height (default: 0.12).
     pub wind_amplitude: f32,
-    /// Fraction of blade height that stays anchored (seed: 0.15).
+    /// Fraction of blade height that stays anchored (default: 0.15).
     pub root_fraction: f32,
     /// Horizontal sway direction (normalised in the shader).
     pub wind_dir: [f32; 2],

@@ -2,7 +2,7 @@
 // (parity test: terrain::shading tests with the probe_shading compute probe).
 //
 // Linear distance fog shared by terrain and grass: nothing before `start`,
-// fully fog-coloured from `end` on (seed 003 "Distance Fog And Hard Clip").
+// fully fog-coloured from `end` on.
 
 // Fog amount in [0, 1] at `dist` world units from the eye.
 fn fog_factor(dist: f32, start: f32, end: f32) -> f32 {

@@ -2,8 +2,7 @@
 // (parity test: terrain::shading tests with the probe_shading compute probe).
 //
 // Vanilla-style sun: ambient + diffuse * max(N.L, 0). Cool ambient, warm
-// diffuse halved so that ambient + diffuse stays <= 1 (seed 003 "Sun
-// Direction And Light Color").
+// diffuse halved so that ambient + diffuse stays <= 1.
 
 const SUN_AMBIENT: vec3<f32> = vec3<f32>(0.42, 0.45, 0.50);
 const SUN_DIFFUSE: vec3<f32> = vec3<f32>(0.50, 0.475, 0.425);

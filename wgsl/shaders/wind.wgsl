@@ -1,7 +1,7 @@
 // Rust mirror: sward_passes::grass::wind (Wind, wind_sway, wind_offset); parity
 // test `grass::wind::tests::gpu_wind_and_fade_match_cpu` via probe_grass.wgsl.
 //
-// Root-anchored grass wind (seed 001 "Wind sway"): a vertex sways along the
+// Root-anchored grass wind: a vertex sways along the
 // wind direction by
 //   sin(time * speed + dot(world_xy, phase)) * amplitude * height
 //     * smoothstep(root_fraction, 1, clamp((z - z_min) / height, 0, 1))

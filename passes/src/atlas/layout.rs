@@ -255,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn layout_fits_the_seed_window_and_tiles_do_not_overlap() {
+    fn layout_fits_the_reference_window_and_tiles_do_not_overlap() {
         assert_eq!(AtlasLayout::for_tiles(2304).size(), [816, 432]);
         for n in [1usize, 3, 256, 1024, 2304] {
             let l = AtlasLayout::for_tiles(n);

@@ -1,4 +1,4 @@
-//! The exact height/normal atlas (seed 000, "Exact Height Atlas"): one
+//! The exact height/normal atlas: one
 //! R32Float 17x9 tile per resident MCNK holding its 145 MCVT heights
 //! unchanged (relative to the MCNK base Z), an RGBA8 snorm normal tile from
 //! MCNR beside it, a storage buffer of per-MCNK records (coordinate, tile,

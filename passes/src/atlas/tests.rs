@@ -322,7 +322,8 @@ fn gpu_height_atlas_matches_the_cpu_reference() {
 }
 
 /// The same check must catch a snippet that interpolates the four corners
-/// bilinearly (the classic mistake the seed warns about).
+/// bilinearly (the classic mistake: MCNK cells are four-triangle fans, not bilinear
+/// patches).
 #[test]
 fn bilinear_snippet_fails_the_parity_check() {
     let Some(gpu) = sward_engine::testing::gpu() else {

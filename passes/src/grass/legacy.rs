@@ -1,5 +1,5 @@
-//! Grass `legacy-cpu`: the "before" path whose cost the seeds profiled (seed
-//! 000 "Evidence and Current Bottleneck"). Every frame, inside the
+//! Grass `legacy-cpu`: the "before" path, a per-frame CPU instance rebuild
+//! (the cost structure of a classic client-side detail-doodad loop). Every frame, inside the
 //! `grass.upload` transfer pass, it walks every resident placement, tests
 //! each clump's distance and culling sphere against the frustum, builds the
 //! mat4 of every visible clump, copies them per model into one staging array

@@ -5,7 +5,7 @@
 //! snippet ([`alpha_key_coverage`], [`alpha_mip_level`], [`alpha_mip_scaled`],
 //! [`dither_threshold`]).
 //!
-//! Rules (seed 000 "Alpha, Sorting, and Fade"):
+//! Rules:
 //! - opaque and alpha-key batches write depth and are never sorted; under 4x
 //!   MSAA with alpha-to-coverage they output remapped alpha as coverage, else
 //!   they hard-discard below the cutoff (and fade by dithered discard);

@@ -1,4 +1,4 @@
-//! Grass `static-batch`, the baseline (seed 000 "Decision"): when the world
+//! Grass `static-batch`, the baseline: when the world
 //! window is built, placements are grouped by model and each model gets one
 //! immutable instance buffer of mat4s; every frame writes only the uniform
 //! block and issues one instanced draw per model batch. Distance fade, the

@@ -1,4 +1,4 @@
-//! CPU mirror of the `wind` WGSL snippet (seed 001 "Wind sway"): the [`Wind`]
+//! CPU mirror of the `wind` WGSL snippet: the [`Wind`]
 //! uniform block, [`wind_sway`] and [`wind_offset`] with the same maths and
 //! argument order as the shader, and the GPU parity test of every grass
 //! snippet (wind, fade, alpha-key coverage, dither) through `probe_grass.wgsl`.
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn neighbouring_clumps_are_phased_apart() {
-        // Seed 001: 2.5 units along x differ by 0.917 * 2.5 rad (~131 degrees).
+        // Default phase: 2.5 units along x differ by 0.917 * 2.5 rad (~131 degrees).
         let w = wind(0.0);
         let a = wind_wrap(0.0 * 0.917);
         let b = wind_wrap(2.5 * 0.917);

@@ -481,7 +481,7 @@ fn splat_blend_and_lighting_match_the_cpu_reference() {
     eprintln!("splat parity: {checked} MCNKs, worst channel difference {worst:.2}");
 }
 
-/// Costs on the seed's reference window (the 3x3 `elwynn-dense` tiles, no
+/// Costs on the reference window (the 3x3 `elwynn-dense` tiles, no
 /// placements): prints build time, memory, triangles and per-frame CPU/GPU
 /// times of `terrain.draw` for an aerial and a ground view, and checks the
 /// resident triangle count against the holes of the world.

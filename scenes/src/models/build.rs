@@ -1,5 +1,5 @@
 //! The 14 procedural Elwynn-like detail models: crossed-quad grass clumps,
-//! star clusters, flowers and ferns, sized after the seed's size oracle
+//! star clusters, flowers and ferns, sized like the Elwynn detail models of the client
 //! (mostly 0.288..0.620 units tall, ElwGra02 a 1.593-unit outlier).
 
 use super::texture::{DetailTexture, Motif};
@@ -258,7 +258,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn elwynn_set_matches_the_seed_facts() {
+    fn elwynn_set_matches_the_reference_facts() {
         let models = elwynn_models();
         assert_eq!(models.len(), 14);
         for m in &models {

@@ -1,5 +1,6 @@
 //! The `client` policy: the client's detail-doodad routine as described by
-//! public reverse engineering (see seeds/INDEX.md).
+//! public reverse engineering of the client (the MCNK/MCLY data it reads is
+//! documented on the wowdev wiki, "ADT/v18").
 //!
 //! Per MCNK one generator is seeded with `(globalChunkY << 16) | globalChunkX`.
 //! It draws `frill_density` cells as `(col, row) = (rng & 7, rng & 7)` (cells

@@ -4,7 +4,7 @@
 //! * [`Policy::Client`] ([`client`]): the client's detail-doodad routine as
 //!   public reverse engineering describes it (random `frillDensity` cells per
 //!   MCNK, `density` doodads per picked cell, slot `(n + cellIndex) & 3`).
-//! * [`Policy::PerCell`] ([`per_cell`]): the seed's authoritative builder
+//! * [`Policy::PerCell`] ([`per_cell`]): sward's authoritative builder
 //!   (every cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
 //!   min(density, 24))), 12)`, weighted model choice).
 //!
@@ -79,7 +79,7 @@ pub struct Placements {
 pub enum Policy {
     /// The client's detail-doodad routine.
     Client(ClientParams),
-    /// The seed's per-cell builder.
+    /// sward's authoritative per-cell builder.
     PerCell(PerCellParams),
 }
 

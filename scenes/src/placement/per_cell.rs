@@ -1,5 +1,5 @@
-//! The `per-cell` policy: the seed's authoritative builder (seed 001
-//! "Placement pipeline", seed 000 "Build descriptors once").
+//! The `per-cell` policy: sward's authoritative builder, run once per world
+//! window (the tiers build their descriptors from its output).
 //!
 //! Every cell of every MCNK is considered. After the shared checks
 //! (noEffectDoodad, hole, predTex layer, effect) the cell's coverage is the
@@ -23,18 +23,18 @@ use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
 
-/// Parameters of the per-cell policy (defaults are the seed's constants).
+/// Parameters of the per-cell policy (defaults are sward's reference constants).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerCellParams {
-    /// Coverage (0..=255) below which a cell grows nothing (seed: 32).
+    /// Coverage (0..=255) below which a cell grows nothing (default: 32).
     pub coverage_min: u8,
-    /// Weight of an effect-less layer at which it suppresses grass (seed: 24).
+    /// Weight of an effect-less layer at which it suppresses grass (default: 24).
     pub road_coverage_min: u8,
-    /// Density cap applied before the clump formula (seed: 24).
+    /// Density cap applied before the clump formula (default: 24).
     pub density_cap: u32,
-    /// Most clumps per cell before scaling (seed: 12).
+    /// Most clumps per cell before scaling (default: 12).
     pub max_clumps: u32,
-    /// Multiplier on the clump count (1.0 = the seed's formula).
+    /// Multiplier on the clump count (1.0 = the formula as written).
     pub density_scale: f32,
 }
 
@@ -50,7 +50,7 @@ impl Default for PerCellParams {
     }
 }
 
-/// The seed's clump formula for one cell.
+/// The per-cell clump formula for one cell.
 pub fn clumps(coverage: u8, density: u32, density_cap: u32, max_clumps: u32) -> u32 {
     let want = (coverage as f32 / 255.0 * density.min(density_cap) as f32).ceil() as u32;
     want.max(1).min(max_clumps)

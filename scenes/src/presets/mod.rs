@@ -2,7 +2,7 @@
 //!
 //! | preset | terrain | tiles | resident | placement |
 //! |---|---|---|---|---|
-//! | `elwynn-dense` | Elwynn-like | 3x3 | 3x3 | per-cell, tuned to the seed's 465,524 |
+//! | `elwynn-dense` | Elwynn-like | 3x3 | 3x3 | per-cell, tuned to 465,524 (reference count of a 3x3 Elwynn window) |
 //! | `elwynn-client` | same | 3x3 | 3x3 | client, frillDensity 16 |
 //! | `seams-holes` | cliffs, many holes, sparse flowers | 2x2 | 2x2 | per-cell |
 //! | `continent` | Elwynn-like | 16x16 | 3x3 around the centre | per-cell |
@@ -33,10 +33,12 @@ use crate::window::{TileSource, WindowError, WindowSlide, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
 use crate::world::{AdtTile, World, TILE_MCNKS};
 
-/// Per-cell `density_scale` that brings `elwynn-dense` to the seed's
-/// checkpoint of 465,524 placements (measured; see the preset test).
+/// Per-cell `density_scale` that brings `elwynn-dense` to 465,524
+/// placements, the reference count of a 3x3 Elwynn window (measured; see the
+/// preset test).
 pub const ELWYNN_DENSITY_SCALE: f32 = 0.9604;
-/// The seed checkpoint `elwynn-dense` is tuned to.
+/// The reference placement count `elwynn-dense` is tuned to (a 3x3 Elwynn
+/// window in the original engine).
 pub const ELWYNN_TARGET_PLACEMENTS: u64 = 465_524;
 
 const SEED: u32 = 0x5a4d_0001;
@@ -198,7 +200,7 @@ impl Preset {
         Ok(match name {
             "elwynn-dense" => mk(
                 name_of(name),
-                "3x3 Elwynn-like ADTs, per-cell placement tuned to the seed's 465,524",
+                "3x3 Elwynn-like ADTs, per-cell placement tuned to 465,524 placements, the reference count of a 3x3 Elwynn window",
                 elwynn,
                 xs,
                 ys,

@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn streams_are_independent_of_each_other() {
-        // Correlation between yaw and phase (the seeds' synchronised sway)
+        // Correlation between yaw and phase (synchronised sway)
         // and between jitter and model choice stays near zero.
         let n = 20_000;
         let corr = |a: u32, b: u32| {

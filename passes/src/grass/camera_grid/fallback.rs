@@ -1,4 +1,4 @@
-//! The multi-bone fallback of `camera-grid` (seed 000, Phase 3): the static
+//! The multi-bone fallback of `camera-grid`: the static
 //! grid bakes each model's rest pose, so a model with more than one
 //! *effective* animated bone (distinct bones its vertices use) is drawn by
 //! the instanced path instead: its authoritative placements go into one

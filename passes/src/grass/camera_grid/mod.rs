@@ -3,8 +3,7 @@
 //! phase and a model pick, thinned and suppressed by a grass-control texture
 //! built from the placement policy's per-cell rules, so the blades match the
 //! authoritative placement in distribution, model mix and suppression
-//! without uploading any instance data (seed 000 Phase 3, seed 001
-//! "Camera-Grid Static Mesh Path").
+//! without uploading any instance data.
 //!
 //! - [`params`]: grid configuration and maths (camera slot, instance -> slot).
 //! - [`control`]: control words per terrain cell and the effect table.

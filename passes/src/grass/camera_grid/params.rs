@@ -1,5 +1,5 @@
 //! Grid maths of `camera-grid`: the configuration ([`GridParams`], with the
-//! seed's 181 x 181 slots at 2.5 units as default), how many blade candidates
+//! 181 x 181 slots at 2.5 units as default), how many blade candidates
 //! a slot needs for a given density ([`candidates_for`]), the camera's world
 //! slot ([`camera_slot`]) and the instance -> world slot mapping
 //! ([`instance_slot`], the CPU mirror of WGSL `grid_instance_slot`).
@@ -87,7 +87,7 @@ impl GridParams {
     /// The smallest odd grid at `spacing` whose half-extent covers
     /// `distance` plus one spacing (camera anywhere in its slot) plus one
     /// spacing of jitter: `side = 2 * ceil((distance + 2 spacing) / spacing) + 1`.
-    /// The seed's 220 units at 2.5 give 181.
+    /// The default 220 units at 2.5 give 181.
     pub fn for_distance(distance: f32, spacing: f32) -> Self {
         let half = ((distance + 2.0 * spacing) / spacing).ceil().max(1.0) as u32;
         GridParams {
@@ -177,7 +177,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_distance_gives_the_seed_grid() {
+    fn default_distance_gives_the_default_grid() {
         let p = GridParams::for_distance(220.0, 2.5);
         assert_eq!(p.side, DEFAULT_SIDE);
         assert!(p.covered_distance() >= 220.0 + 2.5);

@@ -1,5 +1,4 @@
-//! Patches of grass `gpu-cull` (seed 000 "Build immutable patch batches"):
-//! the resident placements grouped by square blocks of MCNKs
+//! Patches of grass `gpu-cull` (immutable patch batches): the resident placements grouped by square blocks of MCNKs
 //! ([`PatchSize`]: 1x1, 2x2 or 4x4), then by model, packed into
 //! [`GrassDescriptor`]s, with one [`PatchEntry`] per (patch, model) holding
 //! its descriptor range and conservative bounds. Built once per world window.
