@@ -11,9 +11,18 @@
 //! | [`GroundEffectLayout::Classic1121`] | 7 | 28 | id, doodad[4], density, sound |
 //! | [`GroundEffectLayout::Wotlk335`] | 11 | 44 | id, doodad[4], weight[4], density, terrain type |
 //!
-//! Layouts without stored weights give every non-empty slot weight 1. A slot
-//! is empty when it holds 0 or 0xFFFFFFFF. Density 0 means 8 and anything
-//! above 24 is clamped to 24 ([`effective_density`]).
+//! Layouts without stored weights give every non-empty slot weight 1.
+//!
+//! Slot values are GroundEffectDoodad keys. 0xFFFFFFFF is always empty. 0 is
+//! empty unless a doodad record is keyed 0 ([`GroundEffects::slot_is_empty`]):
+//! 1.12.1 tables key doodads by their *internal id* (GroundEffectDoodad field
+//! 1; the record id is internal id + 1) and internal id 0 is a real model
+//! (ElwFlo01), while 3.3.5a tables key them by record id, which starts at 1,
+//! so 0 there is an unused slot.
+//!
+//! Density 0 means 8. The per-cell policy clamps anything above 24 to 24
+//! ([`effective_density`]); the client routine applies no cap
+//! ([`ResolvedEffect::client_density`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,7 +41,9 @@ pub fn effective_density(stored: u32) -> u32 {
     }
 }
 
-/// Whether a doodad slot value means "no doodad".
+/// Whether a doodad slot value may mean "no doodad" (0 or 0xFFFFFFFF),
+/// without knowing the doodad table; [`GroundEffects::slot_is_empty`] decides
+/// for 0 with the table.
 pub fn slot_is_empty(v: u32) -> bool {
     v == 0 || v == u32::MAX
 }
@@ -196,7 +207,9 @@ impl GroundEffectTexture {
 /// One GroundEffectDoodad record.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GroundEffectDoodad {
-    /// Record id (what GroundEffectTexture slots refer to).
+    /// The key GroundEffectTexture slots refer to: the record id in 3.3.5a
+    /// and 2-field tables, the internal id (field 1) in 1.12.1's
+    /// `id, internal id, path` table.
     pub id: u32,
     /// Model name as stored (often a bare `ElwGra01.mdl`).
     pub model: String,
@@ -401,6 +414,12 @@ impl GroundEffects {
         self.doodad_index.get(&id).map(|&i| &self.doodads[i])
     }
 
+    /// Whether slot value `v` places nothing: 0xFFFFFFFF, or 0 when no
+    /// doodad is keyed 0 (in 1.12.1 data 0 is ElwFlo01's internal id).
+    pub fn slot_is_empty(&self, v: u32) -> bool {
+        v == u32::MAX || (v == 0 && self.doodad(0).is_none())
+    }
+
     /// Resolves every effect's slots to indices in `model_paths` (matched
     /// case-insensitively after [`normalize_model_path`]). A slot naming an
     /// unknown doodad or a model not in the list is an error.
@@ -414,7 +433,7 @@ impl GroundEffects {
         for t in &self.textures {
             let mut slots = [None; 4];
             for (slot, &d) in slots.iter_mut().zip(&t.doodads) {
-                if slot_is_empty(d) {
+                if self.slot_is_empty(d) {
                     continue;
                 }
                 let doodad = self.doodad(d).ok_or(EffectError::UnknownDoodad {
@@ -429,11 +448,17 @@ impl GroundEffects {
                     },
                 )?);
             }
-            let weights =
-                std::array::from_fn(|i| if slots[i].is_some() { t.weights[i] } else { 0 });
+            let weighted = self.layout == GroundEffectLayout::Wotlk335;
+            let weights = std::array::from_fn(|i| match slots[i] {
+                Some(_) if weighted => t.weights[i],
+                Some(_) => 1,
+                None => 0,
+            });
             effects.push(ResolvedEffect {
                 id: t.id,
                 density: t.effective_density(),
+                stored_density: t.density,
+                doodads: t.doodads,
                 slots,
                 weights,
             });
@@ -452,8 +477,12 @@ impl GroundEffects {
 pub struct ResolvedEffect {
     /// GroundEffectTexture id.
     pub id: u32,
-    /// Effective density (already defaulted and clamped).
+    /// Effective density (already defaulted and clamped; per-cell policy).
     pub density: u32,
+    /// Density as stored (the client routine: see [`Self::client_density`]).
+    pub stored_density: u32,
+    /// The slots' GroundEffectDoodad keys as stored.
+    pub doodads: [u32; 4],
     /// Model index per slot; `None` for an empty slot.
     pub slots: [Option<u16>; 4],
     /// Selection weight per slot (0 for empty slots).
@@ -464,6 +493,28 @@ impl ResolvedEffect {
     /// Sum of the slot weights.
     pub fn total_weight(&self) -> u32 {
         self.weights.iter().sum()
+    }
+
+    /// Doodads per picked cell in the client routine: the stored density,
+    /// 0 meaning 8, with no upper cap.
+    pub fn client_density(&self) -> u32 {
+        match self.stored_density {
+            0 => DEFAULT_DENSITY,
+            d => d,
+        }
+    }
+
+    /// Slot chosen by weight for a uniform `r` in `[0, total_weight)`;
+    /// `None` when every weight is zero.
+    pub fn pick_weighted_slot(&self, r: u32) -> Option<usize> {
+        let mut acc = 0;
+        for (i, w) in self.weights.iter().enumerate() {
+            acc += w;
+            if r < acc {
+                return Some(i);
+            }
+        }
+        None
     }
 
     /// Weighted slot choice for a uniform `r` in `[0, total_weight)`;

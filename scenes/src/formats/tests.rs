@@ -215,7 +215,8 @@ fn unknown_layouts_and_bad_headers_are_named_errors() {
     both.push(0);
     let e = dbc::read_ground_effects(&both, "GET.dbc", &small, "GED.dbc").expect_err("ambiguous");
     assert!(e.to_string().contains("ambiguous"), "{e}");
-    // GroundEffectDoodad as (id, internal id, path).
+    // GroundEffectDoodad as 1.12.1's (id, internal id, path): keyed by the
+    // internal id, the value GroundEffectTexture slots hold.
     let mut three = b"WDBC".to_vec();
     for v in [1u32, 3, 12, 10, 5, 77, 1] {
         three.extend(v.to_le_bytes());
@@ -224,7 +225,7 @@ fn unknown_layouts_and_bad_headers_are_named_errors() {
     let d = dbc::read_ground_effect_doodad(&three, "GED.dbc").expect("3-field form");
     assert_eq!(
         (d[0].id, d[0].model.as_str(), d[0].flags),
-        (5, "Gra.mdx", 0)
+        (77, "Gra.mdx", 0)
     );
 }
 

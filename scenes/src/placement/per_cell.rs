@@ -1,5 +1,4 @@
-//! The `per-cell` policy: the seed's authoritative builder (seed 001
-//! "Placement pipeline", seed 000 "Build descriptors once").
+//! The `per-cell` policy: sward's per-cell builder.
 //!
 //! Every cell of every MCNK is considered. After the shared checks
 //! (noEffectDoodad, hole, predTex layer, effect) the cell's coverage is the
@@ -18,7 +17,7 @@
 //! `hash(gx, gy, c, a)`, draws a uniform position in the cell, a model from
 //! the effect's four slots by weight, yaw, scale (0.9..1.1) and a phase seed.
 
-use super::{cell_effect, emit, Placement, PlacementStats, Sink};
+use super::{cell_effect, emit, Origin, Placement, PlacementStats, Sink};
 use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
@@ -112,7 +111,10 @@ pub(crate) fn place<S: Sink>(
                 let yaw = rng.range_f32(-std::f32::consts::PI, std::f32::consts::PI);
                 let scale = rng.range_f32(0.9, 1.1);
                 let seed = rng.next_u32();
-                let Some(model) = effect.pick_weighted(pick) else {
+                let Some((slot, model)) = effect
+                    .pick_weighted_slot(pick)
+                    .and_then(|i| Some((i, effect.slots[i]?)))
+                else {
                     stats.empty_slots += 1;
                     continue;
                 };
@@ -131,6 +133,14 @@ pub(crate) fn place<S: Sink>(
                         yaw,
                         scale,
                         seed,
+                    },
+                    Origin {
+                        pick: a,
+                        n: 0,
+                        row,
+                        col,
+                        slot: slot as u32,
+                        doodad: effect.doodads[slot],
                     },
                 );
             }
