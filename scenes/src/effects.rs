@@ -630,6 +630,87 @@ mod tests {
         }
     }
 
+    /// 1.12.1 slots hold internal ids and 0 is ElwFlo01's; 0xFFFFFFFF is the
+    /// only empty value there. In tables without a doodad keyed 0 (3.3.5a
+    /// keys by record id, from 1), 0 is empty.
+    #[test]
+    fn zero_is_a_doodad_when_one_is_keyed_zero() {
+        let doodads = |first: u32| {
+            vec![
+                GroundEffectDoodad {
+                    id: first,
+                    model: "ElwFlo01.mdl".into(),
+                    flags: 0,
+                },
+                GroundEffectDoodad {
+                    id: 5,
+                    model: "ElwGra01.mdl".into(),
+                    flags: 0,
+                },
+            ]
+        };
+        let models = [
+            "World\\NoDXT\\Detail\\ElwFlo01.m2",
+            "World\\NoDXT\\Detail\\ElwGra01.m2",
+        ];
+        let rec = GroundEffectTexture {
+            id: 9,
+            doodads: [0, 5, u32::MAX, 0],
+            weights: [1, 1, 0, 1],
+            density: 0,
+            ..Default::default()
+        };
+        let classic = GroundEffects::new(
+            GroundEffectLayout::Classic1121,
+            vec![rec.clone()],
+            doodads(0),
+        )
+        .expect("tables");
+        assert!(!classic.slot_is_empty(0) && classic.slot_is_empty(u32::MAX));
+        let e = *classic
+            .resolve(&models)
+            .expect("resolves")
+            .get(9)
+            .expect("9");
+        assert_eq!(e.slots, [Some(0), Some(1), None, Some(0)]);
+        assert_eq!(e.weights, [1, 1, 0, 1]);
+        assert_eq!(e.doodads, [0, 5, u32::MAX, 0]);
+        assert_eq!((e.density, e.client_density()), (8, 8));
+        let wotlk = GroundEffects::new(GroundEffectLayout::Wotlk335, vec![rec], doodads(1))
+            .expect("tables");
+        assert!(wotlk.slot_is_empty(0));
+        let e = *wotlk.resolve(&models).expect("resolves").get(9).expect("9");
+        assert_eq!(e.slots, [None, Some(1), None, None]);
+    }
+
+    #[test]
+    fn client_density_has_no_cap() {
+        let mut rec = record(1);
+        rec.density = 40;
+        let fx = GroundEffects::new(
+            GroundEffectLayout::Classic1121,
+            vec![rec],
+            vec![
+                GroundEffectDoodad {
+                    id: 11,
+                    model: "A.mdl".into(),
+                    flags: 0,
+                },
+                GroundEffectDoodad {
+                    id: 12,
+                    model: "B.mdl".into(),
+                    flags: 0,
+                },
+            ],
+        )
+        .expect("tables");
+        let r = fx
+            .resolve(&["World\\NoDXT\\Detail\\A.m2", "World\\NoDXT\\Detail\\B.m2"])
+            .expect("resolves");
+        let e = r.get(1).expect("1");
+        assert_eq!((e.density, e.client_density()), (24, 40));
+    }
+
     #[test]
     fn density_rules() {
         assert_eq!(

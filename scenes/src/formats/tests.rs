@@ -315,6 +315,22 @@ fn preset_exports_and_loads_to_the_same_placements() {
     assert_eq!(streamed.window.tiles(), scene.window.tiles());
     assert_eq!(streamed.placements, scene.placements);
     assert!(!streamed.views.is_empty());
+    // `inspect placements` over the files lists what it lists over the
+    // preset, for this policy and for the client routine.
+    let tile = scene.window.tiles()[0];
+    assert_eq!(
+        streamed.inspect_placements(tile, &[(2, 3)]).expect("files"),
+        scene.inspect_placements(tile, &[(2, 3)]).expect("preset")
+    );
+    let client = crate::placement::Policy::Client(Default::default());
+    let streamed = load_scene(&dir, None, client).expect("client scene");
+    assert_eq!(streamed.grass, crate::presets::GrassRange::CLIENT);
+    let paths: Vec<&str> = scene.models.iter().map(|m| m.path.as_str()).collect();
+    let t = scene.world().tile(tile).expect("resident");
+    let want = crate::placement::inspect_placements(t, &scene.resolved, &paths, &client, &[])
+        .expect("preset");
+    assert!(!want.is_empty());
+    assert_eq!(streamed.inspect_placements(tile, &[]).expect("files"), want);
     // Upper-case file names load too (case-insensitive lookup).
     let m2 = crate::formats::data_dir::archive_to_path(&dir, &scene.models[0].path);
     let upper = m2.with_file_name(
