@@ -135,7 +135,10 @@ impl ClientRng {
     pub fn new(seed: u32) -> Self {
         Self {
             acc: seed,
-            lanes: 4 * (seed % 61) | (seed % 59) << 10 | (seed % 53) << 18 | (seed % 47) << 26,
+            lanes: (4 * (seed % 61))
+                | ((seed % 59) << 10)
+                | ((seed % 53) << 18)
+                | ((seed % 47) << 26),
         }
     }
 
