@@ -22,18 +22,18 @@ use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
 
-/// Parameters of the per-cell policy (defaults are the seed's constants).
+/// Parameters of the per-cell policy (defaults: sward's constants).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerCellParams {
-    /// Coverage (0..=255) below which a cell grows nothing (seed: 32).
+    /// Coverage (0..=255) below which a cell grows nothing (default: 32).
     pub coverage_min: u8,
-    /// Weight of an effect-less layer at which it suppresses grass (seed: 24).
+    /// Weight of an effect-less layer at which it suppresses grass (default: 24).
     pub road_coverage_min: u8,
-    /// Density cap applied before the clump formula (seed: 24).
+    /// Density cap applied before the clump formula (default: 24).
     pub density_cap: u32,
-    /// Most clumps per cell before scaling (seed: 12).
+    /// Most clumps per cell before scaling (default: 12).
     pub max_clumps: u32,
-    /// Multiplier on the clump count (1.0 = the seed's formula).
+    /// Multiplier on the clump count (1.0 = the formula as is).
     pub density_scale: f32,
 }
 
@@ -49,7 +49,7 @@ impl Default for PerCellParams {
     }
 }
 
-/// The seed's clump formula for one cell.
+/// The clump formula for one cell.
 pub fn clumps(coverage: u8, density: u32, density_cap: u32, max_clumps: u32) -> u32 {
     let want = (coverage as f32 / 255.0 * density.min(density_cap) as f32).ceil() as u32;
     want.max(1).min(max_clumps)
