@@ -181,6 +181,32 @@ enum InspectCommand {
         #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
         height_at: Option<String>,
     },
+    /// List the placements of MCNKs of one tile in generation order (with
+    /// --data, of the directory's files placed with the preset's policy).
+    Placements {
+        /// Preset: its world (or --data's), placement policy and tables.
+        #[arg(long)]
+        preset: String,
+        /// Tile column,row.
+        #[arg(long, value_name = "X,Y")]
+        tile: String,
+        /// MCNK index_x,index_y inside the tile (0..16 each); repeatable.
+        /// Default: every MCNK of the tile.
+        #[arg(long, value_name = "I,J")]
+        mcnk: Vec<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Parses `A,B` as two unsigned integers for option `what`.
+fn parse_pair(what: &str, text: &str) -> Result<(u32, u32)> {
+    text.split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+        .ok_or_else(|| {
+            anyhow::anyhow!("{what} expects two non-negative integers as A,B, got {text:?}")
+        })
 }
 
 fn main() {
@@ -439,6 +465,39 @@ fn run(cli: Cli) -> Result<()> {
                 } else {
                     print!("{}", report.text());
                 }
+                Ok(())
+            }
+            InspectCommand::Placements {
+                preset,
+                tile,
+                mcnk,
+                json,
+            } => {
+                let (tx, ty) = parse_pair("--tile", &tile)?;
+                if tx >= 64 || ty >= 64 {
+                    bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                }
+                let mcnks = mcnk
+                    .iter()
+                    .map(|m| parse_pair("--mcnk", m))
+                    .collect::<Result<Vec<_>>>()?;
+                let preset = sward_scenes::presets::Preset::by_name(&preset)?;
+                let scene = match &cli.data {
+                    None => preset.build()?,
+                    Some(dir) => sward_scenes::formats::load_scene(dir, None, *preset.policy())?,
+                };
+                let records =
+                    scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;
+                let text = if json {
+                    serde_json::to_string_pretty(&records)? + "\n"
+                } else {
+                    format!(
+                        "{} placement, tile {tx},{ty}\n{}",
+                        scene.policy().name(),
+                        sward_scenes::placement::records_text(&records)
+                    )
+                };
+                std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
                 Ok(())
             }
         },

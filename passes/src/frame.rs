@@ -80,6 +80,16 @@ impl RenderSettings {
 }
 
 impl RenderSettings {
+    /// These settings with a scene's grass fade start and draw distance
+    /// (`elwynn-client`: the 1.12 client's 70 yards).
+    pub fn with_grass(self, grass: sward_scenes::GrassRange) -> Self {
+        RenderSettings {
+            fade_start: grass.fade_start,
+            grass_distance: grass.distance,
+            ..self
+        }
+    }
+
     /// The clear colour: the fog colour, opaque.
     pub fn clear_color(&self) -> wgpu::Color {
         let [r, g, b] = self.fog_color.map(f64::from);

@@ -11,9 +11,18 @@
 //! | [`GroundEffectLayout::Classic1121`] | 7 | 28 | id, doodad[4], density, sound |
 //! | [`GroundEffectLayout::Wotlk335`] | 11 | 44 | id, doodad[4], weight[4], density, terrain type |
 //!
-//! Layouts without stored weights give every non-empty slot weight 1. A slot
-//! is empty when it holds 0 or 0xFFFFFFFF. Density 0 means 8 and anything
-//! above 24 is clamped to 24 ([`effective_density`]).
+//! Layouts without stored weights give every non-empty slot weight 1.
+//!
+//! Slot values are GroundEffectDoodad keys. 0xFFFFFFFF is always empty. 0 is
+//! empty unless a doodad record is keyed 0 ([`GroundEffects::slot_is_empty`]):
+//! 1.12.1 tables key doodads by their *internal id* (GroundEffectDoodad field
+//! 1; the record id is internal id + 1) and internal id 0 is a real model
+//! (ElwFlo01), while 3.3.5a tables key them by record id, which starts at 1,
+//! so 0 there is an unused slot.
+//!
+//! Density 0 means 8. The per-cell policy clamps anything above 24 to 24
+//! ([`effective_density`]); the client routine applies no cap
+//! ([`ResolvedEffect::client_density`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,7 +41,9 @@ pub fn effective_density(stored: u32) -> u32 {
     }
 }
 
-/// Whether a doodad slot value means "no doodad".
+/// Whether a doodad slot value may mean "no doodad" (0 or 0xFFFFFFFF),
+/// without knowing the doodad table; [`GroundEffects::slot_is_empty`] decides
+/// for 0 with the table.
 pub fn slot_is_empty(v: u32) -> bool {
     v == 0 || v == u32::MAX
 }
@@ -196,7 +207,9 @@ impl GroundEffectTexture {
 /// One GroundEffectDoodad record.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GroundEffectDoodad {
-    /// Record id (what GroundEffectTexture slots refer to).
+    /// The key GroundEffectTexture slots refer to: the record id in 3.3.5a
+    /// and 2-field tables, the internal id (field 1) in 1.12.1's
+    /// `id, internal id, path` table.
     pub id: u32,
     /// Model name as stored (often a bare `ElwGra01.mdl`).
     pub model: String,
@@ -401,6 +414,12 @@ impl GroundEffects {
         self.doodad_index.get(&id).map(|&i| &self.doodads[i])
     }
 
+    /// Whether slot value `v` places nothing: 0xFFFFFFFF, or 0 when no
+    /// doodad is keyed 0 (in 1.12.1 data 0 is ElwFlo01's internal id).
+    pub fn slot_is_empty(&self, v: u32) -> bool {
+        v == u32::MAX || (v == 0 && self.doodad(0).is_none())
+    }
+
     /// Resolves every effect's slots to indices in `model_paths` (matched
     /// case-insensitively after [`normalize_model_path`]). A slot naming an
     /// unknown doodad or a model not in the list is an error.
@@ -414,7 +433,7 @@ impl GroundEffects {
         for t in &self.textures {
             let mut slots = [None; 4];
             for (slot, &d) in slots.iter_mut().zip(&t.doodads) {
-                if slot_is_empty(d) {
+                if self.slot_is_empty(d) {
                     continue;
                 }
                 let doodad = self.doodad(d).ok_or(EffectError::UnknownDoodad {
@@ -429,11 +448,17 @@ impl GroundEffects {
                     },
                 )?);
             }
-            let weights =
-                std::array::from_fn(|i| if slots[i].is_some() { t.weights[i] } else { 0 });
+            let weighted = self.layout == GroundEffectLayout::Wotlk335;
+            let weights = std::array::from_fn(|i| match slots[i] {
+                Some(_) if weighted => t.weights[i],
+                Some(_) => 1,
+                None => 0,
+            });
             effects.push(ResolvedEffect {
                 id: t.id,
                 density: t.effective_density(),
+                stored_density: t.density,
+                doodads: t.doodads,
                 slots,
                 weights,
             });
@@ -452,8 +477,12 @@ impl GroundEffects {
 pub struct ResolvedEffect {
     /// GroundEffectTexture id.
     pub id: u32,
-    /// Effective density (already defaulted and clamped).
+    /// Effective density (already defaulted and clamped; per-cell policy).
     pub density: u32,
+    /// Density as stored (the client routine: see [`Self::client_density`]).
+    pub stored_density: u32,
+    /// The slots' GroundEffectDoodad keys as stored.
+    pub doodads: [u32; 4],
     /// Model index per slot; `None` for an empty slot.
     pub slots: [Option<u16>; 4],
     /// Selection weight per slot (0 for empty slots).
@@ -464,6 +493,28 @@ impl ResolvedEffect {
     /// Sum of the slot weights.
     pub fn total_weight(&self) -> u32 {
         self.weights.iter().sum()
+    }
+
+    /// Doodads per picked cell in the client routine: the stored density,
+    /// 0 meaning 8, with no upper cap.
+    pub fn client_density(&self) -> u32 {
+        match self.stored_density {
+            0 => DEFAULT_DENSITY,
+            d => d,
+        }
+    }
+
+    /// Slot chosen by weight for a uniform `r` in `[0, total_weight)`;
+    /// `None` when every weight is zero.
+    pub fn pick_weighted_slot(&self, r: u32) -> Option<usize> {
+        let mut acc = 0;
+        for (i, w) in self.weights.iter().enumerate() {
+            acc += w;
+            if r < acc {
+                return Some(i);
+            }
+        }
+        None
     }
 
     /// Weighted slot choice for a uniform `r` in `[0, total_weight)`;
@@ -577,6 +628,87 @@ mod tests {
             record_size: layout.record_size(),
             rows,
         }
+    }
+
+    /// 1.12.1 slots hold internal ids and 0 is ElwFlo01's; 0xFFFFFFFF is the
+    /// only empty value there. In tables without a doodad keyed 0 (3.3.5a
+    /// keys by record id, from 1), 0 is empty.
+    #[test]
+    fn zero_is_a_doodad_when_one_is_keyed_zero() {
+        let doodads = |first: u32| {
+            vec![
+                GroundEffectDoodad {
+                    id: first,
+                    model: "ElwFlo01.mdl".into(),
+                    flags: 0,
+                },
+                GroundEffectDoodad {
+                    id: 5,
+                    model: "ElwGra01.mdl".into(),
+                    flags: 0,
+                },
+            ]
+        };
+        let models = [
+            "World\\NoDXT\\Detail\\ElwFlo01.m2",
+            "World\\NoDXT\\Detail\\ElwGra01.m2",
+        ];
+        let rec = GroundEffectTexture {
+            id: 9,
+            doodads: [0, 5, u32::MAX, 0],
+            weights: [1, 1, 0, 1],
+            density: 0,
+            ..Default::default()
+        };
+        let classic = GroundEffects::new(
+            GroundEffectLayout::Classic1121,
+            vec![rec.clone()],
+            doodads(0),
+        )
+        .expect("tables");
+        assert!(!classic.slot_is_empty(0) && classic.slot_is_empty(u32::MAX));
+        let e = *classic
+            .resolve(&models)
+            .expect("resolves")
+            .get(9)
+            .expect("9");
+        assert_eq!(e.slots, [Some(0), Some(1), None, Some(0)]);
+        assert_eq!(e.weights, [1, 1, 0, 1]);
+        assert_eq!(e.doodads, [0, 5, u32::MAX, 0]);
+        assert_eq!((e.density, e.client_density()), (8, 8));
+        let wotlk = GroundEffects::new(GroundEffectLayout::Wotlk335, vec![rec], doodads(1))
+            .expect("tables");
+        assert!(wotlk.slot_is_empty(0));
+        let e = *wotlk.resolve(&models).expect("resolves").get(9).expect("9");
+        assert_eq!(e.slots, [None, Some(1), None, None]);
+    }
+
+    #[test]
+    fn client_density_has_no_cap() {
+        let mut rec = record(1);
+        rec.density = 40;
+        let fx = GroundEffects::new(
+            GroundEffectLayout::Classic1121,
+            vec![rec],
+            vec![
+                GroundEffectDoodad {
+                    id: 11,
+                    model: "A.mdl".into(),
+                    flags: 0,
+                },
+                GroundEffectDoodad {
+                    id: 12,
+                    model: "B.mdl".into(),
+                    flags: 0,
+                },
+            ],
+        )
+        .expect("tables");
+        let r = fx
+            .resolve(&["World\\NoDXT\\Detail\\A.m2", "World\\NoDXT\\Detail\\B.m2"])
+            .expect("resolves");
+        let e = r.get(1).expect("1");
+        assert_eq!((e.density, e.client_density()), (24, 40));
     }
 
     #[test]

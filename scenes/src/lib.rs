@@ -19,6 +19,6 @@ pub use effects::{
 };
 pub use models::{DetailModel, DetailTexture, DetailVertex};
 pub use placement::{Placement, PlacementStats, Placements, Policy};
-pub use presets::{Preset, PresetError, PresetSummary, Scene};
+pub use presets::{GrassRange, Preset, PresetError, PresetSummary, Scene};
 pub use window::{TileSource, WindowSlide, WorldWindow};
 pub use world::{AdtTile, ChunkCoord, Layer, Mcnk, McnkHeader, TileCoord, World, WorldError};

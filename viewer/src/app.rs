@@ -119,7 +119,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     let executor = GraphExecutor::new(&gpu)?;
     let config = Config {
         combo: TierCombo::baseline(),
-        settings: RenderSettings::default(),
+        settings: RenderSettings::default().with_grass(scene.grass),
         msaa,
     };
     let mut state = ViewerState::new(
@@ -167,6 +167,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
             SceneExit::Preset(name) => {
                 let t0 = Instant::now();
                 scene = build_scene(&name)?;
+                let grass = viewer.state.config.settings.with_grass(scene.grass);
+                viewer.state.config.settings = grass;
                 viewer.camera = start_camera(&scene, None)?;
                 viewer.state.preset = scene.name.clone();
                 viewer.state.views = scene.views.iter().map(|v| v.name.clone()).collect();

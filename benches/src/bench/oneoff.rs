@@ -122,7 +122,7 @@ pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<Path
         &s.gpu,
         &mut executor,
         &target,
-        RenderSettings::default(),
+        RenderSettings::default().with_grass(s.scene.grass),
         &s.plan,
     );
     let image = frame.screenshot(&mut renderer, &pose)?;
@@ -149,7 +149,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
             &s.gpu,
             &mut executor,
             &target,
-            RenderSettings::default(),
+            RenderSettings::default().with_grass(s.scene.grass),
             &s.plan,
         );
         frame.render(&mut renderer, &poses[0], 0.0, &s.combo.to_string())?;
@@ -163,7 +163,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
                 &s.gpu,
                 &mut executor,
                 &target,
-                RenderSettings::default(),
+                RenderSettings::default().with_grass(s.scene.grass),
                 &s.plan,
             );
             frame.render(&mut renderer, pose, i as f32 / 60.0, &s.combo.to_string())?;

@@ -64,9 +64,10 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     })?;
     let data = SceneData::from_scene(&scene);
     let mut renderer = SceneRenderer::new(data);
+    let base = RenderSettings::default().with_grass(scene.grass);
     let settings = match opts.view_distance {
-        None => RenderSettings::default(),
-        Some(d) if d.is_finite() && d > 0.0 => RenderSettings::default().with_view_distance(d),
+        None => base,
+        Some(d) if d.is_finite() && d > 0.0 => base.with_view_distance(d),
         Some(d) => {
             return Err(BenchError::Usage(format!(
                 "--view-distance {d}: must be a positive number of world units"

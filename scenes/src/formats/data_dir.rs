@@ -21,8 +21,7 @@ use std::sync::Arc;
 
 use super::{adt, blp, dbc, m2, wdt, FormatError};
 use crate::effects::{
-    normalize_model_path, slot_is_empty, EffectError, GroundEffectLayout, GroundEffects,
-    ResolvedEffects,
+    normalize_model_path, EffectError, GroundEffectLayout, GroundEffects, ResolvedEffects,
 };
 use crate::models::DetailModel;
 use crate::world::{AdtTile, TileCoord, World};
@@ -247,7 +246,7 @@ pub fn load_effects_and_models(
         .textures
         .iter()
         .flat_map(|t| t.doodads)
-        .filter(|&d| !slot_is_empty(d))
+        .filter(|&d| !effects.slot_is_empty(d))
         .collect();
     let mut seen = HashSet::new();
     let mut models = Vec::new();

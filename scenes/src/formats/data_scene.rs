@@ -126,6 +126,7 @@ pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene
     .map_err(window_err(dir))?;
     let (views, path) = views(window.world(), centre);
     Ok(Scene {
+        grass: crate::presets::GrassRange::for_policy(&policy),
         name: map,
         adts,
         source,

@@ -10,8 +10,10 @@
 //!   with [`GroundEffects::from_raw`] and refuses ambiguous or unknown ones.
 //! * GroundEffectDoodad as the 3.3.5a layout: id, model path (string
 //!   offset), flags (12 bytes). The reader also takes the 2-field form (id,
-//!   path) and the 3-field form (id, internal id, path), telling the 3-field
-//!   forms apart by which column holds valid model-path strings.
+//!   path) and the 1.12.1 3-field form (id, internal id, path), telling the
+//!   3-field forms apart by which column holds valid model-path strings. The
+//!   1.12.1 form is keyed by internal id, the value its GroundEffectTexture
+//!   slots hold (see [`crate::effects`]).
 
 use super::bytes::{u32_of, Out, Reader};
 use super::FormatError;
@@ -182,11 +184,13 @@ pub fn read_ground_effect_doodad(
     let n = t.record_count as usize;
     let column_is_path =
         |f: usize| n > 0 && (0..n).all(|i| looks_like_model(t.string(t.field(i, f))));
-    let (path_field, flags_field) = match t.field_count {
-        2 if column_is_path(1) => (1, None),
-        3 if column_is_path(1) => (1, Some(2)),
-        3 if column_is_path(2) => (2, None),
-        _ if n == 0 && (2..=3).contains(&t.field_count) => (1, None),
+    // (key field, path field, flags field). The 1.12.1 form keys doodads by
+    // internal id: GroundEffectTexture slots hold internal ids.
+    let (key_field, path_field, flags_field) = match t.field_count {
+        2 if column_is_path(1) => (0, 1, None),
+        3 if column_is_path(1) => (0, 1, Some(2)),
+        3 if column_is_path(2) => (1, 2, None),
+        _ if n == 0 && (2..=3).contains(&t.field_count) => (0, 1, None),
         fc => {
             return Err(FormatError::Unsupported {
                 file: file.to_owned(),
@@ -198,7 +202,7 @@ pub fn read_ground_effect_doodad(
     };
     Ok((0..n)
         .map(|i| GroundEffectDoodad {
-            id: t.field(i, 0),
+            id: t.field(i, key_field),
             model: t
                 .string(t.field(i, path_field))
                 .unwrap_or_default()

@@ -215,7 +215,8 @@ fn unknown_layouts_and_bad_headers_are_named_errors() {
     both.push(0);
     let e = dbc::read_ground_effects(&both, "GET.dbc", &small, "GED.dbc").expect_err("ambiguous");
     assert!(e.to_string().contains("ambiguous"), "{e}");
-    // GroundEffectDoodad as (id, internal id, path).
+    // GroundEffectDoodad as 1.12.1's (id, internal id, path): keyed by the
+    // internal id, the value GroundEffectTexture slots hold.
     let mut three = b"WDBC".to_vec();
     for v in [1u32, 3, 12, 10, 5, 77, 1] {
         three.extend(v.to_le_bytes());
@@ -224,7 +225,7 @@ fn unknown_layouts_and_bad_headers_are_named_errors() {
     let d = dbc::read_ground_effect_doodad(&three, "GED.dbc").expect("3-field form");
     assert_eq!(
         (d[0].id, d[0].model.as_str(), d[0].flags),
-        (5, "Gra.mdx", 0)
+        (77, "Gra.mdx", 0)
     );
 }
 
@@ -314,6 +315,22 @@ fn preset_exports_and_loads_to_the_same_placements() {
     assert_eq!(streamed.window.tiles(), scene.window.tiles());
     assert_eq!(streamed.placements, scene.placements);
     assert!(!streamed.views.is_empty());
+    // `inspect placements` over the files lists what it lists over the
+    // preset, for this policy and for the client routine.
+    let tile = scene.window.tiles()[0];
+    assert_eq!(
+        streamed.inspect_placements(tile, &[(2, 3)]).expect("files"),
+        scene.inspect_placements(tile, &[(2, 3)]).expect("preset")
+    );
+    let client = crate::placement::Policy::Client(Default::default());
+    let streamed = load_scene(&dir, None, client).expect("client scene");
+    assert_eq!(streamed.grass, crate::presets::GrassRange::CLIENT);
+    let paths: Vec<&str> = scene.models.iter().map(|m| m.path.as_str()).collect();
+    let t = scene.world().tile(tile).expect("resident");
+    let want = crate::placement::inspect_placements(t, &scene.resolved, &paths, &client, &[])
+        .expect("preset");
+    assert!(!want.is_empty());
+    assert_eq!(streamed.inspect_placements(tile, &[]).expect("files"), want);
     // Upper-case file names load too (case-insensitive lookup).
     let m2 = crate::formats::data_dir::archive_to_path(&dir, &scene.models[0].path);
     let upper = m2.with_file_name(

@@ -1,30 +1,46 @@
-//! The `client` policy: the client's detail-doodad routine as described by
-//! public reverse engineering of the client (the MCNK/MCLY data it reads is
-//! documented on the wowdev wiki, "ADT/v18").
+//! The `client` policy: the 1.12 client's detail-doodad routine
+//! (`CMapChunk::CreateDetailDoodads`), draw for draw.
 //!
-//! Per MCNK one generator is seeded with `(globalChunkY << 16) | globalChunkX`.
-//! It draws `frill_density` cells as `(col, row) = (rng & 7, rng & 7)` (cells
-//! may repeat); a cell in noEffectDoodad or a hole, or whose predTex layer has
-//! no effect, is skipped. Otherwise it places `density` doodads, doodad `n`
-//! using slot `(n + cellIndex) & 3` (an empty slot places nothing), each at a
-//! uniform position in the cell with its height from the four-triangle fan,
-//! scale uniform in 0.9..1.1 and yaw uniform in -pi..pi.
+//! Per MCNK one [`ClientRng`] is seeded with
+//! `(globalChunkY << 16) | globalChunkX`. Then two passes:
 //!
-//! The client's own generator is not public; sward uses [`Rng32`], so the
-//! *rules* match the client while the exact random stream does not.
+//! 1. `frillDensity` cell picks (clamped to `[1, 256]`), each two draws:
+//!    `col = draw & 7`, then `row = draw & 7`. Cells may repeat.
+//! 2. For pick `k` in order: a cell in noEffectDoodad or a hole, or whose
+//!    predTex layer is missing or has no effect, is skipped without drawing.
+//!    Otherwise `density` doodads (stored density, 0 meaning 8, no cap); for
+//!    doodad `n` the routine draws two signed values `rx`, `ry` (always),
+//!    takes slot `(n + k) & 3` (a cell picked twice therefore rotates its
+//!    slots), and only when that slot holds a doodad draws `scale = s * 0.1 +
+//!    1.0` and then `yaw = s * pi`. The in-cell position is `u = (rx + 1) /
+//!    2` along the columns and `v = (ry + 1) / 2` along the rows; the height
+//!    is the exact fan height of the cell at `(u, v)`.
+//!
+//! Everything the client computes (picks, slot, `u`, `v`, scale, yaw) is
+//! computed here in f32 the same way. The per-placement [`Placement::seed`]
+//! (wind phase, colour variation) is not part of the client's stream: it is a
+//! hash of (MCNK, pick, doodad index). Sources and their trust:
+//! docs/techniques/client-placement.md.
 
-use super::{cell_effect, emit, Placement, PlacementStats, Sink};
+use super::client_rng::ClientRng;
+use super::{cell_effect, emit, Origin, Placement, PlacementStats, Sink};
 use crate::effects::ResolvedEffects;
-use crate::rng::Rng32;
+use crate::rng::hash_words;
 use crate::world::{ChunkCoord, Mcnk};
 
-/// Default `frillDensity` (the client's graphics settings offer 16/32/48).
+/// Default `frillDensity` (the client's CVar default; its world-detail
+/// setting writes 16, 32 or 48).
 pub const DEFAULT_FRILL_DENSITY: u32 = 16;
+/// The largest `frillDensity` the client accepts (its setter clamps to
+/// `[1, 256]`).
+pub const MAX_FRILL_DENSITY: u32 = 256;
+/// The client's detail-doodad draw distance in yards (= world units).
+pub const CLIENT_GRASS_DISTANCE: f32 = 70.0;
 
 /// Parameters of the client policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientParams {
-    /// Cells drawn per MCNK.
+    /// Cell picks per MCNK (`frillDensity`); used clamped to `[1, 256]`.
     pub frill_density: u32,
 }
 
@@ -36,9 +52,38 @@ impl Default for ClientParams {
     }
 }
 
+impl ClientParams {
+    /// The pick count the routine uses: `frill_density` clamped to `[1, 256]`.
+    pub fn picks(&self) -> u32 {
+        self.frill_density.clamp(1, MAX_FRILL_DENSITY)
+    }
+}
+
 /// The generator seed of an MCNK: `(globalChunkY << 16) | globalChunkX`.
 pub fn mcnk_seed(chunk: ChunkCoord) -> u32 {
-    (chunk.y << 16) | chunk.x
+    (chunk.y << 16) | (chunk.x & 0xFFFF)
+}
+
+/// The cell picks of pass 1, `(row, col)` in draw order, and the generator
+/// positioned after them.
+pub fn cell_picks(chunk: ChunkCoord, params: &ClientParams) -> (Vec<(u32, u32)>, ClientRng) {
+    let mut rng = ClientRng::new(mcnk_seed(chunk));
+    let picks = (0..params.picks())
+        .map(|_| {
+            let col = rng.next_u32() & 7;
+            let row = rng.next_u32() & 7;
+            (row, col)
+        })
+        .collect();
+    (picks, rng)
+}
+
+const SALT_SEED: u32 = 0xc11e_0001;
+
+/// The per-placement seed: a hash of the placement's identity, independent
+/// of the client's stream.
+pub fn placement_seed(chunk: ChunkCoord, pick: u32, n: u32) -> u32 {
+    hash_words(&[chunk.x, chunk.y, pick, n, SALT_SEED])
 }
 
 pub(crate) fn place<S: Sink>(
@@ -49,27 +94,27 @@ pub(crate) fn place<S: Sink>(
     stats: &mut PlacementStats,
     sink: &mut S,
 ) {
-    let mut rng = Rng32::new(mcnk_seed(chunk));
-    for _ in 0..params.frill_density {
-        let col = rng.next_u32() & 7;
-        let row = rng.next_u32() & 7;
+    let (picks, mut rng) = cell_picks(chunk, params);
+    for (pick, &(row, col)) in (0u32..).zip(&picks) {
         let Some((_, effect)) = cell_effect(mcnk, row, col, effects, stats) else {
             continue;
         };
         stats.cells_placed += 1;
-        let cell_index = row * 8 + col;
-        for n in 0..effect.density {
-            let Some(model) = effect.slots[((n + cell_index) & 3) as usize] else {
+        for n in 0..effect.client_density() {
+            let rx = rng.next_signed();
+            let ry = rng.next_signed();
+            let slot = (n.wrapping_add(pick) & 3) as usize;
+            let Some(model) = effect.slots[slot] else {
                 stats.empty_slots += 1;
                 continue;
             };
-            let u = rng.next_f32();
-            let v = rng.next_f32();
-            let yaw = rng.range_f32(-std::f32::consts::PI, std::f32::consts::PI);
-            let scale = rng.range_f32(0.9, 1.1);
-            let seed = rng.next_u32();
+            let scale = rng.next_signed() * 0.1 + 1.0;
+            let yaw = rng.next_signed() * std::f32::consts::PI;
+            let u = (rx + 1.0) * 0.5;
+            let v = (ry + 1.0) * 0.5;
             let position = if S::WANTS_PLACEMENTS {
-                let (x, y) = mcnk.local_to_world(col as f64 + u as f64, row as f64 + v as f64);
+                let (x, y) = mcnk
+                    .local_to_world(f64::from(col) + f64::from(u), f64::from(row) + f64::from(v));
                 [x as f32, y as f32, mcnk.height_in_cell(row, col, u, v)]
             } else {
                 [0.0; 3]
@@ -82,7 +127,15 @@ pub(crate) fn place<S: Sink>(
                     position,
                     yaw,
                     scale,
-                    seed,
+                    seed: placement_seed(chunk, pick, n),
+                },
+                Origin {
+                    pick,
+                    n,
+                    row,
+                    col,
+                    slot: slot as u32,
+                    doodad: effect.doodads[slot],
                 },
             );
         }

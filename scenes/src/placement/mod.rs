@@ -1,11 +1,12 @@
 //! Ground-effect placement: turns MCNK data + resolved ground effects into
 //! detail-doodad placements, with two named policies:
 //!
-//! * [`Policy::Client`] ([`client`]): the client's detail-doodad routine as
-//!   public reverse engineering describes it (random `frillDensity` cells per
-//!   MCNK, `density` doodads per picked cell, slot `(n + cellIndex) & 3`).
-//! * [`Policy::PerCell`] ([`per_cell`]): sward's authoritative builder
-//!   (every cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
+//! * [`Policy::Client`] ([`client`]): the 1.12 client's detail-doodad
+//!   routine, draw for draw with the client's own generator
+//!   ([`client_rng`]): `frillDensity` random cell picks per MCNK, then
+//!   `density` doodads per pick, slot `(n + pick) & 3`.
+//! * [`Policy::PerCell`] ([`per_cell`]): sward's per-cell builder (every
+//!   cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
 //!   min(density, 24))), 12)`, weighted model choice).
 //!
 //! Both are pure functions of one MCNK's data and its global coordinate, so a
@@ -19,12 +20,15 @@
 //! [`PlacementGroup`], so both the per-MCNK and the per-model views are cheap.
 
 pub mod client;
+pub mod client_rng;
+mod inspect;
 pub mod per_cell;
 mod stats;
 
 use std::ops::Range;
 
 pub use client::ClientParams;
+pub use inspect::{inspect_placements, records_text, InspectError, PlacementRecord};
 pub use per_cell::PerCellParams;
 pub use stats::PlacementStats;
 
@@ -37,9 +41,9 @@ use crate::world::{AdtTile, ChunkCoord, Mcnk, World};
 pub struct Placement {
     /// World position; z is the exact terrain height ([`World::height_at`]).
     pub position: [f32; 3],
-    /// Rotation about +Z in radians, in `[-pi, pi)`.
+    /// Rotation about +Z in radians, in `[-pi, pi]`.
     pub yaw: f32,
-    /// Uniform scale.
+    /// Uniform scale, in `[0.9, 1.1]`.
     pub scale: f32,
     /// Per-placement seed (wind phase, variation).
     pub seed: u32,
@@ -79,7 +83,7 @@ pub struct Placements {
 pub enum Policy {
     /// The client's detail-doodad routine.
     Client(ClientParams),
-    /// sward's authoritative per-cell builder.
+    /// The seed's per-cell builder.
     PerCell(PerCellParams),
 }
 
@@ -93,19 +97,36 @@ impl Policy {
     }
 }
 
+/// Where a placement came from inside its MCNK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// Client: the cell pick index. Per-cell: the attempt index in the cell.
+    pub pick: u32,
+    /// Client: the doodad index within the pick. Per-cell: 0.
+    pub n: u32,
+    /// Cell row (0..8).
+    pub row: u32,
+    /// Cell column (0..8).
+    pub col: u32,
+    /// The effect slot (0..4) the model came from.
+    pub slot: u32,
+    /// The slot's GroundEffectDoodad key.
+    pub doodad: u32,
+}
+
 /// Receives the placements of one MCNK from a policy.
 pub(crate) trait Sink {
     /// Whether positions are needed (false: only count).
     const WANTS_PLACEMENTS: bool;
     /// One placement of `model`.
-    fn push(&mut self, model: u16, p: Placement);
+    fn push(&mut self, model: u16, p: Placement, origin: Origin);
 }
 
 struct Collect<'a>(&'a mut Vec<(u16, Placement)>);
 
 impl Sink for Collect<'_> {
     const WANTS_PLACEMENTS: bool = true;
-    fn push(&mut self, model: u16, p: Placement) {
+    fn push(&mut self, model: u16, p: Placement, _: Origin) {
         self.0.push((model, p));
     }
 }
@@ -114,7 +135,7 @@ struct Count;
 
 impl Sink for Count {
     const WANTS_PLACEMENTS: bool = false;
-    fn push(&mut self, _: u16, _: Placement) {}
+    fn push(&mut self, _: u16, _: Placement, _: Origin) {}
 }
 
 /// The shared cell checks: suppression, hole, predTex layer, effect. Counts
@@ -157,15 +178,21 @@ pub(crate) fn cell_effect<'e>(
 }
 
 /// Records one placement in the stats and the sink.
-pub(crate) fn emit<S: Sink>(stats: &mut PlacementStats, sink: &mut S, model: u16, p: Placement) {
+pub(crate) fn emit<S: Sink>(
+    stats: &mut PlacementStats,
+    sink: &mut S,
+    model: u16,
+    p: Placement,
+    origin: Origin,
+) {
     stats.placements += 1;
     if let Some(c) = stats.per_model.get_mut(model as usize) {
         *c += 1;
     }
-    sink.push(model, p);
+    sink.push(model, p, origin);
 }
 
-fn place_mcnk<S: Sink>(
+pub(crate) fn place_mcnk<S: Sink>(
     chunk: ChunkCoord,
     mcnk: &Mcnk,
     effects: &ResolvedEffects,

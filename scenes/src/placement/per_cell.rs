@@ -1,5 +1,4 @@
-//! The `per-cell` policy: sward's authoritative builder, run once per world
-//! window (the tiers build their descriptors from its output).
+//! The `per-cell` policy: sward's per-cell builder.
 //!
 //! Every cell of every MCNK is considered. After the shared checks
 //! (noEffectDoodad, hole, predTex layer, effect) the cell's coverage is the
@@ -18,12 +17,12 @@
 //! `hash(gx, gy, c, a)`, draws a uniform position in the cell, a model from
 //! the effect's four slots by weight, yaw, scale (0.9..1.1) and a phase seed.
 
-use super::{cell_effect, emit, Placement, PlacementStats, Sink};
+use super::{cell_effect, emit, Origin, Placement, PlacementStats, Sink};
 use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
 
-/// Parameters of the per-cell policy (defaults are sward's reference constants).
+/// Parameters of the per-cell policy (defaults: sward's constants).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerCellParams {
     /// Coverage (0..=255) below which a cell grows nothing (default: 32).
@@ -34,7 +33,7 @@ pub struct PerCellParams {
     pub density_cap: u32,
     /// Most clumps per cell before scaling (default: 12).
     pub max_clumps: u32,
-    /// Multiplier on the clump count (1.0 = the formula as written).
+    /// Multiplier on the clump count (1.0 = the formula as is).
     pub density_scale: f32,
 }
 
@@ -50,7 +49,7 @@ impl Default for PerCellParams {
     }
 }
 
-/// The per-cell clump formula for one cell.
+/// The clump formula for one cell.
 pub fn clumps(coverage: u8, density: u32, density_cap: u32, max_clumps: u32) -> u32 {
     let want = (coverage as f32 / 255.0 * density.min(density_cap) as f32).ceil() as u32;
     want.max(1).min(max_clumps)
@@ -112,7 +111,10 @@ pub(crate) fn place<S: Sink>(
                 let yaw = rng.range_f32(-std::f32::consts::PI, std::f32::consts::PI);
                 let scale = rng.range_f32(0.9, 1.1);
                 let seed = rng.next_u32();
-                let Some(model) = effect.pick_weighted(pick) else {
+                let Some((slot, model)) = effect
+                    .pick_weighted_slot(pick)
+                    .and_then(|i| Some((i, effect.slots[i]?)))
+                else {
                     stats.empty_slots += 1;
                     continue;
                 };
@@ -131,6 +133,14 @@ pub(crate) fn place<S: Sink>(
                         yaw,
                         scale,
                         seed,
+                    },
+                    Origin {
+                        pick: a,
+                        n: 0,
+                        row,
+                        col,
+                        slot: slot as u32,
+                        doodad: effect.doodads[slot],
                     },
                 );
             }

@@ -287,3 +287,276 @@ fn count_matches_build_and_views_agree() {
                 < (w[1].chunk.y, w[1].chunk.x, w[1].model)));
     }
 }
+
+/// The generator against the reference implementation: whoa's typhoon
+/// (`whoahq/typhoon`, `tempest/random/CRandom.cpp` and `CRndSeed.cpp` at
+/// commit c6ee931) compiled with g++ outside this repository, printing the
+/// first eight `CRandom::uint32` values after `CRndSeed(seed)` and the
+/// 100,000th value for one seed.
+#[test]
+fn client_rng_matches_the_reference_generator() {
+    use super::client_rng::{signed_unit, ClientRng, NOISE};
+    let cases: [(u32, [u32; 8]); 5] = [
+        (
+            0,
+            [
+                0x16BE8AA9, 0xBA39C860, 0xB1DFD560, 0x6BBD62DF, 0x900F3784, 0xDE0646CE, 0x9C1C3A62,
+                0x084305AD,
+            ],
+        ),
+        (
+            1,
+            [
+                0x3E34D164, 0xEC6567FE, 0xDF4C9BCC, 0x2E14327A, 0x765A1BBF, 0xE3CCED03, 0x05B949C3,
+                0x31D0D414,
+            ],
+        ),
+        (
+            0x0030_0020,
+            [
+                0x9ED0F801, 0x3F55A3AA, 0x3186D589, 0xF6FA3E5E, 0x90767232, 0xB9A544BB, 0x2E3E0A91,
+                0x1BA7947F,
+            ],
+        ),
+        (
+            // MCNK (519, 773): tile (32, 48), MCNK (7, 5).
+            0x0305_0207,
+            [
+                0x0D932F21, 0xC475C3F0, 0x298C57F6, 0xBA8793CC, 0x7F14C661, 0xE08744E7, 0xBFD88FB8,
+                0x09B4A488,
+            ],
+        ),
+        (
+            u32::MAX,
+            [
+                0x6C19B47A, 0x7295D588, 0x38340EC2, 0x6831CA7F, 0x541A8A9B, 0xC80CC730, 0x6050780F,
+                0x96EC3CBD,
+            ],
+        ),
+    ];
+    for (seed, want) in cases {
+        let mut r = ClientRng::new(seed);
+        let got: [u32; 8] = std::array::from_fn(|_| r.next_u32());
+        assert_eq!(got, want, "seed {seed:#x}");
+    }
+    let mut r = ClientRng::new(0x0030_0020);
+    let last = (0..100_000).map(|_| r.next_u32()).last();
+    assert_eq!(last, Some(0x9E2D_F506));
+    // The table is a permutation of 0..=255 starting 8e 14 27 99.
+    let mut seen = [false; 256];
+    NOISE.iter().for_each(|&b| seen[b as usize] = true);
+    assert!(seen.iter().all(|&s| s));
+    assert_eq!(NOISE[..4], [0x8e, 0x14, 0x27, 0x99]);
+    // Float conversion: mantissa -> f in [1, 2); sign set: 2 - f, clear: f - 2.
+    assert_eq!(signed_unit(0x0000_0000), -1.0);
+    assert_eq!(signed_unit(0x8000_0000), 1.0);
+    assert_eq!(signed_unit(0x0040_0000), -0.5);
+    assert_eq!(signed_unit(0x8040_0000), 0.5);
+    assert_eq!(signed_unit(0x7FFF_FFFF), -f32::EPSILON);
+}
+
+/// An independent model of the routine's draw sequence for the test fixture
+/// (slots 0 and 1 filled, 2 and 3 empty; `skip` says which cells place
+/// nothing): `(pick, n, row, col, slot, u, v, scale, yaw)` per placement.
+#[allow(clippy::type_complexity)]
+fn model_stream(
+    chunk: crate::world::ChunkCoord,
+    frill: u32,
+    density: u32,
+    skip: impl Fn(u32, u32) -> bool,
+) -> Vec<(u32, u32, u32, u32, u32, f32, f32, f32, f32)> {
+    use super::client_rng::ClientRng;
+    let mut r = ClientRng::new((chunk.y << 16) | chunk.x);
+    let mut picks = Vec::new();
+    for _ in 0..frill {
+        let col = r.next_u32() & 7;
+        let row = r.next_u32() & 7;
+        picks.push((row, col));
+    }
+    let mut out = Vec::new();
+    for (k, &(row, col)) in picks.iter().enumerate() {
+        if skip(row, col) {
+            continue;
+        }
+        for n in 0..density {
+            let rx = r.next_signed();
+            let ry = r.next_signed();
+            let slot = (n + k as u32) % 4;
+            if slot >= 2 {
+                continue;
+            }
+            let scale = r.next_signed() * 0.1 + 1.0;
+            let yaw = r.next_signed() * std::f32::consts::PI;
+            out.push((
+                k as u32,
+                n,
+                row,
+                col,
+                slot,
+                (rx + 1.0) / 2.0,
+                (ry + 1.0) / 2.0,
+                scale,
+                yaw,
+            ));
+        }
+    }
+    out
+}
+
+fn records_of(
+    t: &AdtTile,
+    fx: &ResolvedEffects,
+    policy: &Policy,
+    mcnk: (u32, u32),
+) -> Vec<PlacementRecord> {
+    inspect_placements(t, fx, &["A", "B"], policy, &[mcnk]).expect("inspect")
+}
+
+/// Two passes (all picks first), slot `(n + pick) & 3`, rx/ry drawn even for
+/// an empty slot, scale before yaw, and suppressed cells (road layer,
+/// noEffectDoodad, hole, missing layer) drawing nothing: the routine's
+/// output equals the model stream draw for draw.
+#[test]
+fn client_routine_follows_the_draw_order() {
+    let t = tile(TileCoord::new(10, 10));
+    for density in [4, 7] {
+        let fx = effects(density);
+        for frill in [16, 48] {
+            let policy = Policy::Client(ClientParams {
+                frill_density: frill,
+            });
+            // MCNK 0 has every kind of suppressed cell; MCNK (3, 2) none.
+            for (mcnk, skip_any) in [((0, 0), true), ((3, 2), false)] {
+                let chunk = crate::world::ChunkCoord::from_tile(t.coord, mcnk.0, mcnk.1);
+                let skip = |row: u32, col: u32| {
+                    skip_any
+                        && (row <= 1
+                            || ((4..6).contains(&row) && (4..6).contains(&col))
+                            || (row, col) == (7, 7))
+                };
+                let want = model_stream(chunk, frill, density, skip);
+                let got = records_of(&t, &fx, &policy, mcnk);
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "density {density} frill {frill} {mcnk:?}"
+                );
+                let m = t.mcnk(mcnk.0, mcnk.1).expect("mcnk");
+                for (g, w) in got.iter().zip(&want) {
+                    let (pick, n, row, col, slot, u, v, scale, yaw) = *w;
+                    assert_eq!((g.pick, g.n, g.cell, g.slot), (pick, n, [col, row], slot));
+                    assert_eq!(g.doodad, [11, 12][slot as usize]);
+                    assert_eq!(g.model, ["A", "B"][slot as usize]);
+                    assert_eq!((g.scale, g.yaw), (scale, yaw), "bit-exact scale and yaw");
+                    let (x, y) = m.local_to_world(
+                        f64::from(col) + f64::from(u),
+                        f64::from(row) + f64::from(v),
+                    );
+                    assert_eq!(
+                        g.position,
+                        [x as f32, y as f32, m.height_in_cell(row, col, u, v)]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A cell picked twice gets doodads from rotated slots: doodad `n` of pick
+/// `k` uses slot `(n + k) & 3`, not a slot fixed by the cell. With slots 0
+/// and 1 filled and density 4, the doodad indices that place are {0, 1},
+/// {3, 0}, {2, 3} or {1, 2} by `k & 3`; a slot fixed per cell would place
+/// the same indices at every pick of the cell.
+#[test]
+fn a_cell_picked_twice_rotates_its_slots() {
+    let t = tile(TileCoord::new(10, 10));
+    let fx = effects(4);
+    let policy = Policy::Client(ClientParams { frill_density: 48 });
+    let got = records_of(&t, &fx, &policy, (3, 2));
+    let mut by_cell: std::collections::HashMap<[u32; 2], Vec<(u32, Vec<u32>)>> = Default::default();
+    for r in &got {
+        assert_eq!(r.slot, (r.n + r.pick) & 3);
+        let picks = by_cell.entry(r.cell).or_default();
+        match picks.last_mut() {
+            Some((k, ns)) if *k == r.pick => ns.push(r.n),
+            _ => picks.push((r.pick, vec![r.n])),
+        }
+    }
+    let mut rotated = 0;
+    for picks in by_cell.values().filter(|p| p.len() > 1) {
+        let (k0, n0) = &picks[0];
+        for (k1, n1) in &picks[1..] {
+            let mut a = n0.clone();
+            let mut b = n1.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(
+                a != b,
+                (k1 - k0) % 4 != 0,
+                "picks {k0} and {k1} of one cell"
+            );
+            rotated += usize::from(a != b);
+        }
+    }
+    assert!(rotated > 0, "48 picks over 64 cells repeat some cell");
+}
+
+#[test]
+fn client_density_is_uncapped_and_frill_density_clamped() {
+    let mut t = tile(TileCoord::new(10, 10));
+    for m in &mut t.mcnks {
+        m.header.pred_tex = Default::default();
+        m.header.holes_low_res = 0;
+        m.header.no_effect_doodad = Default::default();
+    }
+    // Density 40 (per-cell caps at 24): 20 of 40 slots filled per pick.
+    let (p, stats) = Placements::build_tile(&t, &effects(40), MODELS, &client());
+    assert_eq!(p.len(), 256 * 16 * 20);
+    assert_eq!(stats.empty_slots, 256 * 16 * 20);
+    for (frill, picks) in [(0, 1), (1, 1), (256, 256), (400, 256)] {
+        let policy = Policy::Client(ClientParams {
+            frill_density: frill,
+        });
+        let stats = Placements::count_tile(&t, &effects(4), MODELS, &policy);
+        assert_eq!(stats.cells_visited, 256 * picks, "frillDensity {frill}");
+    }
+}
+
+/// The per-placement seed is a hash of (MCNK, pick, doodad), not a draw:
+/// placements keep their seed when other picks change.
+#[test]
+fn client_seed_hashes_the_placement_identity() {
+    let t = tile(TileCoord::new(10, 10));
+    let fx = effects(4);
+    let (p, _) = Placements::build_tile(&t, &fx, MODELS, &client());
+    let chunk = crate::world::ChunkCoord::from_tile(t.coord, 3, 2);
+    let recs = records_of(&t, &fx, &client(), (3, 2));
+    let g = p
+        .groups
+        .iter()
+        .find(|g| g.chunk == chunk && g.model == 0)
+        .expect("group");
+    let first_a = recs.iter().find(|r| r.slot == 0).expect("slot 0 placed");
+    let item = p.group_items(g)[0];
+    assert_eq!(item.position, first_a.position);
+    assert_eq!(
+        item.seed,
+        client::placement_seed(chunk, first_a.pick, first_a.n)
+    );
+    let seeds: std::collections::HashSet<u32> = p.items.iter().map(|i| i.seed).collect();
+    assert!(seeds.len() as f64 > p.len() as f64 * 0.999);
+}
+
+#[test]
+fn inspect_rejects_bad_mcnks() {
+    let t = tile(TileCoord::new(10, 10));
+    let e = inspect_placements(&t, &effects(4), &["A", "B"], &client(), &[(16, 0)])
+        .expect_err("out of range");
+    assert!(
+        e.to_string().contains("MCNK 16,0 is outside the tile"),
+        "{e}"
+    );
+    let all = inspect_placements(&t, &effects(4), &["A", "B"], &per_cell(), &[]).expect("all");
+    let (p, _) = Placements::build_tile(&t, &effects(4), MODELS, &per_cell());
+    assert_eq!(all.len(), p.len());
+}

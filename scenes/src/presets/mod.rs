@@ -28,7 +28,10 @@ pub use views::{CameraPath, Keyframe, ViewPose};
 
 use crate::effects::{EffectError, GroundEffects, ResolvedEffects};
 use crate::models::{elwynn_models, DetailModel, ModelError};
-use crate::placement::{ClientParams, PerCellParams, PlacementStats, Placements, Policy};
+use crate::placement::{
+    inspect_placements, ClientParams, InspectError, PerCellParams, PlacementRecord, PlacementStats,
+    Placements, Policy,
+};
 use crate::window::{TileSource, WindowError, WindowSlide, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
 use crate::world::{AdtTile, World, TILE_MCNKS};
@@ -251,6 +254,11 @@ impl Preset {
         &self.policy
     }
 
+    /// Where this preset's grass fades and ends ([`GrassRange::for_policy`]).
+    pub fn grass_range(&self) -> GrassRange {
+        GrassRange::for_policy(&self.policy)
+    }
+
     /// The tile source of this preset.
     pub fn source(&self) -> ProceduralSource {
         ProceduralSource {
@@ -295,6 +303,7 @@ impl Preset {
         );
         Ok(Scene {
             name: self.name.to_owned(),
+            grass: self.grass_range(),
             adts: source.tile_count(),
             source,
             window,
@@ -435,6 +444,8 @@ fn name_of(name: &str) -> &'static str {
 pub struct Scene {
     /// Preset name.
     pub name: String,
+    /// Grass fade start and draw distance for this scene.
+    pub grass: GrassRange,
     /// ADT tiles in the whole world (the source), not only resident ones.
     pub adts: usize,
     /// Where tiles come from (for sliding the window).
@@ -475,6 +486,85 @@ impl Scene {
         self.window.policy()
     }
 
+    /// The placements of MCNKs `mcnks` (`(index_x, index_y)`, all when empty)
+    /// of tile `tile` under the scene's policy, in generation order. The
+    /// tile may be any tile of the scene's source, resident or not.
+    pub fn inspect_placements(
+        &self,
+        tile: TileCoord,
+        mcnks: &[(u32, u32)],
+    ) -> Result<Vec<PlacementRecord>, InspectError> {
+        let loaded;
+        let t = match self.world().tile(tile) {
+            Some(t) => &**t,
+            None if self.source.contains(tile) => {
+                loaded = self.source.load(tile).map_err(|e| InspectError::Tile {
+                    tile,
+                    reason: e.to_string(),
+                })?;
+                &loaded
+            }
+            None => {
+                return Err(InspectError::Tile {
+                    tile,
+                    reason: format!("not in scene {} ({})", self.name, self.tile_extent()),
+                })
+            }
+        };
+        let paths: Vec<&str> = self.models.iter().map(|m| m.path.as_str()).collect();
+        inspect_placements(t, &self.resolved, &paths, self.policy(), mcnks)
+    }
+
+    /// A description of the tiles the source holds (for error messages).
+    fn tile_extent(&self) -> String {
+        let all: Vec<TileCoord> = (0..coords::WORLD_TILES)
+            .flat_map(|y| (0..coords::WORLD_TILES).map(move |x| TileCoord::new(x, y)))
+            .filter(|t| self.source.contains(*t))
+            .collect();
+        match (all.iter().map(|t| t.x).min(), all.iter().map(|t| t.x).max()) {
+            (Some(x0), Some(x1)) => {
+                let y0 = all.iter().map(|t| t.y).min().unwrap_or(0);
+                let y1 = all.iter().map(|t| t.y).max().unwrap_or(0);
+                format!("{} tiles, x {x0}..={x1}, y {y0}..={y1}", all.len())
+            }
+            _ => "no tiles".to_owned(),
+        }
+    }
+}
+
+/// Where grass fades and ends, in world units (1 yard = 1 unit).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct GrassRange {
+    /// Distance where the fade starts.
+    pub fade_start: f32,
+    /// Distance where grass ends.
+    pub distance: f32,
+}
+
+impl GrassRange {
+    /// sward's default: fade from 160 to 220.
+    pub const DEFAULT: Self = Self {
+        fade_start: 160.0,
+        distance: 220.0,
+    };
+    /// The 1.12 client: detail doodads end at 70 yards; fading over the last
+    /// quarter (from 52.5) is sward's choice, as in Benilla's renderer.
+    pub const CLIENT: Self = Self {
+        fade_start: 52.5,
+        distance: crate::placement::client::CLIENT_GRASS_DISTANCE,
+    };
+
+    /// The range that goes with a placement policy: the client's for the
+    /// client routine, sward's default otherwise.
+    pub fn for_policy(policy: &Policy) -> Self {
+        match policy {
+            Policy::Client(_) => Self::CLIENT,
+            Policy::PerCell(_) => Self::DEFAULT,
+        }
+    }
+}
+
+impl Scene {
     /// Moves the window with the camera; refreshes `placements` and `stats`
     /// when it slides.
     pub fn follow(&mut self, x: f64, y: f64) -> Result<Option<WindowSlide>, WindowError> {

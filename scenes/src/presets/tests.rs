@@ -3,15 +3,17 @@
 use std::sync::OnceLock;
 
 use super::*;
+use crate::placement::Placement;
 
 /// Built once and shared: terrain generation dominates test time.
 fn built(name: &'static str) -> &'static Scene {
     static ELWYNN: OnceLock<Scene> = OnceLock::new();
     static SEAMS: OnceLock<Scene> = OnceLock::new();
-    let cell = if name == "elwynn-dense" {
-        &ELWYNN
-    } else {
-        &SEAMS
+    static CLIENT: OnceLock<Scene> = OnceLock::new();
+    let cell = match name {
+        "elwynn-dense" => &ELWYNN,
+        "elwynn-client" => &CLIENT,
+        _ => &SEAMS,
     };
     cell.get_or_init(|| {
         Preset::by_name(name)
@@ -174,4 +176,68 @@ fn window_slides_reuse_tiles_and_keep_placements() {
     let [x, y] = coords::tile_centre(CENTRE);
     scene.follow(x, y).expect("loads").expect("slides");
     assert_eq!(scene.placements, before);
+}
+
+/// FNV-1a over the placement bytes (order included).
+fn fnv64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// elwynn-client is pinned: its count and a hash of every placement
+/// (positions, yaw, scale, seed, in group order). Values recorded from this
+/// implementation once its generator matched the reference and its draw
+/// order matched the model stream (see the placement tests).
+#[test]
+fn elwynn_client_is_pinned() {
+    let scene = built("elwynn-client");
+    assert_eq!(scene.placements.len(), ELWYNN_CLIENT_PLACEMENTS);
+    let bytes: &[u8] = bytemuck::cast_slice(&scene.placements.items);
+    assert_eq!(fnv64(bytes), ELWYNN_CLIENT_HASH, "{:#x}", fnv64(bytes));
+    assert_eq!(scene.grass, GrassRange::CLIENT);
+    assert_eq!((scene.grass.fade_start, scene.grass.distance), (52.5, 70.0));
+    assert_eq!(built("elwynn-dense").grass, GrassRange::DEFAULT);
+}
+
+const ELWYNN_CLIENT_PLACEMENTS: usize = 123_490;
+const ELWYNN_CLIENT_HASH: u64 = 0x90b6_8c72_2ffe_7c57;
+
+/// inspect lists exactly the scene's placements of an MCNK, in generation
+/// order (the scene groups them by model), and names bad tiles clearly.
+#[test]
+fn inspect_lists_the_scene_placements() {
+    for name in ["elwynn-client", "seams-holes"] {
+        let scene = built(name);
+        let tile = scene.window.tiles()[0];
+        let recs = scene.inspect_placements(tile, &[(5, 9)]).expect("inspect");
+        let chunk = crate::world::ChunkCoord::from_tile(tile, 5, 9);
+        let mut want: Vec<Placement> = scene
+            .placements
+            .groups
+            .iter()
+            .filter(|g| g.chunk == chunk)
+            .flat_map(|g| scene.placements.group_items(g).iter().copied())
+            .collect();
+        let index = |path: &str| scene.models.iter().position(|m| m.path == path);
+        let mut got: Vec<(usize, [f32; 3], f32, f32)> = recs
+            .iter()
+            .map(|r| (index(&r.model).expect("model"), r.position, r.yaw, r.scale))
+            .collect();
+        got.sort_by_key(|g| g.0);
+        assert!(!got.is_empty(), "{name}");
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (g, w) in got.iter().zip(want.drain(..)) {
+            assert_eq!((g.1, g.2, g.3), (w.position, w.yaw, w.scale), "{name}");
+        }
+    }
+    let scene = built("elwynn-client");
+    let e = scene
+        .inspect_placements(TileCoord::new(0, 0), &[])
+        .expect_err("not in the scene");
+    assert!(
+        e.to_string()
+            .contains("tile 0,0: not in scene elwynn-client (9 tiles, x 31..=33, y 47..=49)"),
+        "{e}"
+    );
 }
