@@ -75,6 +75,47 @@ fn quick_bench_writes_a_valid_report_with_computed_ratios() {
 }
 
 #[test]
+fn every_combination_runs_without_wgpu_validation_errors_and_sweeps_keep_their_parameters() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    // Every registered grass x terrain pair and each tier alone (default
+    // parameters), plus a parameter sweep, with wgpu's own validation of
+    // indirect draws on: a validation error anywhere fails the bench.
+    let mut tiers: Vec<String> = sward_passes::technique::default_bench_combos(&gpu.caps)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    tiers.extend(["gpu-cull:patch=1", "gpu-cull:patch=4"].map(String::from));
+    let out = out_dir("matrix");
+    let opts = BenchOptions {
+        preset: Some("seams-holes".into()),
+        tiers: Some(tiers.join(",")),
+        frames: Some(2),
+        warmup: Some(1),
+        size: Some("96x64".into()),
+        quick: true,
+        indirect_validation: true,
+        out: out.clone(),
+        ..BenchOptions::default()
+    };
+    let outcome = run_bench(&opts).expect("every combination runs with indirect validation");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json written");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("report.json parses");
+    validate_report(&value).unwrap_or_else(|errs| panic!("invalid report: {errs:#?}"));
+    let runs = value["runs"].as_array().expect("runs");
+    // The baseline is in the default list too, so it is not run twice.
+    assert_eq!(runs.len(), tiers.len(), "{:?}", outcome.report.runs.len());
+    let patches: Vec<i64> = runs
+        .iter()
+        .filter(|r| r["tier"]["grass"] == "gpu-cull" && r["tier"]["terrain"] == "static-chunks")
+        .map(|r| r["tier"]["params"]["grass"]["patch"].as_i64().expect("patch recorded"))
+        .collect();
+    assert_eq!(patches, [2, 1, 4], "default first, then the sweep");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn bench_rejects_unwritable_output_before_gpu_work() {
     let file = std::env::temp_dir().join(format!("sward-bench-test-{}-file", std::process::id()));
     std::fs::write(&file, b"not a directory").unwrap();
