@@ -11,6 +11,7 @@ use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::coords::TileCoord;
 use crate::world::{AdtTile, AlphaMap, Layer, NoEffectDoodad, PredTex, ALPHA_TEXELS};
 
+mod archives;
 mod mutate;
 
 /// A tile exercising every modelled field: 0..4 layers, alpha maps, header
@@ -325,7 +326,26 @@ fn preset_exports_and_loads_to_the_same_placements() {
     std::fs::rename(&m2, &upper).expect("rename");
     assert!(load_data_dir(&dir).is_ok());
     std::fs::remove_file(&upper).expect("remove");
-    let e = load_data_dir(&dir).expect_err("missing model");
+    // A missing model is reported and its doodad skipped, not fatal.
+    let set = load_data_dir(&dir).expect("loads without the model");
+    assert_eq!(set.missing.len(), 1);
+    let miss = &set.missing[0];
+    assert!(miss.model.ends_with("ElwGra01.m2"), "{}", miss.model);
+    assert_eq!(miss.file, miss.model);
+    assert!(!miss.effects.is_empty());
+    assert!(miss.to_string().contains("ElwGra01"), "{miss}");
+    assert_eq!(set.models.len(), scene.models.len() - 1);
+    assert!(set
+        .effects
+        .textures
+        .iter()
+        .all(|t| !t.doodads.iter().any(|d| miss.doodads.contains(d))));
+    let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
+    assert_eq!(streamed.missing_models, set.missing);
+    assert!(!streamed.placements.is_empty());
+    // A model that is present but corrupt is an error naming it.
+    std::fs::write(&m2, b"MD20junk").expect("write");
+    let e = load_data_dir(&dir).expect_err("corrupt model");
     assert!(e.to_string().contains("ElwGra01"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
