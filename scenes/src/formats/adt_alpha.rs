@@ -132,6 +132,25 @@ mod tests {
     }
 
     #[test]
+    fn the_wdt_big_alpha_flag_decides_the_depth() {
+        let body: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
+        let file = mcal(&body);
+        let r = Reader::new(&file, "a.adt");
+        let c = r.chunk_at("t", 0).expect("chunk");
+        // Big alpha: 8-bit even where the next map starts after 2048 bytes.
+        let big = read_alpha(&r, &c, 0, 2048, Some(true), false, false).expect("8-bit");
+        assert_eq!(big[2047], (2047 % 251) as u8);
+        assert_eq!(big[4095], (4095 % 251) as u8);
+        // No big alpha: 4-bit even where 4096 bytes are there.
+        let small = read_alpha(&r, &c, 0, 4096, Some(false), false, true).expect("4-bit");
+        assert_eq!(small[0], (body[0] & 0xF) * 17);
+        assert_eq!(small[1], (body[0] >> 4) * 17);
+        // A big-alpha map that does not fit is a named error.
+        let e = read_alpha(&r, &c, 2048, 4096, Some(true), false, false).expect_err("short");
+        assert!(e.to_string().contains("a.adt"), "{e}");
+    }
+
+    #[test]
     fn rle_fill_and_copy_runs_decode() {
         let mut body = Vec::new();
         for _ in 0..32 {

@@ -615,6 +615,52 @@ mod tests {
     }
 
     #[test]
+    fn v264_models_read_their_view_from_the_skin_file() {
+        assert_eq!(
+            skin_path("World\\NoDXT\\Detail\\ElwGra01.M2"),
+            "World\\NoDXT\\Detail\\ElwGra0100.skin"
+        );
+        for m in crate::models::elwynn_models().into_iter().take(3) {
+            let tex = m.path.replace(".m2", ".blp");
+            let classic = read_m2(&write_m2(&m, &tex).expect("write"), "c.m2").expect("read");
+            let (bytes, skin) = write_m2_v264_fixture(&m, &tex).expect("v264");
+            assert_eq!(m2_version(&bytes, "w.m2").expect("version"), SKIN_VERSION);
+            let e = read_m2(&bytes, "w.m2").expect_err("needs skin");
+            assert!(matches!(e, FormatError::Unsupported { .. }), "{e}");
+            let got = read_m2_v264(&bytes, "w.m2", &skin, "w00.skin").expect("read");
+            assert_eq!(
+                got,
+                M2Model {
+                    version: SKIN_VERSION,
+                    ..classic.clone()
+                }
+            );
+            // Through the data-source path: the skin is fetched by name.
+            let mut asked = String::new();
+            let via = read_m2_with_skin(&bytes, "w.m2", &m.path, |p| {
+                asked = p.to_owned();
+                Ok(Some(crate::formats::DataFile {
+                    bytes: skin.clone(),
+                    name: p.to_owned(),
+                }))
+            })
+            .expect("read")
+            .expect("skin present");
+            assert_eq!(asked, skin_path(&m.path));
+            assert_eq!(via, got);
+            // A missing skin is reported by name; a bad one is an error.
+            let missing = read_m2_with_skin(&bytes, "w.m2", &m.path, |_| Ok(None)).expect("ok");
+            assert_eq!(missing, Err(skin_path(&m.path)));
+            let mut bad = skin.clone();
+            bad[0] = b'X';
+            let e = read_m2_v264(&bytes, "w.m2", &bad, "w00.skin").expect_err("magic");
+            assert!(e.to_string().contains("w00.skin"), "{e}");
+            let e = read_m2_v264(&bytes, "w.m2", &skin[..40], "w00.skin").expect_err("short");
+            assert!(e.to_string().contains("w00.skin"), "{e}");
+        }
+    }
+
+    #[test]
     fn vertex_layout_is_48_bytes_with_bone_indices_at_16() {
         let m = &crate::models::elwynn_models()[0];
         let bytes = write_m2(m, "x.blp").expect("write");

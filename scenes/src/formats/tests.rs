@@ -92,6 +92,44 @@ pub(super) fn temp_dir(name: &str) -> PathBuf {
 }
 
 #[test]
+fn chunks_the_client_ships_but_sward_does_not_use_are_skipped() {
+    use super::bytes::{Out, Reader};
+    let tile = sample_tile(TileCoord::new(31, 49), 5);
+    let bytes = write_adt(&tile).expect("write");
+    let chunks = Reader::new(&bytes, "t.adt").chunks(0).expect("chunks");
+    let last = chunks
+        .iter()
+        .rev()
+        .find(|c| &c.tag == b"MCNK")
+        .expect("an MCNK");
+    assert_eq!(last.end(), bytes.len(), "the last MCNK ends the file");
+    // Shadow map, vertex colours, old liquid and sound emitters inside the
+    // last MCNK (its size grows to hold them) ...
+    let mut extra = Out::default();
+    extra.chunk(b"MCSH", |o| o.zeros(512));
+    extra.chunk(b"MCCV", |o| o.zeros(145 * 4));
+    extra.chunk(b"MCLQ", |o| o.zeros(0x2D4));
+    extra.chunk(b"MCSE", |o| o.zeros(0x1C));
+    let mut file = bytes.clone();
+    file.extend_from_slice(&extra.buf);
+    let size = (last.size + extra.buf.len()) as u32;
+    file[last.offset + 4..last.offset + 8].copy_from_slice(&size.to_le_bytes());
+    // ... and 3.x water, flight bounds and the doodad / WMO tables after it.
+    let mut top = Out::default();
+    top.chunk(b"MH2O", |o| o.zeros(256 * 12));
+    top.chunk(b"MFBO", |o| o.zeros(36));
+    top.chunk(b"MMDX", |o| o.bytes(b"World\\x.m2\0"));
+    top.chunk(b"MMID", |o| o.u32(0));
+    top.chunk(b"MWMO", |_| {});
+    top.chunk(b"MWID", |_| {});
+    top.chunk(b"MDDF", |o| o.zeros(36));
+    top.chunk(b"MODF", |_| {});
+    file.extend_from_slice(&top.buf);
+    let back = read_adt(&file, "Azeroth_31_49.adt", Some(tile.coord)).expect("read");
+    assert_eq!(back, tile);
+}
+
+#[test]
 fn adt_round_trips_byte_for_byte_and_value_for_value() {
     let tile = sample_tile(TileCoord::new(31, 49), 3);
     let bytes = write_adt(&tile).expect("write");
