@@ -28,6 +28,7 @@ pub mod data_dir;
 pub mod data_scene;
 pub mod dbc;
 pub mod inspect;
+pub mod inspect_files;
 pub mod m2;
 pub mod maps;
 pub mod mpq_export;
