@@ -480,10 +480,15 @@ fn read_body(
     for i in 0..ns {
         let v = vr.u16("M2 view vertices", sofs + 2 * i)?;
         if v as usize >= nv {
+            let of = if vr.file == r.file {
+                String::new()
+            } else {
+                format!(" (the vertex count of {})", r.file)
+            };
             return Err(vr.err(
                 "M2 view vertices",
                 sofs + 2 * i,
-                format!("vertex {v} >= {nv}"),
+                format!("vertex {v} >= {nv}{of}"),
             ));
         }
         remap.push(v);

@@ -246,3 +246,46 @@ pub fn centre_tile(
     };
     Ok(t)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selections_parse_and_points_outside_the_map_are_errors() {
+        assert_eq!(parse_xy(" -8949.9, -132.5").expect("xy"), [-8949.9, -132.5]);
+        assert!(parse_xy("1;2").is_err());
+        assert!(parse_xy("1,nan").is_err());
+        assert_eq!(parse_tile("32,48").expect("tile"), TileCoord::new(32, 48));
+        assert!(parse_tile("64,0").expect_err("off grid").contains("64x64"));
+        let tiles = [TileCoord::new(32, 48), TileCoord::new(33, 48)];
+        let d = tiles[0];
+        let sel = |at: Option<[f64; 2]>, tile: Option<TileCoord>| WorldSelection {
+            map: None,
+            at,
+            tile,
+        };
+        assert_eq!(centre_tile(&sel(None, None), "M", &tiles, d), Ok(d));
+        let c = coords::tile_centre(tiles[1]);
+        assert_eq!(
+            centre_tile(&sel(Some(c), None), "M", &tiles, d),
+            Ok(tiles[1])
+        );
+        assert_eq!(
+            centre_tile(&sel(None, Some(tiles[1])), "M", &tiles, d),
+            Ok(tiles[1])
+        );
+        let far = coords::tile_centre(TileCoord::new(10, 10));
+        let e = centre_tile(&sel(Some(far), None), "M", &tiles, d).expect_err("outside");
+        assert!(
+            e.contains("map M does not have") && e.contains("x 32..=33"),
+            "{e}"
+        );
+        let e = centre_tile(&sel(None, Some(TileCoord::new(1, 1))), "M", &tiles, d)
+            .expect_err("outside");
+        assert!(e.contains("no tile (1, 1)"), "{e}");
+        let e = centre_tile(&sel(Some([1e9, 0.0]), None), "M", &tiles, d).expect_err("grid");
+        assert!(e.contains("outside the world"), "{e}");
+        assert!(centre_tile(&sel(Some(c), Some(d)), "M", &tiles, d).is_err());
+    }
+}

@@ -22,6 +22,9 @@ use crate::effects::{GroundEffectLayout, GroundEffects};
 use crate::models::DetailModel;
 use crate::world::World;
 
+/// Files of one archive: (archive path, bytes).
+pub type ArchiveFiles = Vec<(String, Vec<u8>)>;
+
 /// The 1.12 archive a file belongs in, by its archive path.
 pub fn archive_for(path: &str) -> &'static str {
     let l = path.to_ascii_lowercase().replace('/', "\\");
@@ -72,7 +75,7 @@ pub fn export_mpq(
     layout: Option<GroundEffectLayout>,
 ) -> Result<ExportSummary, FormatError> {
     let files = export_files(world, effects, models, layout)?;
-    let mut groups: Vec<(&'static str, Vec<(String, Vec<u8>)>)> = Vec::new();
+    let mut groups: Vec<(&'static str, ArchiveFiles)> = Vec::new();
     for (name, bytes) in files {
         let a = archive_for(&name);
         match groups.iter_mut().find(|(n, _)| *n == a) {

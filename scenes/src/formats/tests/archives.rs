@@ -67,6 +67,34 @@ fn exported_archives_load_like_the_preset_and_a_patch_wins() {
     let loaded = load_scene(&dir, None, *scene.policy()).expect("load");
     assert_same_world(&loaded, &scene, None);
     assert_eq!(loaded.models, scene.models);
+    // The maps listing finds the map through Map.dbc, inside the archives.
+    let src = DataSource::open(&dir).expect("open");
+    let maps = crate::formats::list_maps(&src).expect("maps");
+    assert_eq!(maps.len(), 1);
+    assert_eq!(maps[0].name, scene.world().name);
+    assert_eq!(maps[0].tiles, scene.world().tile_count());
+    assert_eq!(maps[0].id, Some(0));
+    assert!(maps[0].wdt.contains("terrain.MPQ:"), "{}", maps[0].wdt);
+    // An unknown map and a tile the map lacks are errors that say so.
+    let sel = |map: &str, tile| crate::formats::WorldSelection {
+        map: Some(map.to_owned()),
+        at: None,
+        tile,
+    };
+    let src = Arc::new(src);
+    let e =
+        crate::formats::load_scene_from(Arc::clone(&src), &sel("Nowhere", None), *scene.policy())
+            .expect_err("no such map");
+    assert!(e.to_string().contains("Nowhere"), "{e}");
+    let off = Some(crate::world::coords::TileCoord::new(0, 0));
+    let e = crate::formats::load_scene_from(
+        Arc::clone(&src),
+        &sel(&scene.world().name, off),
+        *scene.policy(),
+    )
+    .expect_err("off the map");
+    assert!(e.to_string().contains("has no tile (0, 0)"), "{e}");
+    drop(src);
 
     // patch.MPQ overrides one ADT; patch-2.MPQ overrides it again and wins.
     let first = scene.world().tiles()[0].clone();
