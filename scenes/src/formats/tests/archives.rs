@@ -274,3 +274,65 @@ fn stormlib_archives_in_a_335_layout_load_with_locale_patches_last() {
     assert_same_world(&loaded, &scene, Some(&newer));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Corrupt archives (truncated, bits flipped, header and table fields
+/// overwritten) give errors naming the archive, or read data that the
+/// format readers then check; never a panic.
+#[test]
+fn corrupt_archives_are_errors_naming_the_archive() {
+    use crate::rng::Rng32;
+    let scene = preset();
+    let files = export_files(scene.world(), &scene.effects, &scene.models, None).expect("files");
+    let wdt = files
+        .iter()
+        .find(|(n, _)| n.ends_with(".wdt"))
+        .expect("wdt")
+        .clone();
+    let dir = temp_dir("mpq-corrupt");
+    let archive = dir.join("Data").join("terrain.MPQ");
+    write_archive(&archive, std::slice::from_ref(&wdt)).expect("archive");
+    let good = std::fs::read(&archive).expect("read");
+    let mut rng = Rng32::new(99);
+    let (mut refused, mut cases) = (0, 0);
+    for i in 0..300 {
+        let mut d = good.clone();
+        match rng.below(3) {
+            0 => d.truncate(rng.below(d.len() as u32) as usize),
+            1 => {
+                for _ in 0..1 + rng.below(6) {
+                    let at = rng.below(d.len() as u32) as usize;
+                    d[at] ^= 1 << rng.below(8);
+                }
+            }
+            _ => {
+                // The 32-byte header's fields, then anywhere.
+                let at = if i % 2 == 0 {
+                    4 * rng.below(8) as usize
+                } else {
+                    rng.below(d.len() as u32 - 4) as usize
+                };
+                let v = [0, 1, u32::MAX, 0x7FFF_FFFF, d.len() as u32, rng.next_u32()]
+                    [rng.below(6) as usize];
+                d[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        std::fs::write(&archive, &d).expect("write");
+        cases += 1;
+        let result = std::panic::catch_unwind(|| {
+            let src = DataSource::open(&dir)?;
+            let f = src.require(&wdt.0)?;
+            crate::formats::wdt::read_wdt(&f.bytes, &f.name).map(drop)
+        })
+        .unwrap_or_else(|_| panic!("case {i} panicked"));
+        if let Err(e) = result {
+            refused += 1;
+            let msg = e.to_string();
+            assert!(
+                msg.contains("terrain.MPQ") || msg.contains("missing file"),
+                "case {i}: {msg}"
+            );
+        }
+    }
+    assert!(refused > cases / 3, "{refused} of {cases} refused");
+    let _ = std::fs::remove_dir_all(&dir);
+}
