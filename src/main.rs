@@ -19,11 +19,25 @@ struct Cli {
     /// (default: Vulkan, Metal, DX12).
     #[arg(long, global = true)]
     adapter: Option<String>,
-    /// Load the world from a directory of ADT/WDT/DBC/M2 files (as written by
-    /// `sward export` or extracted from a client) instead of generating the
-    /// preset; the preset still chooses the placement policy.
+    /// Load the world from game data instead of generating the preset: a WoW
+    /// 1.12 or 3.3.5 client install (DIR/Data/*.MPQ, read in the client's
+    /// patch order), a directory of loose ADT/WDT/DBC/M2/BLP files (as written
+    /// by `sward export`), or both (loose files win). The preset still chooses
+    /// the placement policy. See docs/real-data.md.
     #[arg(long, global = true, value_name = "DIR")]
     data: Option<PathBuf>,
+    /// With --data: the map to load (a WDT under World\Maps\NAME\; `sward
+    /// maps` lists them). Default: the only map.
+    #[arg(long, global = true, value_name = "NAME")]
+    map: Option<String>,
+    /// With --data: centre the resident window on the tile holding world
+    /// point X,Y.
+    #[arg(long, global = true, value_name = "X,Y", allow_hyphen_values = true)]
+    at: Option<String>,
+    /// With --data: centre the resident window on ADT tile X,Y (the numbers
+    /// of Map_X_Y.adt).
+    #[arg(long, global = true, value_name = "X,Y")]
+    tile: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -88,12 +102,22 @@ enum Command {
     },
     /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
     Run(RunArgs),
-    /// Write a preset as ADT/WDT/DBC/M2 files.
+    /// Write a preset as ADT/WDT/DBC/M2/BLP files.
     Export {
         #[arg(long)]
         preset: String,
         #[arg(long)]
         out: PathBuf,
+        /// Write client-shaped MPQ archives (OUT/Data/dbc.MPQ, terrain.MPQ,
+        /// model.MPQ, texture.MPQ) instead of loose files.
+        #[arg(long)]
+        mpq: bool,
+    },
+    /// List the maps of --data: WDT tile counts, Map.dbc ids and names.
+    Maps {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Inspect game files.
     Inspect {
@@ -172,14 +196,39 @@ struct RunArgs {
 
 #[derive(Subcommand, Debug)]
 enum InspectCommand {
-    /// Parse an ADT file and print its MCNK headers.
+    /// Parse an ADT and print its MCNK headers. FILE is a file, or with
+    /// --data a path inside the data ('World\Maps\Azeroth\Azeroth_32_48.adt').
     Adt {
-        file: PathBuf,
+        file: String,
         #[arg(long)]
         json: bool,
         /// Print the interpolated height at world X,Y.
         #[arg(long, value_name = "X,Y", allow_hyphen_values = true)]
         height_at: Option<String>,
+    },
+    /// Parse a WDT: MPHD flags and the tiles it lists.
+    Wdt {
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse a WDBC table: counts and the first records.
+    Dbc {
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse an M2 (version 264 with its 00.skin file).
+    M2 {
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse and decode a BLP2 texture.
+    Blp {
+        file: String,
+        #[arg(long)]
+        json: bool,
     },
     /// List the placements of MCNKs of one tile in generation order (with
     /// --data, of the directory's files placed with the preset's policy).
@@ -187,9 +236,6 @@ enum InspectCommand {
         /// Preset: its world (or --data's), placement policy and tables.
         #[arg(long)]
         preset: String,
-        /// Tile column,row.
-        #[arg(long, value_name = "X,Y")]
-        tile: String,
         /// MCNK index_x,index_y inside the tile (0..16 each); repeatable.
         /// Default: every MCNK of the tile.
         #[arg(long, value_name = "I,J")]
@@ -286,7 +332,51 @@ fn one_off(
     })
 }
 
+/// The --data source, opened for commands that read files from it.
+fn data_source(data: &Option<PathBuf>) -> Result<Option<sward_scenes::formats::DataSource>> {
+    Ok(match data {
+        Some(dir) => Some(sward_scenes::formats::DataSource::open(dir)?),
+        None => None,
+    })
+}
+
+/// Prints an inspect report as one line of JSON or as its text.
+macro_rules! print_report {
+    ($report:expr, $json:expr) => {{
+        let r = $report;
+        if $json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            print!("{}", r.text());
+        }
+        Ok(())
+    }};
+}
+
 fn run(cli: Cli) -> Result<()> {
+    use sward_scenes::formats::{inspect_files, maps};
+    if cli.map.is_some() || cli.at.is_some() || cli.tile.is_some() {
+        if cli.data.is_none() {
+            bail!("--map, --at and --tile choose the world of --data DIR; give --data");
+        }
+        let at = cli
+            .at
+            .as_deref()
+            .map(maps::parse_xy)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--at: {e}"))?;
+        let tile = cli
+            .tile
+            .as_deref()
+            .map(maps::parse_tile)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--tile: {e}"))?;
+        maps::set_default_selection(maps::WorldSelection {
+            map: cli.map.clone(),
+            at,
+            tile,
+        });
+    }
     match cli.command {
         Command::Info { json } => {
             let opts = sward_engine::GpuOptions {
@@ -425,15 +515,14 @@ fn run(cli: Cli) -> Result<()> {
             })?;
             Ok(())
         }
-        Command::Export { preset, out } => {
+        Command::Export { preset, out, mpq } => {
             let scene = sward_scenes::presets::Preset::by_name(&preset)?.build()?;
-            let summary = sward_scenes::formats::export_data_dir(
-                &out,
-                scene.world(),
-                &scene.effects,
-                &scene.models,
-                None,
-            )?;
+            let export = if mpq {
+                sward_scenes::formats::export_mpq
+            } else {
+                sward_scenes::formats::export_data_dir
+            };
+            let summary = export(&out, scene.world(), &scene.effects, &scene.models, None)?;
             println!(
                 "wrote {} files ({} bytes) of preset {preset} under {}",
                 summary.files.len(),
@@ -442,64 +531,115 @@ fn run(cli: Cli) -> Result<()> {
             );
             Ok(())
         }
-        Command::Inspect { what } => match what {
-            InspectCommand::Adt {
-                file,
-                json,
-                height_at,
-            } => {
-                let bytes = std::fs::read(&file)
-                    .map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
-                let report =
-                    sward_scenes::formats::inspect_adt(&bytes, &file.display().to_string())?;
-                if let Some(xy) = height_at {
-                    let parsed = xy.split_once(',').and_then(|(x, y)| {
-                        Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?))
-                    });
-                    let Some((x, y)) = parsed else {
-                        bail!("--height-at expects X,Y (two numbers), got {xy:?}")
+        Command::Maps { json } => {
+            let Some(src) = data_source(&cli.data)? else {
+                bail!("`sward maps` lists the maps of --data DIR; give --data");
+            };
+            let list = sward_scenes::formats::list_maps(&src)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                println!("{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
+                for m in &list {
+                    let id = m.id.map_or("-".to_owned(), |i| i.to_string());
+                    println!(
+                        "{:<24} {:>5} {:>5}  {}",
+                        m.name,
+                        m.tiles,
+                        id,
+                        m.title.as_deref().unwrap_or("")
+                    );
+                }
+                if list.is_empty() {
+                    println!("(no map: no World\\Maps\\NAME\\NAME.wdt found)");
+                }
+            }
+            Ok(())
+        }
+        Command::Inspect { what } => {
+            let src = data_source(&cli.data)?;
+            let read = |file: &str| inspect_files::read_input(src.as_ref(), file);
+            match what {
+                InspectCommand::Adt {
+                    file,
+                    json,
+                    height_at,
+                } => {
+                    let f = read(&file)?;
+                    let report = sward_scenes::formats::inspect_adt(&f.bytes, &f.name)?;
+                    if let Some(xy) = height_at {
+                        let parsed = xy.split_once(',').and_then(|(x, y)| {
+                            Some((x.trim().parse::<f64>().ok()?, y.trim().parse::<f64>().ok()?))
+                        });
+                        let Some((x, y)) = parsed else {
+                            bail!("--height-at expects X,Y (two numbers), got {xy:?}")
+                        };
+                        println!("{}", serde_json::to_string(&report.height_at(x, y)?)?);
+                        Ok(())
+                    } else {
+                        print_report!(report, json)
+                    }
+                }
+                InspectCommand::Wdt { file, json } => {
+                    print_report!(inspect_files::inspect_wdt(&read(&file)?)?, json)
+                }
+                InspectCommand::Dbc { file, json } => {
+                    print_report!(inspect_files::inspect_dbc(&read(&file)?)?, json)
+                }
+                InspectCommand::M2 { file, json } => {
+                    let f = read(&file)?;
+                    let r = inspect_files::inspect_m2(&f, |skin| {
+                        // Beside the file on disk, else inside --data.
+                        let beside = std::path::Path::new(&file)
+                            .with_file_name(skin.rsplit(['\\', '/']).next().unwrap_or(skin));
+                        if std::path::Path::new(&file).is_file() && beside.is_file() {
+                            return inspect_files::read_input(None, &beside.to_string_lossy())
+                                .map(Some);
+                        }
+                        match &src {
+                            Some(s) => s.read(skin),
+                            None => Ok(None),
+                        }
+                    })?;
+                    print_report!(r, json)
+                }
+                InspectCommand::Blp { file, json } => {
+                    print_report!(inspect_files::inspect_blp(&read(&file)?)?, json)
+                }
+                InspectCommand::Placements { preset, mcnk, json } => {
+                    let Some(tile) = cli.tile.as_deref() else {
+                        bail!("`inspect placements` needs --tile X,Y (the tile of the MCNKs)");
                     };
-                    println!("{}", serde_json::to_string(&report.height_at(x, y)?)?);
-                } else if json {
-                    println!("{}", serde_json::to_string(&report)?);
-                } else {
-                    print!("{}", report.text());
+                    let (tx, ty) = parse_pair("--tile", tile)?;
+                    if tx >= 64 || ty >= 64 {
+                        bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                    }
+                    let mcnks = mcnk
+                        .iter()
+                        .map(|m| parse_pair("--mcnk", m))
+                        .collect::<Result<Vec<_>>>()?;
+                    let preset = sward_scenes::presets::Preset::by_name(&preset)?;
+                    let scene = match &cli.data {
+                        None => preset.build()?,
+                        Some(dir) => {
+                            sward_scenes::formats::load_scene(dir, None, *preset.policy())?
+                        }
+                    };
+                    let records =
+                        scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;
+                    let text = if json {
+                        serde_json::to_string_pretty(&records)? + "\n"
+                    } else {
+                        format!(
+                            "{} placement, tile {tx},{ty}\n{}",
+                            scene.policy().name(),
+                            sward_scenes::placement::records_text(&records)
+                        )
+                    };
+                    std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
+                    Ok(())
                 }
-                Ok(())
             }
-            InspectCommand::Placements {
-                preset,
-                tile,
-                mcnk,
-                json,
-            } => {
-                let (tx, ty) = parse_pair("--tile", &tile)?;
-                if tx >= 64 || ty >= 64 {
-                    bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
-                }
-                let mcnks = mcnk
-                    .iter()
-                    .map(|m| parse_pair("--mcnk", m))
-                    .collect::<Result<Vec<_>>>()?;
-                let preset = sward_scenes::presets::Preset::by_name(&preset)?;
-                let scene = match &cli.data {
-                    None => preset.build()?,
-                    Some(dir) => sward_scenes::formats::load_scene(dir, None, *preset.policy())?,
-                };
-                let records =
-                    scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;
-                let text = if json {
-                    serde_json::to_string_pretty(&records)? + "\n"
-                } else {
-                    format!(
-                        "{} placement, tile {tx},{ty}\n{}",
-                        scene.policy().name(),
-                        sward_scenes::placement::records_text(&records)
-                    )
-                };
-                std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
-                Ok(())
-            }
-        },
+        }
     }
 }

@@ -109,7 +109,11 @@ fn every_combination_runs_without_wgpu_validation_errors_and_sweeps_keep_their_p
     let patches: Vec<i64> = runs
         .iter()
         .filter(|r| r["tier"]["grass"] == "gpu-cull" && r["tier"]["terrain"] == "static-chunks")
-        .map(|r| r["tier"]["params"]["grass"]["patch"].as_i64().expect("patch recorded"))
+        .map(|r| {
+            r["tier"]["params"]["grass"]["patch"]
+                .as_i64()
+                .expect("patch recorded")
+        })
         .collect();
     assert_eq!(patches, [2, 1, 4], "default first, then the sweep");
     let _ = std::fs::remove_dir_all(&out);

@@ -200,6 +200,20 @@ fn write_mcnk(o: &mut Out, m: &Mcnk) -> usize {
 /// (from its name or the WDT); `None` derives it from the MCNK positions.
 /// Every MCNK position must lie on the grid of that tile (within half a unit).
 pub fn read_adt(data: &[u8], file: &str, coord: Option<TileCoord>) -> Result<AdtTile, FormatError> {
+    read_adt_with(data, file, coord, None)
+}
+
+/// [`read_adt`] with the alpha depth the map's WDT gives: `Some(true)` when
+/// MPHD has the big-alpha flag (every uncompressed map is 8-bit, 4096
+/// bytes), `Some(false)` when it has not (4-bit, 2048 bytes, unless MCLY
+/// flag 0x200 marks a compressed map), `None` to tell them apart by the
+/// space each map has in MCAL.
+pub fn read_adt_with(
+    data: &[u8],
+    file: &str,
+    coord: Option<TileCoord>,
+    big_alpha: Option<bool>,
+) -> Result<AdtTile, FormatError> {
     let r = Reader::new(data, file);
     let mver = r.expect_chunk("file", 0, b"MVER")?;
     let version = r.u32("MVER", mver.data)?;
@@ -228,7 +242,7 @@ pub fn read_adt(data: &[u8], file: &str, coord: Option<TileCoord>) -> Result<Adt
         let entry = mcin.data + 16 * i;
         let ofs = r.u32("MCIN", entry)? as usize;
         let c = r.expect_chunk(&format!("MCIN entry {i}"), ofs, b"MCNK")?;
-        let m = read_mcnk(&r, &c, textures.len())?;
+        let m = read_mcnk(&r, &c, textures.len(), big_alpha)?;
         let (ix, iy) = (m.header.index_x, m.header.index_y);
         let slot = (iy * TILE_CHUNKS + ix) as usize;
         if slots[slot].is_some() {
@@ -343,7 +357,12 @@ fn sub_chunk(
     Ok(c)
 }
 
-fn read_mcnk(r: &Reader<'_>, c: &Chunk, n_textures: usize) -> Result<Mcnk, FormatError> {
+fn read_mcnk(
+    r: &Reader<'_>,
+    c: &Chunk,
+    n_textures: usize,
+    big_alpha: Option<bool>,
+) -> Result<Mcnk, FormatError> {
     if c.size < MCNK_HEADER_SIZE {
         return Err(r.err("MCNK", c.offset, format!("size {} < 128", c.size)));
     }
@@ -431,6 +450,7 @@ fn read_mcnk(r: &Reader<'_>, c: &Chunk, n_textures: usize) -> Result<Mcnk, Forma
                         mcal,
                         ofs_alpha as usize,
                         next,
+                        big_alpha,
                         flags & MCLY_ALPHA_COMPRESSED != 0,
                         header.flags & MCNK_DO_NOT_FIX_ALPHA != 0,
                     )?)

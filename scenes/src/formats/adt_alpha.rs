@@ -7,13 +7,16 @@ use super::FormatError;
 use crate::world::{ALPHA_SIZE, ALPHA_TEXELS};
 
 /// Decodes the alpha map of one layer. `ofs` is the layer's offset in the
-/// MCAL data; `next` is where the next map starts (or the MCAL size), which
-/// tells an 8-bit map (4096 bytes available) from a 4-bit one (2048).
+/// MCAL data; `big` is the WDT's big-alpha flag (8-bit maps when set, 4-bit
+/// when clear). When `big` is `None`, `next` (where the next map starts, or
+/// the MCAL size) tells an 8-bit map (4096 bytes available) from a 4-bit
+/// one (2048).
 pub(crate) fn read_alpha(
     r: &Reader<'_>,
     mcal: &Chunk,
     ofs: usize,
     next: usize,
+    big: Option<bool>,
     compressed: bool,
     do_not_fix: bool,
 ) -> Result<Box<[u8; ALPHA_TEXELS]>, FormatError> {
@@ -33,7 +36,11 @@ pub(crate) fn read_alpha(
         decode_rle(r, start, mcal.end(), &mut out)?;
         return Ok(out);
     }
-    let span = next.saturating_sub(ofs);
+    let span = match big {
+        Some(true) => ALPHA_TEXELS,
+        Some(false) => ALPHA_TEXELS / 2,
+        None => next.saturating_sub(ofs),
+    };
     if span >= ALPHA_TEXELS {
         out.copy_from_slice(r.bytes("MCAL", start, ALPHA_TEXELS)?);
     } else if span >= ALPHA_TEXELS / 2 {
@@ -112,16 +119,35 @@ mod tests {
         let file = mcal(&packed);
         let r = Reader::new(&file, "a.adt");
         let c = r.chunk_at("t", 0).expect("chunk");
-        let fixed = read_alpha(&r, &c, 0, 2048, false, false).expect("4-bit");
+        let fixed = read_alpha(&r, &c, 0, 2048, None, false, false).expect("4-bit");
         assert_eq!(fixed[0], 0);
         assert_eq!(fixed[1], 255);
         assert_eq!(fixed[2], 17);
         assert_eq!(fixed[63], fixed[62]);
         assert_eq!(fixed[63 * 64 + 5], fixed[62 * 64 + 5]);
-        let raw = read_alpha(&r, &c, 0, 2048, false, true).expect("4-bit");
+        let raw = read_alpha(&r, &c, 0, 2048, None, false, true).expect("4-bit");
         assert_eq!(raw[63], 255);
-        assert!(read_alpha(&r, &c, 0, 1000, false, true).is_err());
-        assert!(read_alpha(&r, &c, 4000, 9000, false, true).is_err());
+        assert!(read_alpha(&r, &c, 0, 1000, None, false, true).is_err());
+        assert!(read_alpha(&r, &c, 4000, 9000, None, false, true).is_err());
+    }
+
+    #[test]
+    fn the_wdt_big_alpha_flag_decides_the_depth() {
+        let body: Vec<u8> = (0..4096).map(|i| (i % 251) as u8).collect();
+        let file = mcal(&body);
+        let r = Reader::new(&file, "a.adt");
+        let c = r.chunk_at("t", 0).expect("chunk");
+        // Big alpha: 8-bit even where the next map starts after 2048 bytes.
+        let big = read_alpha(&r, &c, 0, 2048, Some(true), false, false).expect("8-bit");
+        assert_eq!(big[2047], (2047 % 251) as u8);
+        assert_eq!(big[4095], (4095 % 251) as u8);
+        // No big alpha: 4-bit even where 4096 bytes are there.
+        let small = read_alpha(&r, &c, 0, 4096, Some(false), false, true).expect("4-bit");
+        assert_eq!(small[0], (body[0] & 0xF) * 17);
+        assert_eq!(small[1], (body[0] >> 4) * 17);
+        // A big-alpha map that does not fit is a named error.
+        let e = read_alpha(&r, &c, 2048, 4096, Some(true), false, false).expect_err("short");
+        assert!(e.to_string().contains("a.adt"), "{e}");
     }
 
     #[test]
@@ -135,13 +161,13 @@ mod tests {
         let file = mcal(&body);
         let r = Reader::new(&file, "a.adt");
         let c = r.chunk_at("t", 0).expect("chunk");
-        let a = read_alpha(&r, &c, 0, 0, true, true).expect("rle");
+        let a = read_alpha(&r, &c, 0, 0, None, true, true).expect("rle");
         assert_eq!(a[0], 9);
         assert_eq!(a[32 * 127 - 1], 9);
         assert_eq!(a[32 * 127 + 5], 5);
         let short = mcal(&body[..40]);
         let r = Reader::new(&short, "a.adt");
         let c = r.chunk_at("t", 0).expect("chunk");
-        assert!(read_alpha(&r, &c, 0, 0, true, true).is_err());
+        assert!(read_alpha(&r, &c, 0, 0, None, true, true).is_err());
     }
 }

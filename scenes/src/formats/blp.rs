@@ -1,7 +1,11 @@
 //! BLP2 textures. sward writes detail textures as uncompressed BLP2
 //! (encoding 3, BGRA8 texels, alpha depth 8) with the whole mip chain; the
-//! reader takes that and palettized BLP2 (encoding 1 with alpha depth 0, 1,
-//! 4 or 8). DXT-compressed BLPs are refused with a clear error.
+//! reader takes every BLP2 the 1.12 and 3.3.5 clients ship: palettized
+//! (encoding 1 with alpha depth 0, 1, 4 or 8), DXT-compressed (encoding 2;
+//! alpha encoding 0 = DXT1, with 1-bit alpha when the alpha depth is 1,
+//! 1 = DXT3, 7 = DXT5) and raw BGRA (encoding 3), and decodes them to RGBA8
+//! on the CPU (DXT blocks through the texture2ddecoder crate). See the
+//! wowdev wiki's "BLP" page.
 //!
 //! Header (1172 bytes): `BLP2`, u32 type (1), u8 encoding, u8 alpha depth, u8
 //! alpha encoding, u8 has-mips, u32 width, u32 height, u32 mip offsets[16],
@@ -14,7 +18,12 @@ use crate::models::DetailTexture;
 const PALETTE: usize = 0x94;
 const HEADER_SIZE: usize = PALETTE + 1024;
 const ENC_PALETTE: u8 = 1;
+const ENC_DXT: u8 = 2;
 const ENC_BGRA: u8 = 3;
+/// Alpha encodings of DXT BLPs.
+const DXT1: u8 = 0;
+const DXT3: u8 = 1;
+const DXT5: u8 = 7;
 /// Largest texture side read.
 const MAX_SIDE: u32 = 4096;
 
@@ -56,7 +65,7 @@ pub fn read_blp(data: &[u8], file: &str) -> Result<DetailTexture, FormatError> {
     if &magic != b"BLP2" {
         return Err(r.err("BLP header", 0, "magic is not BLP2"));
     }
-    let [encoding, alpha_depth, _alpha_enc, has_mips]: [u8; 4] = r.array("BLP header", 8)?;
+    let [encoding, alpha_depth, alpha_enc, has_mips]: [u8; 4] = r.array("BLP header", 8)?;
     let width = r.u32("BLP header", 0x0C)?;
     let height = r.u32("BLP header", 0x10)?;
     if !(1..=MAX_SIDE).contains(&width)
@@ -70,10 +79,16 @@ pub fn read_blp(data: &[u8], file: &str) -> Result<DetailTexture, FormatError> {
             format!("size {width}x{height} (powers of two up to {MAX_SIDE} expected)"),
         ));
     }
-    if encoding != ENC_BGRA && encoding != ENC_PALETTE {
+    if ![ENC_BGRA, ENC_PALETTE, ENC_DXT].contains(&encoding) {
         return Err(FormatError::Unsupported {
             file: file.to_owned(),
-            what: format!("BLP encoding {encoding} (1 palette and 3 BGRA are read; DXT is not)"),
+            what: format!("BLP encoding {encoding} (1 palette, 2 DXT and 3 BGRA are read)"),
+        });
+    }
+    if encoding == ENC_DXT && ![DXT1, DXT3, DXT5].contains(&alpha_enc) {
+        return Err(FormatError::Unsupported {
+            file: file.to_owned(),
+            what: format!("BLP DXT alpha encoding {alpha_enc} (0 DXT1, 1 DXT3, 7 DXT5 are read)"),
         });
     }
     if encoding == ENC_PALETTE && ![0, 1, 4, 8].contains(&alpha_depth) {
@@ -91,7 +106,25 @@ pub fn read_blp(data: &[u8], file: &str) -> Result<DetailTexture, FormatError> {
         let (w, h) = ((width >> l).max(1) as usize, (height >> l).max(1) as usize);
         let chunk = format!("BLP mip {l}");
         let texels = w * h;
-        let level = if encoding == ENC_BGRA {
+        let level = if encoding == ENC_DXT {
+            let block = if alpha_enc == DXT1 { 8 } else { 16 };
+            let len = w.div_ceil(4) * h.div_ceil(4) * block;
+            let data = r.bytes(&chunk, ofs, len)?;
+            let mut px = vec![0u32; texels];
+            let decoded = match alpha_enc {
+                DXT1 if alpha_depth == 0 => texture2ddecoder::decode_bc1(data, w, h, &mut px),
+                DXT1 => texture2ddecoder::decode_bc1a(data, w, h, &mut px),
+                DXT3 => texture2ddecoder::decode_bc2(data, w, h, &mut px),
+                _ => texture2ddecoder::decode_bc3(data, w, h, &mut px),
+            };
+            decoded.map_err(|e| r.err(&chunk, ofs, e))?;
+            px.iter()
+                .flat_map(|p| {
+                    let [b, g, r, a] = p.to_le_bytes();
+                    [r, g, b, if alpha_depth == 0 { 255 } else { a }]
+                })
+                .collect()
+        } else if encoding == ENC_BGRA {
             let b = r.bytes(&chunk, ofs, texels * 4)?;
             b.chunks_exact(4)
                 .flat_map(|p| [p[2], p[1], p[0], p[3]])
@@ -175,11 +208,64 @@ mod tests {
         assert_eq!(t.mips.len(), 2);
         assert_eq!(&t.mips[0][..8], &[30, 20, 10, 255, 0, 0, 0, 0]);
         assert_eq!(t.mips[1], vec![15, 10, 5, 128]);
-        let mut dxt = o.buf.clone();
-        dxt[8] = 2;
+        let mut bad = o.buf.clone();
+        bad[8] = 4;
         assert!(matches!(
-            read_blp(&dxt, "d.blp"),
+            read_blp(&bad, "d.blp"),
             Err(FormatError::Unsupported { .. })
         ));
+    }
+
+    /// A 4x4 DXT BLP with the given alpha depth and encoding whose three mip
+    /// levels (4x4, 2x2, 1x1) are each the one block `block`.
+    fn dxt_blp(alpha_depth: u8, alpha_enc: u8, block: &[u8]) -> Vec<u8> {
+        let mut o = Out::default();
+        o.bytes(b"BLP2");
+        o.u32(1);
+        o.bytes(&[ENC_DXT, alpha_depth, alpha_enc, 1]);
+        o.u32(4);
+        o.u32(4);
+        o.zeros(HEADER_SIZE - o.pos());
+        for l in 0..3 {
+            o.patch_u32(0x14 + 4 * l, u32_of(o.pos()));
+            o.patch_u32(0x54 + 4 * l, u32_of(block.len()));
+            o.bytes(block);
+        }
+        o.buf
+    }
+
+    #[test]
+    fn dxt1_dxt3_and_dxt5_decode_to_rgba() {
+        // Colour block: c0 = pure red (0xF800) > c1 = pure blue (0x001F),
+        // texel indices 0 (c0) for the first row, 1 (c1) for the rest.
+        let colour = [0x00, 0xF8, 0x1F, 0x00, 0x00, 0x55, 0x55, 0x55];
+        let t = read_blp(&dxt_blp(0, DXT1, &colour), "dxt1.blp").expect("dxt1");
+        assert_eq!(t.mips.len(), 3);
+        assert_eq!(&t.mips[0][..4], &[255, 0, 0, 255]);
+        assert_eq!(&t.mips[0][16..20], &[0, 0, 255, 255]);
+        assert_eq!(t.mips[2], vec![255, 0, 0, 255]);
+        // DXT1 with 1-bit alpha: c0 <= c1 selects the 3-colour mode, whose
+        // index 3 is transparent black.
+        let punch = [0x1F, 0x00, 0x00, 0xF8, 0xFF, 0x00, 0x00, 0x00];
+        let t = read_blp(&dxt_blp(1, DXT1, &punch), "dxt1a.blp").expect("dxt1a");
+        assert_eq!(&t.mips[0][..4], &[0, 0, 0, 0]);
+        assert_eq!(&t.mips[0][16..20], &[0, 0, 255, 255]);
+        // DXT3: explicit 4-bit alpha 0x8 (136) everywhere.
+        let mut dxt3 = vec![0x88; 8];
+        dxt3.extend_from_slice(&colour);
+        let t = read_blp(&dxt_blp(8, DXT3, &dxt3), "dxt3.blp").expect("dxt3");
+        assert_eq!(&t.mips[0][..4], &[255, 0, 0, 136]);
+        // DXT5: a0 = 255, a1 = 0, every alpha index 1 (= a1 = 0).
+        let mut dxt5 = vec![255, 0, 0x49, 0x92, 0x24, 0x49, 0x92, 0x24];
+        dxt5.extend_from_slice(&colour);
+        let t = read_blp(&dxt_blp(8, DXT5, &dxt5), "dxt5.blp").expect("dxt5");
+        assert_eq!(&t.mips[0][..4], &[255, 0, 0, 0]);
+        assert_eq!(&t.mips[0][60..64], &[0, 0, 255, 0]);
+        // A short block and an unknown alpha encoding are named errors.
+        let short = dxt_blp(8, DXT5, &dxt5[..10]);
+        let e = read_blp(&short, "short.blp").expect_err("short");
+        assert!(e.to_string().contains("short.blp"), "{e}");
+        let e = read_blp(&dxt_blp(8, 5, &dxt5), "bc.blp").expect_err("enc 5");
+        assert!(matches!(e, FormatError::Unsupported { .. }), "{e}");
     }
 }

@@ -1,9 +1,12 @@
-//! A whole world as a directory laid out like extracted client archives:
-//! [`export_data_dir`] writes one, [`load_data_dir`] / [`load_map`] read one.
+//! A whole world as files laid out like the client's: [`export_data_dir`]
+//! writes a directory of loose files, [`load_data_dir`] / [`load_map`] read
+//! one from a [`DataSource`] (loose files, a client install's MPQ archives,
+//! or both).
 //!
 //! ```text
 //! DIR/World/Maps/<Map>/<Map>.wdt
 //! DIR/World/Maps/<Map>/<Map>_<x>_<y>.adt        one per WDT MAIN entry
+//! DIR/DBFilesClient/Map.dbc                    one record: the map
 //! DIR/DBFilesClient/GroundEffectTexture.dbc
 //! DIR/DBFilesClient/GroundEffectDoodad.dbc
 //! DIR/World/NoDXT/Detail/<Model>.m2            archive path with '\' -> '/'
@@ -13,12 +16,16 @@
 //! Path components are matched case-insensitively when reading, as extracted
 //! client files come in mixed case. The loader reads every model that a
 //! GroundEffectTexture record reaches (in GroundEffectDoodad order, each
-//! path once) and fails, naming the file, if one is missing or bad.
+//! path once). A model (or its texture, or its `.skin`) that is absent from
+//! the data is not fatal: one warning names the file and the effects that
+//! use it, its doodad slots are emptied and [`DataSet::missing`] lists it. A
+//! file that is present but malformed is an error naming it.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::source::DataSource;
 use super::{adt, blp, dbc, m2, wdt, FormatError};
 use crate::effects::{
     normalize_model_path, EffectError, GroundEffectLayout, GroundEffects, ResolvedEffects,
@@ -42,6 +49,34 @@ pub struct DataSet {
     pub effects: GroundEffects,
     /// Detail models, in GroundEffectDoodad order.
     pub models: Vec<DetailModel>,
+    /// Models an effect names that the data lacks (their slots are empty).
+    pub missing: Vec<MissingModel>,
+}
+
+/// A detail model that a ground effect names but the data does not have.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct MissingModel {
+    /// The model's archive path.
+    pub model: String,
+    /// The missing file (the model, its `.skin` or its texture).
+    pub file: String,
+    /// GroundEffectDoodad ids with this model.
+    pub doodads: Vec<u32>,
+    /// GroundEffectTexture ids whose slots named those doodads.
+    pub effects: Vec<u32>,
+}
+
+impl std::fmt::Display for MissingModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        write!(f, "missing {} (model {}", self.file, self.model)?;
+        write!(
+            f,
+            ", GroundEffectDoodad {}, used by ground effect {}); its doodad is skipped",
+            ids(&self.doodads),
+            ids(&self.effects)
+        )
+    }
 }
 
 impl DataSet {
@@ -98,16 +133,20 @@ fn put(summary: &mut ExportSummary, path: PathBuf, bytes: &[u8]) -> Result<(), F
     Ok(())
 }
 
-/// Writes `world`, `effects` and `models` under `dir`. GroundEffectTexture
-/// is written in `layout` (default: the effects' own layout). Every doodad
-/// an effect names must have its model in `models`.
-pub fn export_data_dir(
-    dir: &Path,
+/// The Map table written with an export (one record, id 0, the map).
+pub const MAP_DBC: &str = "DBFilesClient/Map.dbc";
+
+/// Every file of an export as (archive path with `/`, bytes), in writing
+/// order: WDT, ADTs, Map.dbc, both ground-effect tables, then each model
+/// and its texture. GroundEffectTexture is written in `layout` (default: the
+/// effects' own layout). Every doodad an effect names must have its model
+/// in `models`.
+pub fn export_files(
     world: &World,
     effects: &GroundEffects,
     models: &[DetailModel],
     layout: Option<GroundEffectLayout>,
-) -> Result<ExportSummary, FormatError> {
+) -> Result<Vec<(String, Vec<u8>)>, FormatError> {
     let name = &world.name;
     if name.is_empty() || name.contains(['/', '\\', '\0']) || name.starts_with('.') {
         return Err(FormatError::Unwritable {
@@ -122,44 +161,50 @@ pub fn export_data_dir(
             what: "ground effects".into(),
             reason: e.to_string(),
         })?;
-    let mut s = ExportSummary::default();
-    let map_dir = dir.join(MAPS_DIR).join(name);
+    let mut out = Vec::new();
+    let map_dir = format!("{MAPS_DIR}/{name}");
     let tiles: Vec<TileCoord> = world.tiles().iter().map(|t| t.coord).collect();
     let wdt_bytes = wdt::write_wdt(&tiles, wdt::MPHD_BIG_ALPHA)?;
-    put(&mut s, map_dir.join(format!("{name}.wdt")), &wdt_bytes)?;
+    out.push((format!("{map_dir}/{name}.wdt"), wdt_bytes));
     for t in world.tiles() {
-        let bytes = adt::write_adt(t)?;
-        let file = format!("{name}_{}_{}.adt", t.coord.x, t.coord.y);
-        put(&mut s, map_dir.join(file), &bytes)?;
+        let file = format!("{map_dir}/{name}_{}_{}.adt", t.coord.x, t.coord.y);
+        out.push((file, adt::write_adt(t)?));
     }
+    out.push((MAP_DBC.into(), dbc::write_map_dbc(&[(0, name)])?));
     let layout = layout.unwrap_or(effects.layout);
-    put(
-        &mut s,
-        dir.join(TEXTURE_DBC),
-        &dbc::write_ground_effect_texture(effects, layout),
-    )?;
-    put(
-        &mut s,
-        dir.join(DOODAD_DBC),
-        &dbc::write_ground_effect_doodad(&effects.doodads)?,
-    )?;
+    out.push((
+        TEXTURE_DBC.into(),
+        dbc::write_ground_effect_texture(effects, layout),
+    ));
+    out.push((
+        DOODAD_DBC.into(),
+        dbc::write_ground_effect_doodad(&effects.doodads)?,
+    ));
     for m in models {
         let tex = texture_archive_path(&m.path);
-        put(
-            &mut s,
-            archive_to_path(dir, &m.path),
-            &m2::write_m2(m, &tex)?,
-        )?;
-        put(
-            &mut s,
-            archive_to_path(dir, &tex),
-            &blp::write_blp(&m.texture)?,
-        )?;
+        out.push((m.path.replace('\\', "/"), m2::write_m2(m, &tex)?));
+        out.push((tex.replace('\\', "/"), blp::write_blp(&m.texture)?));
+    }
+    Ok(out)
+}
+
+/// Writes `world`, `effects` and `models` under `dir` as loose files (see
+/// [`export_files`]).
+pub fn export_data_dir(
+    dir: &Path,
+    world: &World,
+    effects: &GroundEffects,
+    models: &[DetailModel],
+    layout: Option<GroundEffectLayout>,
+) -> Result<ExportSummary, FormatError> {
+    let mut s = ExportSummary::default();
+    for (rel, bytes) in export_files(world, effects, models, layout)? {
+        put(&mut s, archive_to_path(dir, &rel), &bytes)?;
     }
     Ok(s)
 }
 
-/// Finds `rel` (components split on `/` or `\`) under `dir`, matching each
+/// Finds `rel` (components split on `/` or `\\`) under `dir`, matching each
 /// component case-insensitively when the exact name is absent.
 pub fn find_path(dir: &Path, rel: &str) -> Option<PathBuf> {
     let mut at = dir.to_path_buf();
@@ -178,31 +223,21 @@ pub fn find_path(dir: &Path, rel: &str) -> Option<PathBuf> {
     Some(at)
 }
 
-fn read_file(dir: &Path, rel: &str) -> Result<(Vec<u8>, String), FormatError> {
-    let path = find_path(dir, rel).ok_or_else(|| FormatError::DataDir {
-        dir: dir.display().to_string(),
-        reason: format!("missing file {rel}"),
-    })?;
-    let bytes = std::fs::read(&path).map_err(io_err(&path))?;
-    Ok((bytes, path.display().to_string()))
+/// The WDT path of map `name`.
+pub fn wdt_path(name: &str) -> String {
+    format!("World\\Maps\\{name}\\{name}.wdt")
 }
 
-/// The name of the only map under `dir/World/Maps` (a folder holding
-/// `<name>/<name>.wdt`); an error when there is none or several.
-pub fn single_map(dir: &Path) -> Result<String, FormatError> {
-    let dd = || dir.display().to_string();
-    let maps_dir = find_path(dir, MAPS_DIR).ok_or_else(|| FormatError::DataDir {
-        dir: dd(),
-        reason: format!("no {MAPS_DIR} directory"),
-    })?;
-    let mut maps: Vec<String> = std::fs::read_dir(&maps_dir)
-        .map_err(io_err(&maps_dir))?
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| find_path(&maps_dir, &format!("{n}/{n}.wdt")).is_some())
-        .collect();
-    maps.sort();
+/// The ADT path of tile `t` of map `name`.
+pub fn adt_path(name: &str, t: TileCoord) -> String {
+    format!("World\\Maps\\{name}\\{name}_{}_{}.adt", t.x, t.y)
+}
+
+/// The name of the only map in `src` (see [`super::maps::list_maps`]); an
+/// error when there is none or several.
+pub fn single_map(src: &DataSource) -> Result<String, FormatError> {
+    let dd = || src.root().display().to_string();
+    let maps = super::maps::map_names(src)?;
     match maps.as_slice() {
         [one] => Ok(one.clone()),
         [] => Err(FormatError::DataDir {
@@ -211,37 +246,81 @@ pub fn single_map(dir: &Path) -> Result<String, FormatError> {
         }),
         many => Err(FormatError::DataDir {
             dir: dd(),
-            reason: format!("several maps ({}); name one", many.join(", ")),
+            reason: format!(
+                "{} maps ({}); choose one with --map",
+                many.len(),
+                many.join(", ")
+            ),
         }),
     }
 }
 
-/// Loads the only map under `dir/World/Maps` (see [`load_map`]).
+/// Loads the only map of `dir` (see [`load_map`]).
 pub fn load_data_dir(dir: &Path) -> Result<DataSet, FormatError> {
-    load_map(dir, &single_map(dir)?)
+    let src = DataSource::open(dir)?;
+    let name = single_map(&src)?;
+    load_map_from(&src, &name)
 }
 
 /// Reads the WDT of map `name`: the tiles it lists.
-pub fn read_map_wdt(dir: &Path, name: &str) -> Result<wdt::WdtInfo, FormatError> {
-    let (bytes, file) = read_file(dir, &format!("{MAPS_DIR}/{name}/{name}.wdt"))?;
-    wdt::read_wdt(&bytes, &file)
+pub fn read_map_wdt(src: &DataSource, name: &str) -> Result<wdt::WdtInfo, FormatError> {
+    let f = src.require(&wdt_path(name))?;
+    wdt::read_wdt(&f.bytes, &f.name)
 }
 
-/// Reads the ADT of tile `t` of map `name`.
-pub fn read_map_tile(dir: &Path, name: &str, t: TileCoord) -> Result<AdtTile, FormatError> {
-    let rel = format!("{MAPS_DIR}/{name}/{name}_{}_{}.adt", t.x, t.y);
-    let (bytes, file) = read_file(dir, &rel)?;
-    adt::read_adt(&bytes, &file, Some(t))
+/// Reads the ADT of tile `t` of map `name`. `big_alpha` is the WDT's MPHD
+/// big-alpha flag (8-bit alpha maps); `None` infers the alpha depth from
+/// the sizes.
+pub fn read_map_tile(
+    src: &DataSource,
+    name: &str,
+    t: TileCoord,
+    big_alpha: Option<bool>,
+) -> Result<AdtTile, FormatError> {
+    let f = src.require(&adt_path(name, t))?;
+    adt::read_adt_with(&f.bytes, &f.name, Some(t), big_alpha)
+}
+
+/// Reads one detail model with its texture. `Ok(Err(file))` when a file it
+/// needs is absent from the data.
+fn read_model(src: &DataSource, path: &str) -> Result<Result<DetailModel, String>, FormatError> {
+    let Some(f) = src.read(path)? else {
+        return Ok(Err(super::source::archive_path(path)));
+    };
+    let m = match m2::read_m2_with_skin(&f.bytes, &f.name, path, |p| src.read(p))? {
+        Ok(m) => m,
+        Err(skin) => return Ok(Err(skin)),
+    };
+    let tex_name = m
+        .textures
+        .first()
+        .cloned()
+        .ok_or_else(|| FormatError::Malformed {
+            file: f.name.clone(),
+            chunk: "M2 textures".into(),
+            offset: 0,
+            reason: "model has no texture".into(),
+        })?;
+    let Some(t) = src.read(&tex_name)? else {
+        return Ok(Err(super::source::archive_path(&tex_name)));
+    };
+    let texture = blp::read_blp(&t.bytes, &t.name)?;
+    Ok(Ok(m.into_detail_model(
+        &f.name,
+        path.to_owned(),
+        texture,
+    )?))
 }
 
 /// Reads both ground-effect tables and every detail model they reach, and
-/// checks that the effects resolve against those models.
+/// checks that the effects resolve against those models. Models absent from
+/// the data are reported (one warning each) and their slots emptied.
 pub fn load_effects_and_models(
-    dir: &Path,
-) -> Result<(GroundEffects, Vec<DetailModel>), FormatError> {
-    let (tex, tex_file) = read_file(dir, TEXTURE_DBC)?;
-    let (doo, doo_file) = read_file(dir, DOODAD_DBC)?;
-    let effects = dbc::read_ground_effects(&tex, &tex_file, &doo, &doo_file)?;
+    src: &DataSource,
+) -> Result<(GroundEffects, Vec<DetailModel>, Vec<MissingModel>), FormatError> {
+    let tex = src.require(TEXTURE_DBC)?;
+    let doo = src.require(DOODAD_DBC)?;
+    let mut effects = dbc::read_ground_effects(&tex.bytes, &tex.name, &doo.bytes, &doo.name)?;
     let used: HashSet<u32> = effects
         .textures
         .iter()
@@ -250,55 +329,76 @@ pub fn load_effects_and_models(
         .collect();
     let mut seen = HashSet::new();
     let mut models = Vec::new();
+    let mut missing: Vec<MissingModel> = Vec::new();
     for d in effects.doodads.iter().filter(|d| used.contains(&d.id)) {
         let path = normalize_model_path(&d.model);
         if !seen.insert(path.to_ascii_lowercase()) {
+            if let Some(m) = missing
+                .iter_mut()
+                .find(|m| m.model.eq_ignore_ascii_case(&path))
+            {
+                m.doodads.push(d.id);
+            }
             continue;
         }
-        let (bytes, file) = read_file(dir, &path)?;
-        let m = m2::read_m2(&bytes, &file)?;
-        let tex_name = m
-            .textures
-            .first()
-            .cloned()
-            .ok_or_else(|| FormatError::Malformed {
-                file: file.clone(),
-                chunk: "M2 textures".into(),
-                offset: 0x5C,
-                reason: "model has no texture".into(),
-            })?;
-        let (tbytes, tfile) = read_file(dir, &tex_name)?;
-        let texture = blp::read_blp(&tbytes, &tfile)?;
-        models.push(m.into_detail_model(&file, path, texture)?);
+        match read_model(src, &path)? {
+            Ok(m) => models.push(m),
+            Err(file) => missing.push(MissingModel {
+                model: path,
+                file,
+                doodads: vec![d.id],
+                effects: Vec::new(),
+            }),
+        }
+    }
+    for m in &mut missing {
+        for t in &mut effects.textures {
+            for slot in &mut t.doodads {
+                if m.doodads.contains(slot) {
+                    if !m.effects.contains(&t.id) {
+                        m.effects.push(t.id);
+                    }
+                    *slot = 0;
+                }
+            }
+        }
+        log::warn!("{}: {m}", src.root().display());
     }
     let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
     effects
         .resolve(&paths)
         .map_err(|source| FormatError::Effects {
-            file: format!("{}/{TEXTURE_DBC}", dir.display()),
+            file: tex.name.clone(),
             source,
         })?;
-    Ok((effects, models))
+    Ok((effects, models, missing))
 }
 
-/// Loads map `name` from `dir`: its WDT, every ADT the WDT lists, both
-/// ground-effect tables and every model they reach, each with its texture.
+/// Loads map `name` of the data at `dir` (see [`load_map_from`]).
 pub fn load_map(dir: &Path, name: &str) -> Result<DataSet, FormatError> {
-    let info = read_map_wdt(dir, name)?;
+    load_map_from(&DataSource::open(dir)?, name)
+}
+
+/// Loads map `name` from `src`: its WDT, every ADT the WDT lists, both
+/// ground-effect tables and every model they reach, each with its texture.
+pub fn load_map_from(src: &DataSource, name: &str) -> Result<DataSet, FormatError> {
+    let info = read_map_wdt(src, name)?;
+    let big_alpha = Some(info.flags & wdt::MPHD_BIG_ALPHA != 0);
     let mut world = World::new(name);
     for t in &info.tiles {
-        let tile = read_map_tile(dir, name, *t)?;
+        let tile = read_map_tile(src, name, *t, big_alpha)?;
         world
             .insert(Arc::new(tile))
             .map_err(|source| FormatError::World {
-                file: format!("{MAPS_DIR}/{name}/{name}_{}_{}.adt", t.x, t.y),
+                file: adt_path(name, *t),
                 source,
             })?;
     }
-    let (effects, models) = load_effects_and_models(dir)?;
+    let (effects, models, missing) = load_effects_and_models(src)?;
     Ok(DataSet {
         world,
         effects,
         models,
+        missing,
     })
 }

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::data_dir::{load_effects_and_models, read_map_tile, read_map_wdt, single_map};
-use super::FormatError;
+use super::maps::{centre_tile, default_selection, WorldSelection};
+use super::source::DataSource;
+use super::{wdt, FormatError};
 use crate::placement::Policy;
 use crate::presets::{CameraPath, Scene, ViewPose};
 use crate::window::{TileSource, WindowError, WorldWindow};
@@ -19,19 +21,22 @@ use crate::world::{AdtTile, World};
 /// Tiles of one map of a data directory, read when the window asks.
 #[derive(Clone, Debug)]
 pub struct DataDirSource {
-    dir: PathBuf,
+    src: Arc<DataSource>,
     map: String,
     tiles: BTreeSet<TileCoord>,
+    big_alpha: bool,
 }
 
 impl DataDirSource {
-    /// The source for map `map` of `dir` (its WDT says which tiles exist).
-    pub fn new(dir: &Path, map: &str) -> Result<Self, FormatError> {
-        let info = read_map_wdt(dir, map)?;
+    /// The source for map `map` of `src` (its WDT says which tiles exist
+    /// and whether their alpha maps are 8-bit).
+    pub fn new(src: Arc<DataSource>, map: &str) -> Result<Self, FormatError> {
+        let info = read_map_wdt(&src, map)?;
         Ok(Self {
-            dir: dir.to_path_buf(),
+            src,
             map: map.to_owned(),
             tiles: info.tiles.into_iter().collect(),
+            big_alpha: info.flags & wdt::MPHD_BIG_ALPHA != 0,
         })
     }
 
@@ -71,9 +76,11 @@ impl TileSource for DataDirSource {
                 reason: format!("map {} has no such tile", self.map),
             });
         }
-        read_map_tile(&self.dir, &self.map, coord).map_err(|e| WindowError::Load {
-            tile: coord,
-            reason: e.to_string(),
+        read_map_tile(&self.src, &self.map, coord, Some(self.big_alpha)).map_err(|e| {
+            WindowError::Load {
+                tile: coord,
+                reason: e.to_string(),
+            }
         })
     }
 
@@ -89,20 +96,50 @@ fn window_err(dir: &Path) -> impl FnOnce(WindowError) -> FormatError + '_ {
     }
 }
 
-/// A scene from map `map` of `dir` (the only map when `None`), placed with
-/// `policy`: the 3x3 window around the middle tile, views on the ground
-/// there and from above, and a walk across the middle tile's +X border.
+/// A scene from map `map` of the data at `dir` (loose files and/or a client
+/// install's archives), placed with `policy`. Without `map`, the selection
+/// of [`super::maps::set_default_selection`] (the command line's `--map`,
+/// `--at`, `--tile`) applies, and then the only map. See [`load_scene_from`].
 pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene, FormatError> {
-    let map = match map {
-        Some(m) => m.to_owned(),
-        None => single_map(dir)?,
+    let mut sel = default_selection();
+    if let Some(m) = map {
+        sel = WorldSelection {
+            map: Some(m.to_owned()),
+            ..WorldSelection::default()
+        };
+    }
+    let src = Arc::new(DataSource::open(dir)?);
+    load_scene_from(src, &sel, policy)
+}
+
+/// A scene from `src`: map `sel.map` (the only map when `None`), the 3x3
+/// window around `sel`'s tile (default: the present tile nearest the middle
+/// of the map), views on the ground there and from above, and a walk across
+/// that tile's +X border. Models an effect names that the data lacks are in
+/// [`Scene::missing_models`].
+pub fn load_scene_from(
+    src: Arc<DataSource>,
+    sel: &WorldSelection,
+    policy: Policy,
+) -> Result<Scene, FormatError> {
+    let dir: PathBuf = src.root().to_path_buf();
+    let dir = dir.as_path();
+    let map = match &sel.map {
+        Some(m) => m.clone(),
+        None => single_map(&src)?,
     };
-    let source = DataDirSource::new(dir, &map)?;
-    let centre = source.centre().ok_or_else(|| FormatError::DataDir {
+    let source = DataDirSource::new(Arc::clone(&src), &map)?;
+    let default = source.centre().ok_or_else(|| FormatError::DataDir {
         dir: dir.display().to_string(),
         reason: format!("map {map} lists no tiles"),
     })?;
-    let (effects, models) = load_effects_and_models(dir)?;
+    let centre = centre_tile(sel, &map, &source.tiles(), default).map_err(|reason| {
+        FormatError::DataDir {
+            dir: dir.display().to_string(),
+            reason,
+        }
+    })?;
+    let (effects, models, missing_models) = load_effects_and_models(&src)?;
     let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
     let resolved = Arc::new(
         effects
@@ -136,6 +173,7 @@ pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene
         effects,
         resolved,
         models,
+        missing_models,
         views,
         path,
         first_load,

@@ -168,6 +168,28 @@ pub fn write_ground_effect_doodad(doodads: &[GroundEffectDoodad]) -> Result<Vec<
     Ok(DbcTable::write(3, &rows, &strings))
 }
 
+/// Serialises a Map.dbc of `(id, directory)` records with the first five
+/// fields of 1.12's layout (ID, Directory, InstanceType 0, PVP 0, MapName =
+/// the directory): enough for `sward maps` and [`super::maps`] to name the
+/// maps of an export.
+pub fn write_map_dbc(maps: &[(u32, &str)]) -> Result<Vec<u8>, FormatError> {
+    let mut strings = vec![0u8];
+    let mut rows = Vec::with_capacity(maps.len() * 5);
+    for (id, dir) in maps {
+        if dir.contains('\0') || dir.is_empty() {
+            return Err(FormatError::Unwritable {
+                what: format!("Map {id}"),
+                reason: format!("directory {dir:?} is empty or contains NUL"),
+            });
+        }
+        let at = u32_of(strings.len());
+        rows.extend([*id, at, 0, 0, at]);
+        strings.extend_from_slice(dir.as_bytes());
+        strings.push(0);
+    }
+    Ok(DbcTable::write(5, &rows, &strings))
+}
+
 fn looks_like_model(s: Option<&str>) -> bool {
     s.is_some_and(|s| {
         let l = s.to_ascii_lowercase();

@@ -1,5 +1,9 @@
-//! Classic M2 detail models (magic `MD20`, version 256: the pre-WotLK
-//! layout whose views are embedded in the file).
+//! M2 detail models (magic `MD20`): versions 256..=263 (1.12 writes 256,
+//! 2.x 260..=263), whose views are embedded in the file, and version 264
+//! (3.3.5), whose header drops the playable-animation lookup, the views and
+//! the texture flipbooks and whose views live in `<Model>00.skin` files
+//! (magic `SKIN`, the same five arrays plus the bone count, offsets relative
+//! to the skin file). See the wowdev wiki's "M2" and "M2/.skin" pages.
 //!
 //! [`write_m2`] writes a 0x144-byte header of counted arrays (count, offset)
 //! and the data blocks it points to, each 16-byte aligned: the name, one
@@ -20,6 +24,11 @@ use crate::models::{Aabb, DetailModel, DetailTexture, DetailVertex};
 pub const VERSION: u32 = 256;
 /// Last version with embedded views (WotLK, 264, moved them to .skin files).
 pub const LAST_EMBEDDED_VERSION: u32 = 263;
+/// The version with external `.skin` views that is read (3.3.5).
+pub const SKIN_VERSION: u32 = 264;
+const WOTLK_HEADER_SIZE: usize = 0x130;
+const WOTLK_BONE_SIZE: usize = 88;
+const SKIN_HEADER_SIZE: usize = 0x30;
 const HEADER_SIZE: usize = 0x144;
 const VERTEX_SIZE: usize = 48;
 const VIEW_SIZE: usize = 44;
@@ -50,6 +59,67 @@ mod h {
     pub const BOUNDING_RADIUS: usize = 0xCC;
     pub const COLLISION_BOX: usize = 0xD0;
     pub const COLLISION_RADIUS: usize = 0xE8;
+}
+
+/// Header offsets of version 264 (3.3.5).
+mod w {
+    pub const BONES: usize = 0x2C;
+    pub const VERTICES: usize = 0x3C;
+    pub const NUM_SKIN_PROFILES: usize = 0x44;
+    pub const TEXTURES: usize = 0x50;
+    pub const MATERIALS: usize = 0x70;
+    pub const BOUNDING_BOX: usize = 0xA0;
+}
+
+/// Where a layout keeps the fields [`read_m2`] reads.
+struct Layout {
+    header: usize,
+    bones: usize,
+    bone_size: usize,
+    vertices: usize,
+    textures: usize,
+    materials: usize,
+    bounding_box: usize,
+}
+
+const CLASSIC: Layout = Layout {
+    header: HEADER_SIZE,
+    bones: h::BONES,
+    bone_size: BONE_SIZE,
+    vertices: h::VERTICES,
+    textures: h::TEXTURES,
+    materials: h::MATERIALS,
+    bounding_box: h::BOUNDING_BOX,
+};
+
+const WOTLK: Layout = Layout {
+    header: WOTLK_HEADER_SIZE,
+    bones: w::BONES,
+    bone_size: WOTLK_BONE_SIZE,
+    vertices: w::VERTICES,
+    textures: w::TEXTURES,
+    materials: w::MATERIALS,
+    bounding_box: w::BOUNDING_BOX,
+};
+
+/// The skin file of the model at archive path `model` (`X.m2` -> `X00.skin`).
+pub fn skin_path(model: &str) -> String {
+    let stem = model
+        .len()
+        .checked_sub(3)
+        .filter(|&n| model.is_char_boundary(n) && model[n..].eq_ignore_ascii_case(".m2"))
+        .map_or(model, |n| &model[..n]);
+    format!("{stem}00.skin")
+}
+
+/// The version field of an M2 file, checked for the `MD20` magic.
+pub fn m2_version(data: &[u8], file: &str) -> Result<u32, FormatError> {
+    let r = Reader::new(data, file);
+    let magic: [u8; 4] = r.array("M2 header", 0)?;
+    if &magic != b"MD20" {
+        return Err(r.err("M2 header", 0, "magic is not MD20"));
+    }
+    r.u32("M2 header", 4)
 }
 
 /// What [`read_m2`] returns: the model without its texture pixels.
@@ -303,25 +373,89 @@ fn counted_string(r: &Reader<'_>, what: &str, field: usize) -> Result<String, Fo
         .map_err(|_| r.err(what, ofs, "string is not valid UTF-8"))
 }
 
-/// Parses a classic M2 (versions 256..=263).
+/// Parses an M2 with embedded views (versions 256..=263). Version 264
+/// needs its skin file: see [`read_m2_with_skin`].
 pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
-    let r = Reader::new(data, file);
-    let magic: [u8; 4] = r.array("M2 header", 0)?;
-    if &magic != b"MD20" {
-        return Err(r.err("M2 header", 0, "magic is not MD20"));
-    }
-    let version = r.u32("M2 header", 4)?;
+    let version = m2_version(data, file)?;
     if !(VERSION..=LAST_EMBEDDED_VERSION).contains(&version) {
         return Err(FormatError::Unsupported {
             file: file.to_owned(),
-            what: format!("M2 version {version} (only 256..=263, with embedded views, are read)"),
+            what: format!(
+                "M2 version {version} (256..=263 are read alone, 264 with its .skin file)"
+            ),
         });
     }
+    let r = Reader::new(data, file);
     r.bytes("M2 header", 0, HEADER_SIZE)?;
-    let name = counted_string(&r, "M2 name", h::NAME)?;
-    let (nv, vofs) = counted(&r, "M2 vertices", h::VERTICES, VERTEX_SIZE)?;
+    let (views, view) = counted(&r, "M2 views", h::VIEWS, VIEW_SIZE)?;
+    if views == 0 {
+        return Err(r.err("M2 views", h::VIEWS, "no view"));
+    }
+    read_body(&r, version, &CLASSIC, &r, view)
+}
+
+/// Parses a version-264 M2 (`data`, named `file`) with its first view read
+/// from `skin` (the `<Model>00.skin` file, named `skin_file`).
+pub fn read_m2_v264(
+    data: &[u8],
+    file: &str,
+    skin: &[u8],
+    skin_file: &str,
+) -> Result<M2Model, FormatError> {
+    let version = m2_version(data, file)?;
+    if version != SKIN_VERSION {
+        return Err(FormatError::Unsupported {
+            file: file.to_owned(),
+            what: format!("M2 version {version} with a skin file (264 is read)"),
+        });
+    }
+    let r = Reader::new(data, file);
+    r.bytes("M2 header", 0, WOTLK_HEADER_SIZE)?;
+    if r.u32("M2 header", w::NUM_SKIN_PROFILES)? == 0 {
+        return Err(r.err("M2 header", w::NUM_SKIN_PROFILES, "no skin profile"));
+    }
+    let s = Reader::new(skin, skin_file);
+    let magic: [u8; 4] = s.array("SKIN header", 0)?;
+    if &magic != b"SKIN" {
+        return Err(s.err("SKIN header", 0, "magic is not SKIN"));
+    }
+    s.bytes("SKIN header", 0, SKIN_HEADER_SIZE)?;
+    read_body(&r, version, &WOTLK, &s, 4)
+}
+
+/// Reads the model at archive path `path` whatever its version: `data` is
+/// the M2 (named `file`), and `read` fetches the `.skin` file a version-264
+/// model needs. `Ok(Err(skin path))` when that skin file is absent.
+pub fn read_m2_with_skin(
+    data: &[u8],
+    file: &str,
+    path: &str,
+    read: impl FnOnce(&str) -> Result<Option<super::DataFile>, FormatError>,
+) -> Result<Result<M2Model, String>, FormatError> {
+    if m2_version(data, file)? != SKIN_VERSION {
+        return read_m2(data, file).map(Ok);
+    }
+    let skin = skin_path(path);
+    let Some(s) = read(&skin)? else {
+        return Ok(Err(skin));
+    };
+    read_m2_v264(data, file, &s.bytes, &s.name).map(Ok)
+}
+
+/// The fields every version shares; the view (vertex remap and triangle
+/// arrays, offsets relative to `vr`'s file) is at `view` in `vr`.
+fn read_body(
+    r: &Reader<'_>,
+    version: u32,
+    l: &Layout,
+    vr: &Reader<'_>,
+    view: usize,
+) -> Result<M2Model, FormatError> {
+    r.bytes("M2 header", 0, l.header)?;
+    let name = counted_string(r, "M2 name", h::NAME)?;
+    let (nv, vofs) = counted(r, "M2 vertices", l.vertices, VERTEX_SIZE)?;
     if nv > u16::MAX as usize + 1 {
-        return Err(r.err("M2 vertices", h::VERTICES, format!("{nv} vertices")));
+        return Err(r.err("M2 vertices", l.vertices, format!("{nv} vertices")));
     }
     let mut vertices = Vec::with_capacity(nv);
     for i in 0..nv {
@@ -341,26 +475,27 @@ pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
             bone: b[heaviest] as u32,
         });
     }
-    let (views, view) = counted(&r, "M2 views", h::VIEWS, VIEW_SIZE)?;
-    if views == 0 {
-        return Err(r.err("M2 views", h::VIEWS, "no view"));
-    }
-    let (ns, sofs) = counted(&r, "M2 view vertices", view, 2)?;
+    let (ns, sofs) = counted(vr, "M2 view vertices", view, 2)?;
     let mut remap = Vec::with_capacity(ns);
     for i in 0..ns {
-        let v = r.u16("M2 view vertices", sofs + 2 * i)?;
+        let v = vr.u16("M2 view vertices", sofs + 2 * i)?;
         if v as usize >= nv {
-            return Err(r.err(
+            let of = if vr.file == r.file {
+                String::new()
+            } else {
+                format!(" (the vertex count of {})", r.file)
+            };
+            return Err(vr.err(
                 "M2 view vertices",
                 sofs + 2 * i,
-                format!("vertex {v} >= {nv}"),
+                format!("vertex {v} >= {nv}{of}"),
             ));
         }
         remap.push(v);
     }
-    let (ni, iofs) = counted(&r, "M2 view indices", view + 8, 2)?;
+    let (ni, iofs) = counted(vr, "M2 view indices", view + 8, 2)?;
     if ni % 3 != 0 {
-        return Err(r.err(
+        return Err(vr.err(
             "M2 view indices",
             view + 8,
             format!("{ni} indices is not a triangle list"),
@@ -368,9 +503,9 @@ pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
     }
     let mut indices = Vec::with_capacity(ni);
     for i in 0..ni {
-        let t = r.u16("M2 view indices", iofs + 2 * i)? as usize;
+        let t = vr.u16("M2 view indices", iofs + 2 * i)? as usize;
         let v = remap.get(t).ok_or_else(|| {
-            r.err(
+            vr.err(
                 "M2 view indices",
                 iofs + 2 * i,
                 format!("index {t} >= {ns} view vertices"),
@@ -378,17 +513,17 @@ pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
         })?;
         indices.push(*v);
     }
-    let (bones, _) = counted(&r, "M2 bones", h::BONES, BONE_SIZE)?;
-    let (nt, tofs) = counted(&r, "M2 textures", h::TEXTURES, TEXTURE_SIZE)?;
+    let (bones, _) = counted(r, "M2 bones", l.bones, l.bone_size)?;
+    let (nt, tofs) = counted(r, "M2 textures", l.textures, TEXTURE_SIZE)?;
     let textures = (0..nt)
-        .map(|i| counted_string(&r, "M2 texture name", tofs + TEXTURE_SIZE * i + 8))
+        .map(|i| counted_string(r, "M2 texture name", tofs + TEXTURE_SIZE * i + 8))
         .collect::<Result<Vec<_>, _>>()?;
-    let (nm, mofs) = counted(&r, "M2 materials", h::MATERIALS, 4)?;
+    let (nm, mofs) = counted(r, "M2 materials", l.materials, 4)?;
     if nm == 0 {
-        return Err(r.err("M2 materials", h::MATERIALS, "no material"));
+        return Err(r.err("M2 materials", l.materials, "no material"));
     }
-    let b = r.vec3("M2 header", h::BOUNDING_BOX)?;
-    let t = r.vec3("M2 header", h::BOUNDING_BOX + 12)?;
+    let b = r.vec3("M2 header", l.bounding_box)?;
+    let t = r.vec3("M2 header", l.bounding_box + 12)?;
     Ok(M2Model {
         version,
         name,
@@ -400,6 +535,67 @@ pub fn read_m2(data: &[u8], file: &str) -> Result<M2Model, FormatError> {
         bounds: Aabb { min: b, max: t },
         textures,
     })
+}
+
+/// Test fixture: `model` as a version-264 M2 and its `00.skin` file. Only the
+/// fields [`read_m2_v264`] reads are in the 3.3.5 layout (sequences, bones
+/// and animation tracks keep the classic layout), so the client would not
+/// load it.
+#[cfg(test)]
+pub fn write_m2_v264_fixture(
+    model: &DetailModel,
+    texture_path: &str,
+) -> Result<(Vec<u8>, Vec<u8>), FormatError> {
+    let classic = write_m2(model, texture_path)?;
+    let view = u32_from(&classic, h::VIEWS + 4);
+    // The skin: magic, the view's five arrays re-pointed into the skin, the
+    // bone count.
+    let mut skin = Out::default();
+    skin.bytes(b"SKIN");
+    skin.zeros(SKIN_HEADER_SIZE - 4);
+    let elem = [2, 2, 4, SUBMESH_SIZE, BATCH_SIZE];
+    for (k, size) in elem.iter().enumerate() {
+        let n = u32_from(&classic, view + 8 * k);
+        let ofs = u32_from(&classic, view + 8 * k + 4);
+        array(&mut skin, 4 + 8 * k, n, |o| {
+            o.bytes(&classic[ofs..ofs + n * size]);
+        });
+    }
+    skin.patch_u32(4 + 40, model.bones);
+    // The M2: the classic data blocks stay where they are (the header is
+    // padded to the classic size), the header fields move.
+    let mut m = classic.clone();
+    m[4..8].copy_from_slice(&SKIN_VERSION.to_le_bytes());
+    m[8..HEADER_SIZE].fill(0);
+    let moves: [(usize, usize, usize); 22] = [
+        (h::NAME, 0x08, 8),
+        (0x10, 0x10, 4),
+        (0x14, 0x14, 8),
+        (h::SEQUENCES, 0x1C, 8),
+        (h::SEQUENCE_LOOKUP, 0x24, 8),
+        (h::BONES, w::BONES, 8),
+        (0x3C, 0x34, 8),
+        (h::VERTICES, w::VERTICES, 8),
+        (0x54, 0x48, 8),
+        (h::TEXTURES, w::TEXTURES, 8),
+        (h::TEXTURE_WEIGHTS, 0x58, 8),
+        (0x74, 0x60, 8),
+        (0x7C, 0x68, 8),
+        (h::MATERIALS, w::MATERIALS, 8),
+        (h::BONE_LOOKUP, 0x78, 8),
+        (h::TEXTURE_LOOKUP, 0x80, 8),
+        (h::TEX_UNIT_LOOKUP, 0x88, 8),
+        (h::TRANSPARENCY_LOOKUP, 0x90, 8),
+        (h::TEXTURE_TRANSFORM_LOOKUP, 0x98, 8),
+        (h::BOUNDING_BOX, w::BOUNDING_BOX, 28),
+        (h::COLLISION_BOX, 0xBC, 28),
+        (0xEC, 0xD8, HEADER_SIZE - 0xEC),
+    ];
+    for (from, to, n) in moves {
+        m[to..to + n].copy_from_slice(&classic[from..from + n]);
+    }
+    m[w::NUM_SKIN_PROFILES..w::NUM_SKIN_PROFILES + 4].copy_from_slice(&1u32.to_le_bytes());
+    Ok((m, skin.buf))
 }
 
 #[cfg(test)]
@@ -420,6 +616,52 @@ mod tests {
                 .expect("valid");
             assert_eq!(model, m);
             assert_eq!(write_m2(&model, &tex_path).expect("again"), bytes);
+        }
+    }
+
+    #[test]
+    fn v264_models_read_their_view_from_the_skin_file() {
+        assert_eq!(
+            skin_path("World\\NoDXT\\Detail\\ElwGra01.M2"),
+            "World\\NoDXT\\Detail\\ElwGra0100.skin"
+        );
+        for m in crate::models::elwynn_models().into_iter().take(3) {
+            let tex = m.path.replace(".m2", ".blp");
+            let classic = read_m2(&write_m2(&m, &tex).expect("write"), "c.m2").expect("read");
+            let (bytes, skin) = write_m2_v264_fixture(&m, &tex).expect("v264");
+            assert_eq!(m2_version(&bytes, "w.m2").expect("version"), SKIN_VERSION);
+            let e = read_m2(&bytes, "w.m2").expect_err("needs skin");
+            assert!(matches!(e, FormatError::Unsupported { .. }), "{e}");
+            let got = read_m2_v264(&bytes, "w.m2", &skin, "w00.skin").expect("read");
+            assert_eq!(
+                got,
+                M2Model {
+                    version: SKIN_VERSION,
+                    ..classic.clone()
+                }
+            );
+            // Through the data-source path: the skin is fetched by name.
+            let mut asked = String::new();
+            let via = read_m2_with_skin(&bytes, "w.m2", &m.path, |p| {
+                asked = p.to_owned();
+                Ok(Some(crate::formats::DataFile {
+                    bytes: skin.clone(),
+                    name: p.to_owned(),
+                }))
+            })
+            .expect("read")
+            .expect("skin present");
+            assert_eq!(asked, skin_path(&m.path));
+            assert_eq!(via, got);
+            // A missing skin is reported by name; a bad one is an error.
+            let missing = read_m2_with_skin(&bytes, "w.m2", &m.path, |_| Ok(None)).expect("ok");
+            assert_eq!(missing, Err(skin_path(&m.path)));
+            let mut bad = skin.clone();
+            bad[0] = b'X';
+            let e = read_m2_v264(&bytes, "w.m2", &bad, "w00.skin").expect_err("magic");
+            assert!(e.to_string().contains("w00.skin"), "{e}");
+            let e = read_m2_v264(&bytes, "w.m2", &skin[..40], "w00.skin").expect_err("short");
+            assert!(e.to_string().contains("w00.skin"), "{e}");
         }
     }
 

@@ -9,6 +9,8 @@
 //!   GroundEffectDoodad.
 //! * [`m2`]: classic (pre-WotLK, embedded views) M2 detail models.
 //! * [`blp`]: BLP2 textures (uncompressed BGRA written; BGRA and palettized read).
+//! * [`source`]: a client install's MPQ archives (in the client's patch
+//!   order) and/or loose files, read by archive path.
 //! * [`data_dir`]: a whole directory laid out like the client archives.
 //! * [`data_scene`]: a streamed [`crate::presets::Scene`] from such a directory.
 //!
@@ -26,16 +28,25 @@ pub mod data_dir;
 pub mod data_scene;
 pub mod dbc;
 pub mod inspect;
+pub mod inspect_files;
 pub mod m2;
+pub mod maps;
+pub mod mpq_export;
+pub mod source;
 pub mod wdt;
 
 #[cfg(test)]
 mod tests;
 
 pub use adt::{read_adt, write_adt};
-pub use data_dir::{export_data_dir, load_data_dir, load_map, DataSet, ExportSummary};
-pub use data_scene::{load_scene, DataDirSource};
+pub use data_dir::{
+    export_data_dir, load_data_dir, load_map, load_map_from, DataSet, ExportSummary, MissingModel,
+};
+pub use data_scene::{load_scene, load_scene_from, DataDirSource};
 pub use inspect::{inspect_adt, AdtReport};
+pub use maps::{list_maps, MapInfo, WorldSelection};
+pub use mpq_export::export_mpq;
+pub use source::{DataFile, DataSource};
 
 use crate::effects::EffectError;
 use crate::models::ModelError;
@@ -114,6 +125,24 @@ pub enum FormatError {
         /// File name.
         file: String,
         /// Why there is no answer.
+        reason: String,
+    },
+    /// An MPQ archive cannot be opened.
+    #[error("{archive}: cannot open MPQ archive: {reason}")]
+    ArchiveOpen {
+        /// The archive file.
+        archive: String,
+        /// Why.
+        reason: String,
+    },
+    /// A file inside an MPQ archive cannot be read.
+    #[error("{archive}: cannot read {file}: {reason}")]
+    ArchiveRead {
+        /// The archive file.
+        archive: String,
+        /// The path inside the archive.
+        file: String,
+        /// Why.
         reason: String,
     },
     /// In-memory data cannot be represented in the file format.

@@ -11,6 +11,7 @@ use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::coords::TileCoord;
 use crate::world::{AdtTile, AlphaMap, Layer, NoEffectDoodad, PredTex, ALPHA_TEXELS};
 
+mod archives;
 mod mutate;
 
 /// A tile exercising every modelled field: 0..4 layers, alpha maps, header
@@ -88,6 +89,44 @@ pub(super) fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d
+}
+
+#[test]
+fn chunks_the_client_ships_but_sward_does_not_use_are_skipped() {
+    use super::bytes::{Out, Reader};
+    let tile = sample_tile(TileCoord::new(31, 49), 5);
+    let bytes = write_adt(&tile).expect("write");
+    let chunks = Reader::new(&bytes, "t.adt").chunks(0).expect("chunks");
+    let last = chunks
+        .iter()
+        .rev()
+        .find(|c| &c.tag == b"MCNK")
+        .expect("an MCNK");
+    assert_eq!(last.end(), bytes.len(), "the last MCNK ends the file");
+    // Shadow map, vertex colours, old liquid and sound emitters inside the
+    // last MCNK (its size grows to hold them) ...
+    let mut extra = Out::default();
+    extra.chunk(b"MCSH", |o| o.zeros(512));
+    extra.chunk(b"MCCV", |o| o.zeros(145 * 4));
+    extra.chunk(b"MCLQ", |o| o.zeros(0x2D4));
+    extra.chunk(b"MCSE", |o| o.zeros(0x1C));
+    let mut file = bytes.clone();
+    file.extend_from_slice(&extra.buf);
+    let size = (last.size + extra.buf.len()) as u32;
+    file[last.offset + 4..last.offset + 8].copy_from_slice(&size.to_le_bytes());
+    // ... and 3.x water, flight bounds and the doodad / WMO tables after it.
+    let mut top = Out::default();
+    top.chunk(b"MH2O", |o| o.zeros(256 * 12));
+    top.chunk(b"MFBO", |o| o.zeros(36));
+    top.chunk(b"MMDX", |o| o.bytes(b"World\\x.m2\0"));
+    top.chunk(b"MMID", |o| o.u32(0));
+    top.chunk(b"MWMO", |_| {});
+    top.chunk(b"MWID", |_| {});
+    top.chunk(b"MDDF", |o| o.zeros(36));
+    top.chunk(b"MODF", |_| {});
+    file.extend_from_slice(&top.buf);
+    let back = read_adt(&file, "Azeroth_31_49.adt", Some(tile.coord)).expect("read");
+    assert_eq!(back, tile);
 }
 
 #[test]
@@ -342,7 +381,26 @@ fn preset_exports_and_loads_to_the_same_placements() {
     std::fs::rename(&m2, &upper).expect("rename");
     assert!(load_data_dir(&dir).is_ok());
     std::fs::remove_file(&upper).expect("remove");
-    let e = load_data_dir(&dir).expect_err("missing model");
+    // A missing model is reported and its doodad skipped, not fatal.
+    let set = load_data_dir(&dir).expect("loads without the model");
+    assert_eq!(set.missing.len(), 1);
+    let miss = &set.missing[0];
+    assert!(miss.model.ends_with("ElwGra01.m2"), "{}", miss.model);
+    assert_eq!(miss.file, miss.model);
+    assert!(!miss.effects.is_empty());
+    assert!(miss.to_string().contains("ElwGra01"), "{miss}");
+    assert_eq!(set.models.len(), scene.models.len() - 1);
+    assert!(set
+        .effects
+        .textures
+        .iter()
+        .all(|t| !t.doodads.iter().any(|d| miss.doodads.contains(d))));
+    let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
+    assert_eq!(streamed.missing_models, set.missing);
+    assert!(!streamed.placements.is_empty());
+    // A model that is present but corrupt is an error naming it.
+    std::fs::write(&m2, b"MD20junk").expect("write");
+    let e = load_data_dir(&dir).expect_err("corrupt model");
     assert!(e.to_string().contains("ElwGra01"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -315,6 +315,7 @@ impl Preset {
             views,
             path,
             first_load,
+            missing_models: Vec::new(),
         })
     }
 
@@ -468,6 +469,9 @@ pub struct Scene {
     pub path: CameraPath,
     /// The initial window load (cost of building the resident tiles).
     pub first_load: WindowSlide,
+    /// Models a ground effect names that the data lacks (their doodads are
+    /// skipped; always empty for procedural presets).
+    pub missing_models: Vec<crate::formats::MissingModel>,
 }
 
 impl Scene {

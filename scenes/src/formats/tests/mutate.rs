@@ -177,4 +177,157 @@ fn readers_survive_a_mutation_corpus() {
     run("ElwGra04.blp", &blp_bytes, &header, 500, 6, |d| {
         blp::read_blp(d, "ElwGra04.blp").map(drop)
     });
+
+    // BLP DXT5 and palettized, M2 v264 with its skin.
+    for (i, bytes) in fuzz_seeds("blp").into_iter().enumerate() {
+        let header: Vec<usize> = (4..0x94).step_by(4).collect();
+        run("seed.blp", &bytes, &header, 300, 7 + i as u32, |d| {
+            blp::read_blp(d, "seed.blp").map(drop)
+        });
+    }
+    let (m2_264, skin) = m2::write_m2_v264_fixture(model, "x.blp").expect("v264");
+    let header: Vec<usize> = (4..0x130).step_by(4).collect();
+    run("W.m2", &m2_264, &header, 600, 20, |d| {
+        m2::read_m2_v264(d, "W.m2", &skin, "W00.skin").map(drop)
+    });
+    let header: Vec<usize> = (4..0x30).step_by(4).collect();
+    run("W00.skin", &skin, &header, 400, 21, |d| {
+        m2::read_m2_v264(&m2_264, "W.m2", d, "W00.skin").map(drop)
+    });
+}
+
+/// The seed inputs of fuzz target `target` (see `scenes/fuzz`), as built:
+/// BLPs (DXT1, DXT3, DXT5, palettized with 4-bit alpha, BGRA) and M2 v264
+/// inputs (the M2's length as u16 LE, the M2, its skin).
+fn fuzz_seeds(target: &str) -> Vec<Vec<u8>> {
+    let model = &crate::models::elwynn_models()[3];
+    match target {
+        "blp" => {
+            let small = crate::models::DetailTexture {
+                width: 4,
+                height: 4,
+                mips: [16usize, 4, 1]
+                    .iter()
+                    .map(|n| (0..4 * n).map(|i| (i * 37) as u8).collect())
+                    .collect(),
+            };
+            let bgra = blp::write_blp(&small).expect("blp");
+            let dxt = |alpha_depth: u8, enc: u8, block: &[u8]| {
+                let mut o = crate::formats::bytes::Out::default();
+                o.bytes(b"BLP2");
+                o.u32(1);
+                o.bytes(&[2, alpha_depth, enc, 1]);
+                o.u32(8);
+                o.u32(8);
+                o.zeros(0x94 + 1024 - o.pos());
+                for (l, blocks) in [4usize, 1, 1, 1].iter().enumerate() {
+                    o.patch_u32(0x14 + 4 * l, o.pos() as u32);
+                    o.patch_u32(0x54 + 4 * l, (blocks * block.len()) as u32);
+                    (0..*blocks).for_each(|_| o.bytes(block));
+                }
+                o.buf
+            };
+            let colour = [0x00, 0xF8, 0x1F, 0x00, 0xE4, 0x1B, 0x4E, 0x93];
+            let mut dxt3 = vec![0x8F; 8];
+            dxt3.extend_from_slice(&colour);
+            let mut dxt5 = vec![255, 0, 0x49, 0x92, 0x24, 0x49, 0x92, 0x24];
+            dxt5.extend_from_slice(&colour);
+            let mut pal = crate::formats::bytes::Out::default();
+            pal.bytes(b"BLP2");
+            pal.u32(1);
+            pal.bytes(&[1, 4, 0, 0]);
+            pal.u32(4);
+            pal.u32(4);
+            pal.zeros(0x94 + 1024 - pal.pos());
+            pal.patch_u32(0x14, pal.pos() as u32);
+            pal.patch_u32(0x54, 16 + 8);
+            pal.bytes(&(0..16).collect::<Vec<u8>>());
+            pal.bytes(&[0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE]);
+            vec![
+                dxt(1, 0, &colour),
+                dxt(8, 1, &dxt3),
+                dxt(8, 7, &dxt5),
+                pal.buf,
+                bgra,
+            ]
+        }
+        _ => {
+            let (m, skin) = m2::write_m2_v264_fixture(model, "x.blp").expect("v264");
+            let mut input = u16::try_from(m.len())
+                .expect("small")
+                .to_le_bytes()
+                .to_vec();
+            input.extend_from_slice(&m);
+            input.extend_from_slice(&skin);
+            vec![input]
+        }
+    }
+}
+
+/// Path of the committed seed corpus of fuzz target `target` (the corpus
+/// that fuzzing grows, `scenes/fuzz/corpus`, is not committed).
+fn corpus_dir(target: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds")
+        .join(target)
+}
+
+/// Rewrites the seed corpora (`cargo test -p sward-scenes write_fuzz_seeds
+/// -- --ignored`).
+#[test]
+#[ignore = "writes scenes/fuzz/seeds; run by hand when the seeds change"]
+fn write_fuzz_seeds() {
+    for target in ["blp", "m2"] {
+        let dir = corpus_dir(target);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for (i, bytes) in fuzz_seeds(target).iter().enumerate() {
+            std::fs::write(dir.join(format!("seed-{i}")), bytes).expect("write");
+        }
+    }
+}
+
+/// Every committed corpus file (the seeds, and any input fuzzing found
+/// worth keeping) goes through the fuzz targets' reader calls without a
+/// panic, and the seeds read successfully.
+#[test]
+fn fuzz_corpus_replays_without_panics() {
+    let mut n = 0;
+    for target in ["blp", "m2"] {
+        let mut files: Vec<_> = std::fs::read_dir(corpus_dir(target))
+            .expect("corpus dir")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for f in files {
+            let data = std::fs::read(&f).expect("read");
+            let seed = f
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("seed-"));
+            let ok = catch_unwind(AssertUnwindSafe(|| match target {
+                "blp" => blp::read_blp(&data, "fuzz.blp").is_ok(),
+                _ => {
+                    let Some((len, rest)) = data.split_first_chunk::<2>() else {
+                        return false;
+                    };
+                    let cut = (u16::from_le_bytes(*len) as usize).min(rest.len());
+                    let (model, skin) = rest.split_at(cut);
+                    let _ = m2::read_m2(model, "fuzz.m2");
+                    matches!(
+                        m2::read_m2_with_skin(model, "fuzz.m2", "World\\fuzz.m2", |p| {
+                            Ok(Some(crate::formats::DataFile {
+                                bytes: skin.to_vec(),
+                                name: p.to_owned(),
+                            }))
+                        }),
+                        Ok(Ok(_))
+                    )
+                }
+            }))
+            .unwrap_or_else(|_| panic!("{} panicked", f.display()));
+            assert!(ok || !seed, "seed {} does not read", f.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 6, "{n} corpus files");
 }

@@ -1,0 +1,349 @@
+//! The reports behind `sward inspect wdt|dbc|m2|blp FILE`: each file is
+//! parsed with the same reader the loader uses, and summarised as JSON (the
+//! CLI's `--json` contract) or text. [`read_input`] takes FILE as a file on
+//! disk or, failing that, as an archive path inside a [`DataSource`].
+
+use std::fmt::Write as _;
+
+use super::source::{DataFile, DataSource};
+use super::{blp, dbc, m2, wdt, FormatError};
+use crate::world::coords::TileCoord;
+
+/// The bytes of `file`: a file on disk when one exists at that path,
+/// otherwise the file at that archive path in `data` (loose files and
+/// archives). An error names the file when neither has it.
+pub fn read_input(data: Option<&DataSource>, file: &str) -> Result<DataFile, FormatError> {
+    let p = std::path::Path::new(file);
+    if p.is_file() {
+        let bytes = std::fs::read(p).map_err(|source| FormatError::Io {
+            file: file.to_owned(),
+            source,
+        })?;
+        return Ok(DataFile {
+            bytes,
+            name: file.to_owned(),
+        });
+    }
+    match data {
+        Some(src) => src.require(file),
+        None => Err(FormatError::Io {
+            file: file.to_owned(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file (give --data DIR to look inside a client's archives)",
+            ),
+        }),
+    }
+}
+
+/// `sward inspect wdt`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WdtReport {
+    /// Where the file came from.
+    pub file: String,
+    /// MPHD flags.
+    pub flags: u32,
+    /// MPHD flag 0x4: ADT alpha maps are 8-bit.
+    pub big_alpha: bool,
+    /// Tiles with an ADT, `[x, y]`, sorted by row then column.
+    pub tiles: Vec<[u32; 2]>,
+}
+
+/// Parses a WDT.
+pub fn inspect_wdt(f: &DataFile) -> Result<WdtReport, FormatError> {
+    let info = wdt::read_wdt(&f.bytes, &f.name)?;
+    Ok(WdtReport {
+        file: f.name.clone(),
+        flags: info.flags,
+        big_alpha: info.flags & wdt::MPHD_BIG_ALPHA != 0,
+        tiles: info.tiles.iter().map(|t: &TileCoord| [t.x, t.y]).collect(),
+    })
+}
+
+impl WdtReport {
+    /// A readable summary.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: WDT, MPHD flags {:#x} ({}-bit alpha maps), {} ADT tiles\n",
+            self.file,
+            self.flags,
+            if self.big_alpha { 8 } else { 4 },
+            self.tiles.len()
+        );
+        let xs = self.tiles.iter().map(|t| t[0]);
+        let ys = self.tiles.iter().map(|t| t[1]);
+        if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
+            (xs.clone().min(), xs.max(), ys.clone().min(), ys.max())
+        {
+            let _ = writeln!(s, "  tiles x {x0}..={x1}, y {y0}..={y1}");
+        }
+        s
+    }
+}
+
+/// `sward inspect dbc`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DbcReport {
+    /// Where the file came from.
+    pub file: String,
+    /// Records.
+    pub records: u32,
+    /// 32-bit fields per record.
+    pub fields: u32,
+    /// String block size in bytes.
+    pub string_block: usize,
+    /// The first (up to 16) records as u32 fields.
+    pub first_records: Vec<Vec<u32>>,
+}
+
+/// Parses a WDBC table.
+pub fn inspect_dbc(f: &DataFile) -> Result<DbcReport, FormatError> {
+    let t = dbc::read_dbc(&f.bytes, &f.name)?;
+    let n = t.field_count as usize;
+    let first_records = (0..(t.record_count as usize).min(16))
+        .map(|r| t.rows[r * n..(r + 1) * n].to_vec())
+        .collect();
+    Ok(DbcReport {
+        file: f.name.clone(),
+        records: t.record_count,
+        fields: t.field_count,
+        string_block: t.strings.len(),
+        first_records,
+    })
+}
+
+impl DbcReport {
+    /// A readable summary.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: WDBC, {} records x {} fields, {}-byte string block\n",
+            self.file, self.records, self.fields, self.string_block
+        );
+        for r in &self.first_records {
+            let f: Vec<String> = r.iter().map(u32::to_string).collect();
+            let _ = writeln!(s, "  {}", f.join(" "));
+        }
+        s
+    }
+}
+
+/// `sward inspect m2`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct M2Report {
+    /// Where the file came from.
+    pub file: String,
+    /// Where its view came from (the `.skin` file of version 264).
+    pub skin: Option<String>,
+    /// Header version.
+    pub version: u32,
+    /// Model name.
+    pub name: String,
+    /// Vertex count.
+    pub vertices: usize,
+    /// Triangles of the first view.
+    pub triangles: usize,
+    /// Bone count.
+    pub bones: u32,
+    /// Texture file names.
+    pub textures: Vec<String>,
+    /// First material's render flags.
+    pub render_flags: u16,
+    /// First material's blend mode.
+    pub blend_mode: u16,
+    /// Bounding box min.
+    pub bounds_min: [f32; 3],
+    /// Bounding box max.
+    pub bounds_max: [f32; 3],
+}
+
+/// Parses an M2; `skin` fetches the `.skin` file of a version-264 model by
+/// archive path (or path beside the file).
+pub fn inspect_m2(
+    f: &DataFile,
+    skin: impl FnOnce(&str) -> Result<Option<DataFile>, FormatError>,
+) -> Result<M2Report, FormatError> {
+    let mut skin_name = None;
+    let m = m2::read_m2_with_skin(&f.bytes, &f.name, &f.name, |p| {
+        let s = skin(p)?;
+        skin_name = s.as_ref().map(|s| s.name.clone());
+        Ok(s)
+    })?
+    .map_err(|skin| FormatError::DataDir {
+        dir: f.name.clone(),
+        reason: format!("missing skin file {skin}"),
+    })?;
+    Ok(M2Report {
+        file: f.name.clone(),
+        skin: skin_name,
+        version: m.version,
+        name: m.name,
+        vertices: m.vertices.len(),
+        triangles: m.indices.len() / 3,
+        bones: m.bones,
+        textures: m.textures,
+        render_flags: m.render_flags,
+        blend_mode: m.blend_mode,
+        bounds_min: m.bounds.min,
+        bounds_max: m.bounds.max,
+    })
+}
+
+impl M2Report {
+    /// A readable summary.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: M2 version {} \"{}\", {} vertices, {} triangles, {} bones, render flags {:#x}, blend {}\n",
+            self.file,
+            self.version,
+            self.name,
+            self.vertices,
+            self.triangles,
+            self.bones,
+            self.render_flags,
+            self.blend_mode
+        );
+        if let Some(skin) = &self.skin {
+            let _ = writeln!(s, "  view from {skin}");
+        }
+        for t in &self.textures {
+            let _ = writeln!(s, "  texture {t}");
+        }
+        let _ = writeln!(s, "  bounds {:?} .. {:?}", self.bounds_min, self.bounds_max);
+        s
+    }
+}
+
+/// `sward inspect blp`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BlpReport {
+    /// Where the file came from.
+    pub file: String,
+    /// Header encoding (1 palette, 2 DXT, 3 BGRA).
+    pub encoding: u8,
+    /// Alpha bits per texel.
+    pub alpha_depth: u8,
+    /// Alpha encoding (DXT: 0 DXT1, 1 DXT3, 7 DXT5).
+    pub alpha_encoding: u8,
+    /// A readable name of the pixel format.
+    pub format: String,
+    /// Level-0 width.
+    pub width: u32,
+    /// Level-0 height.
+    pub height: u32,
+    /// Mip levels after decoding (missing ones rebuilt).
+    pub mips: usize,
+    /// Mean RGBA of level 0 after decoding.
+    pub mean_rgba: [f32; 4],
+}
+
+/// Parses and decodes a BLP2.
+pub fn inspect_blp(f: &DataFile) -> Result<BlpReport, FormatError> {
+    let t = blp::read_blp(&f.bytes, &f.name)?;
+    let [enc, depth, aenc, _] = [f.bytes[8], f.bytes[9], f.bytes[10], f.bytes[11]];
+    let format = match (enc, aenc) {
+        (1, _) => format!("palettized, {depth}-bit alpha"),
+        (2, 0) if depth == 0 => "DXT1".to_owned(),
+        (2, 0) => "DXT1 with 1-bit alpha".to_owned(),
+        (2, 1) => "DXT3".to_owned(),
+        (2, 7) => "DXT5".to_owned(),
+        _ => "BGRA".to_owned(),
+    };
+    let l0 = &t.mips[0];
+    let n = (l0.len() / 4).max(1) as f32;
+    let mut mean = [0f32; 4];
+    for px in l0.chunks_exact(4) {
+        for (m, v) in mean.iter_mut().zip(px) {
+            *m += *v as f32;
+        }
+    }
+    Ok(BlpReport {
+        file: f.name.clone(),
+        encoding: enc,
+        alpha_depth: depth,
+        alpha_encoding: aenc,
+        format,
+        width: t.width,
+        height: t.height,
+        mips: t.mips.len(),
+        mean_rgba: mean.map(|m| m / n),
+    })
+}
+
+impl BlpReport {
+    /// A readable summary.
+    pub fn text(&self) -> String {
+        let m = self.mean_rgba;
+        format!(
+            "{}: BLP2 {}x{} {} (encoding {}, alpha depth {}, alpha encoding {}), {} mips, mean RGBA ({:.1}, {:.1}, {:.1}, {:.1})\n",
+            self.file,
+            self.width,
+            self.height,
+            self.format,
+            self.encoding,
+            self.alpha_depth,
+            self.alpha_encoding,
+            self.mips,
+            m[0],
+            m[1],
+            m[2],
+            m[3]
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn df(bytes: Vec<u8>, name: &str) -> DataFile {
+        DataFile {
+            bytes,
+            name: name.to_owned(),
+        }
+    }
+
+    #[test]
+    fn every_report_reads_what_sward_writes() {
+        let tiles = [TileCoord::new(32, 48), TileCoord::new(33, 48)];
+        let w = inspect_wdt(&df(
+            wdt::write_wdt(&tiles, wdt::MPHD_BIG_ALPHA).expect("wdt"),
+            "A.wdt",
+        ))
+        .expect("wdt");
+        assert_eq!(w.tiles, vec![[32, 48], [33, 48]]);
+        assert!(w.big_alpha);
+        assert!(w.text().contains("2 ADT tiles"), "{}", w.text());
+
+        let d = inspect_dbc(&df(
+            dbc::write_map_dbc(&[(0, "Azeroth"), (1, "Kalimdor")]).expect("dbc"),
+            "Map.dbc",
+        ))
+        .expect("dbc");
+        assert_eq!((d.records, d.fields), (2, 5));
+        assert_eq!(d.first_records[1][0], 1);
+
+        let model = crate::models::elwynn_models().swap_remove(0);
+        let (m2b, skin) = m2::write_m2_v264_fixture(&model, "x.blp").expect("m2");
+        let r = inspect_m2(&df(m2b.clone(), "W\\X.m2"), |p| {
+            assert_eq!(p, "W\\X00.skin");
+            Ok(Some(df(skin.clone(), p)))
+        })
+        .expect("m2");
+        assert_eq!(r.version, 264);
+        assert_eq!(r.triangles, model.indices.len() / 3);
+        assert_eq!(r.skin.as_deref(), Some("W\\X00.skin"));
+        let e = inspect_m2(&df(m2b, "W\\X.m2"), |_| Ok(None)).expect_err("no skin");
+        assert!(e.to_string().contains("X00.skin"), "{e}");
+
+        let b =
+            inspect_blp(&df(blp::write_blp(&model.texture).expect("blp"), "x.blp")).expect("blp");
+        assert_eq!(
+            (b.width, b.height),
+            (model.texture.width, model.texture.height)
+        );
+        assert_eq!(b.format, "BGRA");
+
+        let e = read_input(None, "/nonexistent/World\\x.adt").expect_err("absent");
+        assert!(e.to_string().contains("--data"), "{e}");
+    }
+}
