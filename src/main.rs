@@ -292,8 +292,8 @@ fn tiers_text(list: &[sward_passes::technique::TechniqueDescription]) -> String 
         for p in &t.params {
             let _ = writeln!(
                 s,
-                "    :{}={:<10} {} ({}; valid {}): {}",
-                p.name, p.default, "", p.kind, p.valid, p.description
+                "    :{}={} ({}; valid {}): {}",
+                p.name, p.default, p.kind, p.valid, p.description
             );
         }
         if !t.requires.is_empty() {
