@@ -512,6 +512,7 @@ fn run(cli: Cli) -> Result<()> {
                 screenshot: args.screenshot,
                 script: args.script,
                 adapter: cli.adapter,
+                data: cli.data,
             })?;
             Ok(())
         }

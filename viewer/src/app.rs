@@ -66,14 +66,25 @@ pub struct Viewer {
     pub(crate) pass_names: Vec<String>,
 }
 
-fn build_scene(name: &str) -> Result<Scene, ViewerError> {
+/// The preset's world, or with `data` the world of that client install or
+/// directory placed with the preset's policy.
+fn build_scene(name: &str, data: Option<&std::path::Path>) -> Result<Scene, ViewerError> {
     let preset_err = |source| ViewerError::Preset {
         preset: name.to_owned(),
         source,
     };
-    Preset::by_name(name)
-        .and_then(|p| p.build())
-        .map_err(preset_err)
+    let preset = Preset::by_name(name).map_err(preset_err)?;
+    match data {
+        None => preset.build().map_err(preset_err),
+        Some(dir) => {
+            sward_scenes::formats::load_scene(dir, None, *preset.policy()).map_err(|source| {
+                ViewerError::Data {
+                    dir: dir.to_path_buf(),
+                    source,
+                }
+            })
+        }
+    }
 }
 
 /// Runs the viewer until the window closes or `--frames` frames are drawn.
@@ -92,7 +103,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         )));
     }
     let started = Instant::now();
-    let mut scene = build_scene(&opts.preset)?;
+    let mut scene = build_scene(&opts.preset, opts.data.as_deref())?;
     log::info!(
         "viewer: built preset {} in {:.0} ms",
         scene.name,
@@ -166,7 +177,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
             SceneExit::Quit => break,
             SceneExit::Preset(name) => {
                 let t0 = Instant::now();
-                scene = build_scene(&name)?;
+                scene = build_scene(&name, viewer.opts.data.as_deref())?;
                 let grass = viewer.state.config.settings.with_grass(scene.grass);
                 viewer.state.config.settings = grass;
                 viewer.camera = start_camera(&scene, None)?;

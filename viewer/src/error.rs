@@ -27,6 +27,14 @@ pub enum ViewerError {
         /// Why.
         source: sward_scenes::PresetError,
     },
+    /// `--data` could not be loaded.
+    #[error("--data {dir}: {source}")]
+    Data {
+        /// The data directory.
+        dir: std::path::PathBuf,
+        /// Why.
+        source: sward_scenes::formats::FormatError,
+    },
     /// The world window could not follow the camera.
     #[error("world window: {0}")]
     WorldWindow(#[from] sward_scenes::window::WindowError),

@@ -57,6 +57,8 @@ pub struct ViewerOptions {
     pub script: Option<String>,
     /// Adapter selector (as `sward info`).
     pub adapter: Option<String>,
+    /// Load the world from this client install or directory (`--data`).
+    pub data: Option<PathBuf>,
 }
 
 impl Default for ViewerOptions {
@@ -74,6 +76,7 @@ impl Default for ViewerOptions {
             screenshot: None,
             script: None,
             adapter: None,
+            data: None,
         }
     }
 }

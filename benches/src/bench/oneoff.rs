@@ -82,6 +82,11 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
 }
 
 impl Setup {
+    /// Render settings with the scene's grass draw range.
+    fn settings(&self) -> RenderSettings {
+        RenderSettings::default().with_grass(self.scene.grass)
+    }
+
     /// The target, executor and renderer (with its tiers built) for one run.
     fn prepare(&self) -> Result<(OffscreenTarget, GraphExecutor, SceneRenderer<'_>), BenchError> {
         let [w, h] = self.plan.size;
@@ -118,13 +123,7 @@ pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<Path
         ))
     })?;
     let (target, mut executor, mut renderer) = s.prepare()?;
-    let mut frame = Frame::new(
-        &s.gpu,
-        &mut executor,
-        &target,
-        RenderSettings::default().with_grass(s.scene.grass),
-        &s.plan,
-    );
+    let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
     let image = frame.screenshot(&mut renderer, &pose)?;
     image.save(out).map_err(|e| BenchError::Image {
         what: format!("writing {}", out.display()),
@@ -145,13 +144,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     puffin::set_scopes_on(true);
     // Shader compilation and first uploads land in a warm-up frame that is not captured.
     {
-        let mut frame = Frame::new(
-            &s.gpu,
-            &mut executor,
-            &target,
-            RenderSettings::default().with_grass(s.scene.grass),
-            &s.plan,
-        );
+        let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
         frame.render(&mut renderer, &poses[0], 0.0, &s.combo.to_string())?;
     }
     executor.flush(&s.gpu);
@@ -159,13 +152,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     let mut align: Option<ClockAlignment> = ClockAlignment::monotonic_gpu().ok();
     for (i, pose) in poses.iter().enumerate() {
         {
-            let mut frame = Frame::new(
-                &s.gpu,
-                &mut executor,
-                &target,
-                RenderSettings::default().with_grass(s.scene.grass),
-                &s.plan,
-            );
+            let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
             frame.render(&mut renderer, pose, i as f32 / 60.0, &s.combo.to_string())?;
         }
         s.gpu.wait_idle();
