@@ -23,13 +23,13 @@ pub enum AssembleError {
     #[error("run {tier}: no measured frames")]
     NoFrames {
         /// The run.
-        tier: TierPair,
+        tier: String,
     },
     /// A figure could not be summarised (e.g. a NaN sample).
     #[error("run {tier}: {what}: {source}")]
     BadSamples {
         /// The run.
-        tier: TierPair,
+        tier: String,
         /// Which figure (e.g. `gpu pass grass.cull`).
         what: String,
         /// The underlying problem.
@@ -39,7 +39,7 @@ pub enum AssembleError {
     #[error("run {tier}: frame {frame}: {what} is negative ({value} ms)")]
     NegativeTime {
         /// The run.
-        tier: TierPair,
+        tier: String,
         /// Measured-frame index.
         frame: usize,
         /// Which figure.
@@ -54,7 +54,7 @@ pub enum AssembleError {
     #[error("run {tier} appears more than once")]
     DuplicateRun {
         /// The repeated combination.
-        tier: TierPair,
+        tier: String,
     },
 }
 
@@ -138,12 +138,14 @@ fn prefixed_sum(passes: &BTreeMap<String, f64>, prefix: &str) -> f64 {
 pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
     let tier = &samples.tier;
     if samples.frames.is_empty() {
-        return Err(AssembleError::NoFrames { tier: tier.clone() });
+        return Err(AssembleError::NoFrames {
+            tier: tier.to_string(),
+        });
     }
     check_non_negative(samples)?;
     let stats = |what: &str, values: &[f64]| {
         Stats::from_samples(values).map_err(|source| AssembleError::BadSamples {
-            tier: tier.clone(),
+            tier: tier.to_string(),
             what: what.to_owned(),
             source,
         })
@@ -241,7 +243,7 @@ fn check_non_negative(samples: &RunSamples) -> Result<(), AssembleError> {
         for (what, value) in named {
             if value < 0.0 {
                 return Err(AssembleError::NegativeTime {
-                    tier: samples.tier.clone(),
+                    tier: samples.tier.to_string(),
                     frame,
                     what,
                     value,
@@ -270,7 +272,7 @@ pub fn build_comparisons(
     for (i, run) in runs.iter().enumerate() {
         if runs[..i].iter().any(|r| r.tier == run.tier) {
             return Err(AssembleError::DuplicateRun {
-                tier: run.tier.clone(),
+                tier: run.tier.to_string(),
             });
         }
     }

@@ -89,14 +89,10 @@ pub fn build_scene(
             preset: preset.name.to_owned(),
             source,
         }),
-        Some(dir) => {
-            sward_scenes::formats::load_scene(dir, None, *preset.policy()).map_err(|source| {
-                BenchError::Data {
-                    dir: dir.to_path_buf(),
-                    source,
-                }
-            })
-        }
+        Some(dir) => preset.load_data(dir).map_err(|source| BenchError::Data {
+            dir: dir.to_path_buf(),
+            source,
+        }),
     }
 }
 

@@ -210,3 +210,47 @@ fn data_dir_errors_name_the_directory() {
         "{text}"
     );
 }
+
+#[test]
+fn shot_and_capture_honour_data_with_the_presets_views() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("oneoff-data");
+    let data = out.join("data");
+    let preset = sward_scenes::presets::Preset::by_name("seams-holes").unwrap();
+    let scene = preset.build().unwrap();
+    sward_scenes::formats::export_data_dir(
+        &data,
+        scene.world(),
+        &scene.effects,
+        &scene.models,
+        None,
+    )
+    .expect("export");
+    let opts = |data: Option<PathBuf>| OneOffOptions {
+        preset: "seams-holes".into(),
+        tier: "gpu-cull".into(),
+        size: [160, 96],
+        msaa: 4,
+        adapter: None,
+        data,
+    };
+    let from_preset = shot(&opts(None), Some("aerial"), &out.join("preset.png")).unwrap();
+    let from_data = shot(
+        &opts(Some(data.clone())),
+        Some("aerial"),
+        &out.join("data.png"),
+    )
+    .unwrap();
+    let a = image::open(&from_preset).unwrap().to_rgba8();
+    let b = image::open(&from_data).unwrap().to_rgba8();
+    let diff = crate::imagediff::diff_images(&a, &b).expect("same size");
+    assert!(
+        diff.rmse < 1.0,
+        "the exported world's shot differs from the preset's: {diff:?}"
+    );
+    let frames = capture(&opts(Some(data)), 2, &out.join("cap.puffin")).expect("capture");
+    assert!(frames >= 2);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -9,6 +9,10 @@ use super::tier::Subsystem;
 use super::{BuildInputs, Technique};
 use crate::error::PassError;
 
+/// A technique's constructor: the resident world and a full parameter set in,
+/// the built technique out.
+pub type BuildFn = fn(&BuildInputs<'_>, &Params) -> Result<Box<dyn Technique>, PassError>;
+
 /// How a technique is listed, checked against the device and built.
 #[derive(Clone, Copy)]
 pub struct TechniqueEntry {
@@ -26,7 +30,7 @@ pub struct TechniqueEntry {
     /// (`None`: it needs nothing).
     pub fallback: Option<&'static str>,
     /// Builds it from the resident world with a full parameter set.
-    pub build: fn(&BuildInputs<'_>, &Params) -> Result<Box<dyn Technique>, PassError>,
+    pub build: BuildFn,
 }
 
 impl std::fmt::Debug for TechniqueEntry {

@@ -295,7 +295,7 @@ impl Preset {
         )?;
         let placements = window.placements();
         let stats = window.stats();
-        let (views, path) = self.views(window.world());
+        let (views, path) = self.views(window.world(), [0.0, 0.0]);
         log::debug!(
             "preset {} built in {:.1} ms",
             self.name,
@@ -379,8 +379,30 @@ impl Preset {
             .collect()
     }
 
-    /// Named views and the walk path for the resident world.
-    fn views(&self, world: &World) -> (Vec<ViewPose>, CameraPath) {
+    /// The world of a client install or data directory (`--data`), placed
+    /// with this preset's policy, with this preset's named views and walk
+    /// path placed around the loaded window's centre tile.
+    pub fn load_data(&self, dir: &std::path::Path) -> Result<Scene, crate::formats::FormatError> {
+        let mut scene = crate::formats::load_scene(dir, None, self.policy)?;
+        let (views, path) = self.views_around(scene.world(), scene.window.centre());
+        scene.views = views;
+        scene.path = path;
+        Ok(scene)
+    }
+
+    /// The preset's named views and walk path placed around `centre` instead
+    /// of the preset's own centre tile (moved by whole tiles), on `world`'s
+    /// terrain: how a preset's views apply to a world loaded with `--data`.
+    /// For an export of the preset itself the views are the preset's.
+    pub fn views_around(&self, world: &World, centre: TileCoord) -> (Vec<ViewPose>, CameraPath) {
+        let [cx, cy] = centre.origin();
+        let [px, py] = self.centre().origin();
+        self.views(world, [cx - px, cy - py])
+    }
+
+    /// Named views and the walk path for the resident world, focus moved by
+    /// `offset` world units.
+    fn views(&self, world: &World, offset: [f64; 2]) -> (Vec<ViewPose>, CameraPath) {
         // Focus: the centre tile's centre, or for the 2x2 seams scene the
         // corner where its four tiles meet.
         let seams = self.xs.len() == 2;
@@ -394,6 +416,7 @@ impl Preset {
         } else {
             (fx, fy)
         };
+        let (fx, fy) = (fx + offset[0], fy + offset[1]);
         let mut views = Vec::new();
         let names = [("ground-yaw0", 0.0), ("ground-yaw90", 90.0)];
         for (name, yaw) in names {
