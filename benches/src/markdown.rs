@@ -95,12 +95,20 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         (
             "scene",
             format!(
-                "{} ADTs, {} MCNKs, {} placements, {} models, {} terrain triangles",
+                "{} ADTs, {} MCNKs, {} placements, {} models, {} terrain triangles{}",
                 s.adts,
                 count(u64::from(s.mcnks)),
                 count(s.placements),
                 s.models,
-                count(s.triangles_terrain)
+                count(s.triangles_terrain),
+                if s.missing_models > 0 {
+                    format!(
+                        ", {} models missing from the data (their doodads skipped)",
+                        s.missing_models
+                    )
+                } else {
+                    String::new()
+                }
             ),
         ),
         (

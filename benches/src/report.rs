@@ -99,6 +99,10 @@ pub struct SceneInfo {
     pub models: u32,
     /// Terrain triangles at full resolution.
     pub triangles_terrain: u64,
+    /// Detail models a ground effect names that the data lacks (their
+    /// doodads were skipped; see the warnings). Always 0 for presets.
+    #[serde(default)]
+    pub missing_models: u32,
 }
 
 /// A tier combination: one grass tier and one terrain tier (`off` disables

@@ -61,6 +61,7 @@ pub(crate) fn sample_report() -> Report {
             placements: 465_524,
             models: 14,
             triangles_terrain: 589_824,
+            missing_models: 0,
         },
         config: BTreeMap::from([("indirect_validation".to_owned(), false.into())]),
         runs,

@@ -260,6 +260,7 @@ fn scene_info(scene: &Scene) -> SceneInfo {
         placements: scene.placements.len() as u64,
         models: scene.models.len() as u32,
         triangles_terrain: triangles,
+        missing_models: scene.missing_models.len() as u32,
     }
 }
 
