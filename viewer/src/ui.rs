@@ -202,11 +202,6 @@ fn settings_section(ui: &mut Ui, state: &mut ViewerState) {
     ui.add(egui::Slider::new(&mut s.grass_distance, 20.0..=400.0).text("grass distance"));
     s.fade_start = s.fade_start.min(s.grass_distance);
     ui.add(egui::Slider::new(&mut s.terrain_distance, 100.0..=2000.0).text("terrain distance"));
-    ui.label(
-        RichText::new("patch size / grass density: not exposed by the renderer")
-            .small()
-            .weak(),
-    );
 }
 
 fn counters_section(ui: &mut Ui, stats: &FrameStats) {
