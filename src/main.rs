@@ -156,6 +156,13 @@ struct BenchArgs {
     /// scale with it.
     #[arg(long)]
     view_distance: Option<f32>,
+    /// Measure every frame at this named view of the preset (as `sward shot
+    /// --view` names them) instead of along its camera path.
+    #[arg(long, value_name = "NAME")]
+    view: Option<String>,
+    /// Fly this named camera path of the preset (default: its walk).
+    #[arg(long, value_name = "NAME")]
+    path: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -438,6 +445,8 @@ fn run(cli: Cli) -> Result<()> {
                 indirect_validation: args.indirect_validation,
                 data: cli.data,
                 view_distance: args.view_distance,
+                view: args.view,
+                path: args.path,
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);

@@ -36,6 +36,12 @@ pub struct BenchOptions {
     /// Terrain view distance in world units (`--view-distance`); fog scales
     /// with it (see `RenderSettings::with_view_distance`). Default 1000.
     pub view_distance: Option<f32>,
+    /// Measure every frame at this named view of the preset instead of
+    /// along its camera path (`--view`).
+    pub view: Option<String>,
+    /// Fly this named camera path of the preset (`--path`; default: the
+    /// preset's walk).
+    pub path: Option<String>,
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.
@@ -91,6 +97,12 @@ impl BenchOptions {
                 Some(combos)
             }
         };
+        if self.view.is_some() && self.path.is_some() {
+            return Err(BenchError::Usage(
+                "--view and --path exclude each other: bench one fixed view or one camera path"
+                    .into(),
+            ));
+        }
         let (frames, warmup, size) = if self.quick { QUICK } else { FULL };
         let frames = self.frames.unwrap_or(frames);
         if frames == 0 {

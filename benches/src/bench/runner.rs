@@ -74,7 +74,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             )))
         }
     };
-    let poses = path_poses(&scene, plan.frames);
+    let (poses, shot_view, measured_at) = measured_poses(&scene, opts, plan.frames, shot_view)?;
 
     let per_run = u64::from(plan.warmup + plan.frames + 1);
     let bar = ProgressBar::new(per_run * combos.len() as u64);
@@ -110,9 +110,8 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         for (key, value) in renderer.facts() {
             samples.extra.insert(key, value.into());
         }
-        samples
-            .extra
-            .insert("path".into(), scene.path.name.clone().into());
+        let (key, name) = &measured_at;
+        samples.extra.insert((*key).into(), name.clone().into());
         samples
             .extra
             .insert("screenshot_view".into(), shot_view.name.clone().into());
@@ -224,6 +223,41 @@ fn choose_combos(
         }
     }
     Ok((out, warnings))
+}
+
+/// The poses the measured frames use, the view the screenshot takes, and
+/// what the report's facts call it (`("path", name)` or `("view", name)`):
+/// the preset's camera path (or the one `--path` names), or with `--view`
+/// every frame at that named view (which the screenshot then shows too).
+fn measured_poses(
+    scene: &Scene,
+    opts: &BenchOptions,
+    frames: u32,
+    shot_view: ViewPose,
+) -> Result<(Vec<ViewPose>, ViewPose, (&'static str, String)), BenchError> {
+    if let Some(name) = &opts.view {
+        let Some(view) = scene.view(name) else {
+            let names: Vec<&str> = scene.views.iter().map(|v| v.name.as_str()).collect();
+            return Err(BenchError::Usage(format!(
+                "--view `{name}`: preset `{}` has no such view; views: {}",
+                scene.name,
+                names.join(", ")
+            )));
+        };
+        let poses = vec![view.clone(); frames as usize];
+        return Ok((poses, view.clone(), ("view", name.clone())));
+    }
+    if let Some(name) = opts.path.as_deref().filter(|n| *n != scene.path.name) {
+        return Err(BenchError::Usage(format!(
+            "--path `{name}`: preset `{}` has no such camera path; paths: {}",
+            scene.name, scene.path.name
+        )));
+    }
+    Ok((
+        path_poses(scene, frames),
+        shot_view,
+        ("path", scene.path.name.clone()),
+    ))
 }
 
 /// `frames` poses evenly spaced along the preset's camera path.

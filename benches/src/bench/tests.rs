@@ -254,3 +254,38 @@ fn shot_and_capture_honour_data_with_the_presets_views() {
     assert!(frames >= 2);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn bench_at_a_named_view_measures_there_and_unknown_names_list_the_choices() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let opts = |view: Option<&str>, path: Option<&str>, out: PathBuf| BenchOptions {
+        preset: Some("seams-holes".into()),
+        tiers: Some("legacy-cpu".into()),
+        frames: Some(2),
+        warmup: Some(1),
+        size: Some("96x64".into()),
+        quick: true,
+        view: view.map(str::to_owned),
+        path: path.map(str::to_owned),
+        out,
+        ..BenchOptions::default()
+    };
+    let out = out_dir("view");
+    let err = run_bench(&opts(Some("nope"), None, out.clone())).expect_err("unknown view");
+    assert!(err.to_string().contains("aerial"), "{err}");
+    let err = run_bench(&opts(None, Some("flight"), out.clone())).expect_err("unknown path");
+    assert!(err.to_string().contains("paths: walk"), "{err}");
+    let err = run_bench(&opts(Some("aerial"), Some("walk"), out.clone())).expect_err("both");
+    assert!(err.to_string().contains("exclude"), "{err}");
+    run_bench(&opts(Some("aerial"), None, out.clone())).expect("bench at a view");
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for run in value["runs"].as_array().unwrap() {
+        assert_eq!(run["extra"]["view"], "aerial", "{run}");
+        assert_eq!(run["extra"]["screenshot_view"], "aerial");
+        assert!(run["extra"].get("path").is_none());
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
