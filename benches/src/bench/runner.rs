@@ -74,7 +74,11 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             )))
         }
     };
-    let (poses, shot_view, measured_at) = measured_poses(&scene, opts, plan.frames, shot_view)?;
+    let Measured {
+        poses,
+        shot_view,
+        at: measured_at,
+    } = measured_poses(&scene, opts, plan.frames, shot_view)?;
 
     let per_run = u64::from(plan.warmup + plan.frames + 1);
     let bar = ProgressBar::new(per_run * combos.len() as u64);
@@ -225,6 +229,16 @@ fn choose_combos(
     Ok((out, warnings))
 }
 
+/// Where a run's frames are measured.
+struct Measured {
+    /// One pose per measured frame.
+    poses: Vec<ViewPose>,
+    /// The view the screenshot takes.
+    shot_view: ViewPose,
+    /// The report fact naming it: `("path", name)` or `("view", name)`.
+    at: (&'static str, String),
+}
+
 /// The poses the measured frames use, the view the screenshot takes, and
 /// what the report's facts call it (`("path", name)` or `("view", name)`):
 /// the preset's camera path (or the one `--path` names), or with `--view`
@@ -234,7 +248,7 @@ fn measured_poses(
     opts: &BenchOptions,
     frames: u32,
     shot_view: ViewPose,
-) -> Result<(Vec<ViewPose>, ViewPose, (&'static str, String)), BenchError> {
+) -> Result<Measured, BenchError> {
     if let Some(name) = &opts.view {
         let Some(view) = scene.view(name) else {
             let names: Vec<&str> = scene.views.iter().map(|v| v.name.as_str()).collect();
@@ -245,7 +259,11 @@ fn measured_poses(
             )));
         };
         let poses = vec![view.clone(); frames as usize];
-        return Ok((poses, view.clone(), ("view", name.clone())));
+        return Ok(Measured {
+            poses,
+            shot_view: view.clone(),
+            at: ("view", name.clone()),
+        });
     }
     if let Some(name) = opts.path.as_deref().filter(|n| *n != scene.path.name) {
         return Err(BenchError::Usage(format!(
@@ -253,11 +271,11 @@ fn measured_poses(
             scene.name, scene.path.name
         )));
     }
-    Ok((
-        path_poses(scene, frames),
+    Ok(Measured {
+        poses: path_poses(scene, frames),
         shot_view,
-        ("path", scene.path.name.clone()),
-    ))
+        at: ("path", scene.path.name.clone()),
+    })
 }
 
 /// `frames` poses evenly spaced along the preset's camera path.
