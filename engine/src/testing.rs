@@ -65,3 +65,15 @@ pub fn gpu() -> Option<GpuLock> {
 pub fn require_gpu() -> bool {
     std::env::var("SWARD_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0")
 }
+
+/// Keeps a test's rendered image as `$SWARD_TEST_IMAGES/NAME.png` when that
+/// variable names a directory (for a person to look at); does nothing
+/// otherwise. A failed write is reported on stderr, never a test failure.
+pub fn keep_image(image: &image::RgbaImage, name: &str) {
+    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        let path = std::path::Path::new(&dir).join(format!("{name}.png"));
+        if let Err(e) = crate::targets::write_png(image, &path) {
+            eprintln!("could not keep test image {}: {e}", path.display());
+        }
+    }
+}

@@ -12,7 +12,6 @@ use std::sync::OnceLock;
 
 use glam::Vec3;
 use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::targets::write_png;
 use sward_engine::{Camera, Capability, GpuContext, OffscreenTarget};
 use sward_scenes::{Preset, Scene, World};
 
@@ -82,10 +81,7 @@ fn render(
     let image = target
         .read_color(&gpu.device, &gpu.queue)
         .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
-        let path = std::path::Path::new(&dir).join(format!("terrain-{name}.png"));
-        write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
-    }
+    sward_engine::testing::keep_image(&image, &format!("terrain-{name}"));
     (image.into_raw(), report)
 }
 

@@ -7,7 +7,6 @@
 
 use glam::{Mat4, Vec3};
 use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::targets::write_png;
 use sward_engine::{Camera, GpuContext, OffscreenTarget};
 use sward_scenes::world::coords::{grid_to_world, world_to_grid, TileCoord, CHUNK_CELLS};
 use sward_scenes::{Preset, TileSource, World};
@@ -84,10 +83,7 @@ fn render(
     let image = target
         .read_color(&gpu.device, &gpu.queue)
         .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
-        let path = std::path::Path::new(&dir).join(format!("terrain-{name}-msaa{samples}.png"));
-        write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
-    }
+    sward_engine::testing::keep_image(&image, &format!("terrain-{name}-msaa{samples}"));
     (Shot(image.into_raw()), report, view)
 }
 
@@ -562,12 +558,11 @@ fn elwynn_window_costs() {
             reports.push(executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}")));
         }
         let times = executor.flush(gpu);
-        if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
+        if std::env::var_os("SWARD_TEST_IMAGES").is_some() {
             let image = target
                 .read_color(&gpu.device, &gpu.queue)
                 .unwrap_or_else(|e| panic!("{e}"));
-            let path = std::path::Path::new(&dir).join(format!("terrain-elwynn-{name}.png"));
-            write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
+            sward_engine::testing::keep_image(&image, &format!("terrain-elwynn-{name}"));
         }
         let mut cpu: Vec<f64> = reports
             .iter()

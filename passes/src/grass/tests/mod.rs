@@ -101,12 +101,7 @@ fn render(
 
 /// Writes `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
 pub(crate) fn save(image: &image::RgbaImage, name: &str) {
-    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
-        let path = std::path::Path::new(&dir).join(format!("grass-{name}.png"));
-        if let Err(e) = sward_engine::targets::write_png(image, &path) {
-            eprintln!("could not keep test image: {e}");
-        }
-    }
+    sward_engine::testing::keep_image(image, &format!("grass-{name}"));
 }
 
 pub(crate) fn is_grass(p: &image::Rgba<u8>) -> bool {

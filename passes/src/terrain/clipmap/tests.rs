@@ -8,7 +8,7 @@
 
 use glam::Vec3;
 use sward_engine::graph::{GraphExecutor, RenderGraph};
-use sward_engine::targets::{read_buffer, write_png};
+use sward_engine::targets::read_buffer;
 use sward_engine::{Camera, GpuContext, OffscreenTarget};
 use sward_scenes::world::coords::{grid_to_world, world_to_grid};
 use sward_scenes::World;
@@ -288,10 +288,7 @@ fn render<'t>(
     let image = target
         .read_color(&gpu.device, &gpu.queue)
         .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(dir) = std::env::var_os("SWARD_TEST_IMAGES") {
-        let path = std::path::Path::new(&dir).join(format!("clipmap-{name}.png"));
-        write_png(&image, &path).unwrap_or_else(|e| panic!("{e}"));
-    }
+    sward_engine::testing::keep_image(&image, &format!("clipmap-{name}"));
     (image.into_raw(), view)
 }
 
