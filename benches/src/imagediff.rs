@@ -69,22 +69,12 @@ pub fn diff_images_with_threshold(
     if pixels == 0 {
         return Err(ImageDiffError::Empty);
     }
-    let mut sum_sq: u64 = 0;
-    let mut differing: u64 = 0;
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let mut worst = 0u8;
-        for c in 0..3 {
-            let d = pa.0[c].abs_diff(pb.0[c]);
-            worst = worst.max(d);
-            sum_sq += u64::from(d) * u64::from(d);
-        }
-        if worst > threshold {
-            differing += 1;
-        }
-    }
+    let (rmse, differing_pixels_fraction) =
+        sward_engine::targets::rgb_difference(a.as_raw(), b.as_raw(), threshold)
+            .ok_or(ImageDiffError::Empty)?;
     Ok(ImageDiff {
-        rmse: (sum_sq as f64 / (3 * pixels) as f64).sqrt(),
-        differing_pixels_fraction: differing as f64 / pixels as f64,
+        rmse,
+        differing_pixels_fraction,
     })
 }
 

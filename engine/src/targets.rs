@@ -276,6 +276,32 @@ pub fn write_png(image: &image::RgbaImage, path: &Path) -> Result<(), TargetErro
         .map_err(err)
 }
 
+/// The difference of two RGBA8 images given as raw bytes: the RMSE over the
+/// R, G and B channels (in 0..255 levels) and the fraction of pixels where some
+/// R/G/B channel differs by more than `threshold` levels. `None` when the
+/// lengths differ or the images are empty. The one image difference of sward:
+/// the bench report and the technique tests all use it.
+pub fn rgb_difference(a: &[u8], b: &[u8], threshold: u8) -> Option<(f64, f64)> {
+    if a.len() != b.len() || a.len() < 4 {
+        return None;
+    }
+    let (mut sum_sq, mut differing) = (0u64, 0u64);
+    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+        let mut worst = 0u8;
+        for c in 0..3 {
+            let d = pa[c].abs_diff(pb[c]);
+            worst = worst.max(d);
+            sum_sq += u64::from(d) * u64::from(d);
+        }
+        differing += u64::from(worst > threshold);
+    }
+    let pixels = (a.len() / 4) as f64;
+    Some((
+        (sum_sq as f64 / (3.0 * pixels)).sqrt(),
+        differing as f64 / pixels,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,20 +88,7 @@ fn render(
 /// RMSE over RGB (0..255) and the fraction of pixels differing by more than
 /// 16 levels in some channel.
 fn diff(a: &[u8], b: &[u8]) -> (f64, f64) {
-    let (mut sq, mut differing) = (0.0f64, 0usize);
-    for (pa, pb) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-        let mut worst = 0;
-        for k in 0..3 {
-            let d = i32::from(pa[k]) - i32::from(pb[k]);
-            sq += f64::from(d * d);
-            worst = worst.max(d.abs());
-        }
-        if worst > 16 {
-            differing += 1;
-        }
-    }
-    let pixels = (a.len() / 4) as f64;
-    ((sq / (pixels * 3.0)).sqrt(), differing as f64 / pixels)
+    sward_engine::targets::rgb_difference(a, b, 16).expect("images of one size")
 }
 
 fn background_pixels(img: &[u8], clear: [u8; 3]) -> usize {

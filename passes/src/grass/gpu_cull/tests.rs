@@ -411,7 +411,7 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
             let v = FrameView::new(camera, size, samples, 0.5, s);
             let (a, _) = render(gpu, &models, &mut Drawer::Static(&mut st), &v, 1);
             let (b, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
-            let (rmse, differing) = diff(&a, &b);
+            let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
             let lit = b.pixels().filter(|p| p[0].max(p[1]).max(p[2]) > 12).count();
             eprintln!(
                 "{} msaa {samples}: rmse {rmse:.4}, differing {differing:.4}, lit {lit}",
@@ -458,22 +458,6 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
             assert_eq!(names, ["grass.cull", "grass.draw"]);
         }
     }
-}
-
-/// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
-fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
-    let (mut sq, mut differing) = (0.0f64, 0usize);
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let mut max = 0;
-        for c in 0..3 {
-            let d = (f64::from(pa[c]) - f64::from(pb[c])) / 255.0;
-            sq += d * d;
-            max = max.max(pa[c].abs_diff(pb[c]));
-        }
-        differing += usize::from(max > 8);
-    }
-    let n = f64::from(a.width() * a.height());
-    ((sq / (3.0 * n)).sqrt(), differing as f64 / n)
 }
 
 /// Keeps `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.

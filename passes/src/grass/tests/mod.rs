@@ -114,18 +114,9 @@ pub(crate) fn grass_fraction(image: &image::RgbaImage) -> f64 {
 
 /// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
 pub(crate) fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
-    let (mut sq, mut differing) = (0.0f64, 0usize);
-    for (pa, pb) in a.pixels().zip(b.pixels()) {
-        let mut max = 0;
-        for c in 0..3 {
-            let d = (f64::from(pa[c]) - f64::from(pb[c])) / 255.0;
-            sq += d * d;
-            max = max.max(pa[c].abs_diff(pb[c]));
-        }
-        differing += usize::from(max > 8);
-    }
-    let n = f64::from(W * H);
-    ((sq / (3.0 * n)).sqrt(), differing as f64 / n)
+    let (rmse, differing) = sward_engine::targets::rgb_difference(a.as_raw(), b.as_raw(), 8)
+        .expect("images of one size");
+    (rmse / 255.0, differing)
 }
 
 pub(crate) fn ground_camera(scene: &Scene) -> Camera {
