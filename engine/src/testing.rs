@@ -77,3 +77,19 @@ pub fn keep_image(image: &image::RgbaImage, name: &str) {
         }
     }
 }
+
+/// Whether `gpu` has every capability a test (or one case of it) declares it
+/// needs. When it lacks one, the test is skipped with one line naming what is
+/// missing, or, under `SWARD_REQUIRE_GPU=1`, fails: CI's device must run every
+/// test.
+pub fn has_capabilities(gpu: &crate::GpuContext, what: &str, needed: &[crate::Capability]) -> bool {
+    let missing = gpu.caps.missing(needed);
+    if missing.is_empty() {
+        return true;
+    }
+    let names: Vec<&str> = missing.iter().map(|c| c.name()).collect();
+    let line = format!("{what}: the device lacks {}", names.join(", "));
+    assert!(!require_gpu(), "{line} (SWARD_REQUIRE_GPU=1)");
+    eprintln!("skipping {line}");
+    false
+}

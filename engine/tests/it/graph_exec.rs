@@ -199,8 +199,7 @@ fn wgpu_validation_errors_become_graph_errors() {
 #[test]
 fn gpu_times_belong_to_the_frame_that_recorded_them() {
     let gpu = gpu_or_skip!();
-    if !gpu.caps.has(Capability::TimestampQuery) {
-        eprintln!("skipping: device lacks timestamp-query");
+    if !sward_engine::testing::has_capabilities(&gpu, "GPU times", &[Capability::TimestampQuery]) {
         return;
     }
     let mut exec = GraphExecutor::new(&gpu).unwrap();

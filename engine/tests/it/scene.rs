@@ -117,8 +117,7 @@ fn compute_args_drive_multi_draw_indirect() {
 #[test]
 fn msaa_resolve_matches_single_sample_with_smoothed_edges() {
     let gpu = gpu_or_skip!();
-    if !gpu.caps.has(Capability::Msaa4x) {
-        eprintln!("skipping: device lacks msaa-4x");
+    if !sward_engine::testing::has_capabilities(&gpu, "msaa resolve", &[Capability::Msaa4x]) {
         return;
     }
     let one = render_test_pattern(&gpu, 160, 90, 1, 1).unwrap();
@@ -165,8 +164,7 @@ fn msaa_resolve_matches_single_sample_with_smoothed_edges() {
 #[test]
 fn gpu_timestamps_arrive_and_are_positive() {
     let gpu = gpu_or_skip!();
-    if !gpu.caps.has(Capability::TimestampQuery) {
-        eprintln!("skipping: device lacks timestamp-query");
+    if !sward_engine::testing::has_capabilities(&gpu, "timestamps", &[Capability::TimestampQuery]) {
         return;
     }
     let shot = render_test_pattern(&gpu, 96, 64, 1, 3).unwrap();
