@@ -132,14 +132,6 @@ impl<'s> SceneRenderer<'s> {
         Ok(())
     }
 
-    /// Drops every built technique except those of the current combination
-    /// (their GPU memory is freed).
-    pub fn release_unused(&mut self) {
-        let combo = &self.combo;
-        self.grass.retain(|t, _| *t == combo.grass);
-        self.terrain.retain(|t, _| *t == combo.terrain);
-    }
-
     fn current(&self) -> impl Iterator<Item = &dyn Technique> {
         [
             self.terrain.get(&self.combo.terrain),

@@ -115,11 +115,6 @@ impl Tier {
         }
     }
 
-    /// The registered technique `name` with default parameters.
-    pub fn named(subsystem: Subsystem, name: &str) -> Result<Self, TierParseError> {
-        Self::parse(subsystem, name)
-    }
-
     /// The registered technique of `entry` with default parameters.
     pub fn of(entry: &'static TechniqueEntry) -> Self {
         Tier {
@@ -224,12 +219,6 @@ impl Tier {
     /// Capabilities the tier needs (none for `off`).
     pub fn required_capabilities(&self) -> &'static [Capability] {
         self.entry().map_or(&[], |e| e.requires)
-    }
-
-    /// Whether the tier's parameters are all at their defaults.
-    pub fn has_default_params(&self) -> bool {
-        self.entry()
-            .is_none_or(|e| self.params == Params::defaults(e.params))
     }
 }
 
