@@ -3,23 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::assemble::{build_comparisons, build_run, tests::scaled_samples};
 use crate::report::{AdapterInfo, ImageDiff, Report, SceneInfo, TierPair, SCHEMA};
 
 /// A fresh, empty scratch directory unique to this process and call.
 pub(crate) fn test_dir(name: &str) -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "sward-benches-test-{}-{name}-{n}",
-        std::process::id()
-    ));
-    // A leftover from a crashed run of the same pid is stale; start empty.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create test dir");
-    dir
+    sward_engine::testing::scratch_dir("benches", name)
 }
 
 /// Three runs (baseline, a faster and a slower tier) with their comparisons.

@@ -66,6 +66,22 @@ pub fn require_gpu() -> bool {
     std::env::var("SWARD_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// A fresh, empty scratch directory under the system temp dir, unique to this
+/// process and call (`sward-PREFIX-test-PID-NAME-N`); a leftover of a crashed
+/// run with the same pid is emptied first.
+pub fn scratch_dir(prefix: &str, name: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "sward-{prefix}-test-{}-{name}-{n}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
 /// Keeps a test's rendered image as `$SWARD_TEST_IMAGES/NAME.png` when that
 /// variable names a directory (for a person to look at); does nothing
 /// otherwise. A failed write is reported on stderr, never a test failure.

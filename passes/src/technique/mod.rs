@@ -116,6 +116,17 @@ pub trait Technique {
     }
 }
 
+/// What the GPU-culled tiers (grass and terrain `gpu-cull`) need: a compute
+/// cull writing indirect args, multi-draw-indirect with a first instance,
+/// storage buffers in the vertex stage and the R32Float height atlas.
+pub const GPU_CULL_CAPABILITIES: &[sward_engine::Capability] = &[
+    sward_engine::Capability::Compute,
+    sward_engine::Capability::MultiDrawIndirect,
+    sward_engine::Capability::IndirectFirstInstance,
+    sward_engine::Capability::VertexStorage,
+    sward_engine::Capability::R32FloatTexture,
+];
+
 /// The `multi-draw` parameter shared by the GPU-culled tiers.
 pub const MULTI_DRAW: ParamSpec = ParamSpec {
     name: "multi-draw",

@@ -432,13 +432,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     name: "gpu-cull",
     summary: "compact per-placement descriptors in patches, compute patch culling, multi-draw-indirect, Z from the height atlas",
     params: &[PATCH_PARAM, crate::technique::MULTI_DRAW],
-    requires: &[
-        Capability::Compute,
-        Capability::MultiDrawIndirect,
-        Capability::IndirectFirstInstance,
-        Capability::VertexStorage,
-        Capability::R32FloatTexture,
-    ],
+    requires: crate::technique::GPU_CULL_CAPABILITIES,
     fallback: Some("static-batch"),
     build: |i, params| Ok(Box::new(GpuCullTier::new(i, params)?)),
 };

@@ -405,13 +405,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     name: "gpu-cull",
     summary: "compute culling of MCNKs (distance + frustum) and multi-draw-indirect of the atlas template",
     params: &[crate::technique::MULTI_DRAW],
-    requires: &[
-        Capability::Compute,
-        Capability::MultiDrawIndirect,
-        Capability::IndirectFirstInstance,
-        Capability::VertexStorage,
-        Capability::R32FloatTexture,
-    ],
+    requires: crate::technique::GPU_CULL_CAPABILITIES,
     fallback: Some("atlas-instanced"),
     build: |i, params| {
         let variant = if crate::technique::count_variant(i.gpu, TECHNIQUE, params)? {
