@@ -143,32 +143,29 @@ impl Checker {
         self.object(v, &format!("{path}.{key}"))
     }
 
-    /// `obj[key]` checked as a `{grass, terrain}` tier pair.
-    fn tier_field(
-        &mut self,
-        obj: &Map<String, Value>,
-        path: &str,
-        key: &str,
-    ) -> Option<(String, String)> {
+    /// `obj[key]` checked as a `{grass, terrain, params?}` tier.
+    fn tier_field(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Option<TierKey> {
         let v = self.field(obj, path, key);
         let path = format!("{path}.{key}");
         let o = self.object(v, &path)?;
         let grass = self.string(o, &path, "grass")?.to_owned();
         let terrain = self.string(o, &path, "terrain")?.to_owned();
-        // Runs of one technique with different parameters are distinct: the
-        // parameter set (when present) is part of the identity.
-        let terrain = match o.get("params") {
-            None | Some(Value::Null) => terrain,
-            Some(Value::Object(params)) => format!("{terrain} {}", Value::Object(params.clone())),
+        let params = match o.get("params") {
+            None | Some(Value::Null) => None,
+            Some(p @ Value::Object(_)) => Some(p.to_string()),
             Some(other) => {
                 self.fail(
                     &format!("{path}.params"),
                     format!("expected an object, found {}", kind(other)),
                 );
-                terrain
+                None
             }
         };
-        Some((grass, terrain))
+        Some(TierKey {
+            grass,
+            terrain,
+            params,
+        })
     }
 }
 
@@ -183,11 +180,36 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// Which combination a run or comparison is: runs of one technique with
+/// different parameters are different combinations.
+#[derive(Default, Clone, PartialEq)]
+struct TierKey {
+    grass: String,
+    terrain: String,
+    /// The `params` object as JSON text, when present.
+    params: Option<String>,
+}
+
+impl TierKey {
+    fn is_baseline(&self) -> bool {
+        self.grass == BASELINE_GRASS && self.terrain == BASELINE_TERRAIN && self.params.is_none()
+    }
+}
+
+impl std::fmt::Display for TierKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}+{}", self.grass, self.terrain)?;
+        match &self.params {
+            Some(p) => write!(f, " {p}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Medians of one run that comparisons divide.
 #[derive(Default)]
 struct RunMedians {
-    grass: String,
-    terrain: String,
+    tier: TierKey,
     cpu_frame: Option<f64>,
     cpu_grass: Option<f64>,
     gpu_frame: Option<f64>,
@@ -312,18 +334,11 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
         if let Some(series) = o.get("frame_series") {
             check_series(c, series, &p("frame_series"), frames);
         }
-        if let Some((grass, terrain)) = tier {
-            if out
-                .iter()
-                .any(|r: &RunMedians| r.grass == grass && r.terrain == terrain)
-            {
-                c.fail(
-                    &path,
-                    format!("tier {grass}+{terrain} appears more than once"),
-                );
+        if let Some(tier) = tier {
+            if out.iter().any(|r: &RunMedians| r.tier == tier) {
+                c.fail(&path, format!("tier {tier} appears more than once"));
             }
-            m.grass = grass;
-            m.terrain = terrain;
+            m.tier = tier;
             out.push(m);
         }
     }
@@ -365,46 +380,38 @@ fn check_comparisons(c: &mut Checker, top: &Map<String, Value>, runs: &[RunMedia
         );
         return;
     };
-    let base = runs
-        .iter()
-        .find(|r| r.grass == BASELINE_GRASS && r.terrain == BASELINE_TERRAIN);
+    let base = runs.iter().find(|r| r.tier.is_baseline());
     if base.is_none() && !runs.is_empty() {
         c.fail(
             "$.runs",
             format!("no baseline run ({BASELINE_GRASS}+{BASELINE_TERRAIN})"),
         );
     }
-    let mut compared: Vec<(String, String)> = Vec::new();
+    let mut compared: Vec<TierKey> = Vec::new();
     for (i, comp) in comps.iter().enumerate() {
         let path = format!("$.comparisons[{i}]");
         let Some(o) = c.object(Some(comp), &path) else {
             continue;
         };
         let tier = c.tier_field(o, &path, "tier");
-        if let Some((g, t)) = c.tier_field(o, &path, "baseline") {
-            if g != BASELINE_GRASS || t != BASELINE_TERRAIN {
+        if let Some(b) = c.tier_field(o, &path, "baseline") {
+            if !b.is_baseline() {
                 c.fail(
                     &format!("{path}.baseline"),
-                    format!("expected {BASELINE_GRASS}+{BASELINE_TERRAIN}, found {g}+{t}"),
+                    format!("expected {BASELINE_GRASS}+{BASELINE_TERRAIN}, found {b}"),
                 );
             }
         }
         check_image_diff(c, o, &path);
-        let Some((grass, terrain)) = tier else {
+        let Some(tier) = tier else {
             continue;
         };
-        if compared.contains(&(grass.clone(), terrain.clone())) {
-            c.fail(&path, format!("second comparison for {grass}+{terrain}"));
+        if compared.contains(&tier) {
+            c.fail(&path, format!("second comparison for {tier}"));
         }
-        compared.push((grass.clone(), terrain.clone()));
-        let Some(run) = runs
-            .iter()
-            .find(|r| r.grass == grass && r.terrain == terrain)
-        else {
-            c.fail(
-                &format!("{path}.tier"),
-                format!("{grass}+{terrain} has no run"),
-            );
+        compared.push(tier.clone());
+        let Some(run) = runs.iter().find(|r| r.tier == tier) else {
+            c.fail(&format!("{path}.tier"), format!("{tier} has no run"));
             continue;
         };
         let Some(base) = base else {
@@ -421,11 +428,10 @@ fn check_comparisons(c: &mut Checker, top: &Map<String, Value>, runs: &[RunMedia
         }
     }
     for run in runs {
-        let is_base = run.grass == BASELINE_GRASS && run.terrain == BASELINE_TERRAIN;
-        if !is_base && !compared.contains(&(run.grass.clone(), run.terrain.clone())) {
+        if !run.tier.is_baseline() && !compared.contains(&run.tier) {
             c.fail(
                 "$.comparisons",
-                format!("no comparison for run {}+{}", run.grass, run.terrain),
+                format!("no comparison for run {}", run.tier),
             );
         }
     }
