@@ -44,4 +44,12 @@ pub enum PassError {
         /// The missing capability.
         capability: sward_engine::Capability,
     },
+    /// Parameters that cannot be used together.
+    #[error("{technique}: {reason}")]
+    InvalidParams {
+        /// The technique.
+        technique: &'static str,
+        /// Which parameters conflict and why.
+        reason: String,
+    },
 }

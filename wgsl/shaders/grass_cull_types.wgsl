@@ -7,7 +7,7 @@
 // entries with their conservative bounds, the per-model draw constants, the
 // per-frame cull uniforms and the patch visibility test.
 
-//! import frustum
+//! import frustum, hash
 
 // One placement: local xy in its patch (unorm16 pair), yaw in turns and
 // scale / GRASS_SCALE_MAX (unorm16 pair), seed, patch index.
@@ -67,16 +67,18 @@ struct PatchEntry {
 }
 
 // Draw constants of one model: its index range in the shared model buffers,
-// where its region of the indirect args starts, and its wind height.
+// where its region of the indirect args starts (patch culling), its wind
+// height, its bounding radius at scale 1 and where its region of the visible
+// list starts (per-instance culling).
 struct CullModel {
     index_count: u32,
     first_index: u32,
     base_vertex: i32,
     args_base: u32,
     sway_height: f32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    radius: f32,
+    visible_base: u32,
+    _pad: u32,
 }
 
 // Per-frame cull uniforms.
@@ -90,6 +92,13 @@ struct GrassCull {
     model_count: u32,
     // 1: the plain multi-draw consumes the args, so `reset` zeroes them too
     zero_args: u32,
+    // per-instance culling: most workgroups one indirect dispatch may have
+    max_groups: u32,
+    // distance LOD: density 1 up to lod_start, falling linearly to lod_floor
+    // at lod_end (world units); off when lod_end <= lod_start
+    lod_start: f32,
+    lod_end: f32,
+    lod_floor: f32,
 }
 
 // Same layout as wgpu's DrawIndexedIndirectArgs.
@@ -113,4 +122,45 @@ fn grass_entry_visible(e: PatchEntry, sway: f32, c: GrassCull) -> bool {
         return false;
     }
     return frustum_aabb_visible(c.frustum, bmin, bmax);
+}
+
+// Whether one clump is drawn (the per-clump test legacy-cpu runs on the CPU):
+// its root within the draw distance of the eye and its sphere (the model's
+// radius times the clump's scale, grown by `sway`) touching the frustum.
+fn grass_instance_visible(root: vec3<f32>, radius: f32, sway: f32, c: GrassCull) -> bool {
+    if (distance(root, c.eye.xyz) > c.eye.w) {
+        return false;
+    }
+    return frustum_sphere_visible(c.frustum, root, radius + sway);
+}
+
+// Salt of the LOD threshold hash (independent of the placement's other hashes).
+const GRASS_LOD_SALT: u32 = 0x4c4f4421u;
+
+// Density span over which a clump the LOD is about to drop fades out
+// through alpha-to-coverage instead of popping.
+const GRASS_LOD_FADE_BAND: f32 = 0.1;
+
+// The LOD density level at distance `d`: 1 + GRASS_LOD_FADE_BAND up to
+// lod_start (every clump fully drawn), falling linearly to lod_floor at
+// lod_end; a clump is drawn while its threshold is below it.
+fn grass_lod_density(d: f32, c: GrassCull) -> f32 {
+    let t = clamp((d - c.lod_start) / (c.lod_end - c.lod_start), 0.0, 1.0);
+    return mix(1.0 + GRASS_LOD_FADE_BAND, c.lod_floor, t);
+}
+
+// A clump's fixed LOD threshold in [0, 1): what is drawn depends only on
+// its seed and its distance (turning the camera never changes it).
+fn grass_lod_threshold(seed: u32) -> f32 {
+    return hash_unit(pcg_hash(seed ^ GRASS_LOD_SALT));
+}
+
+// How much of a clump the LOD leaves at distance `d`: 1 with LOD off; 0
+// once the density level falls below its threshold (the cull drops it),
+// fading over the last GRASS_LOD_FADE_BAND before that.
+fn grass_lod_fade(seed: u32, d: f32, c: GrassCull) -> f32 {
+    if (c.lod_end <= c.lod_start) {
+        return 1.0;
+    }
+    return clamp((grass_lod_density(d, c) - grass_lod_threshold(seed)) / GRASS_LOD_FADE_BAND, 0.0, 1.0);
 }

@@ -63,6 +63,10 @@ shader_modules! {
     GRASS_CULL_TYPES = "grass_cull_types";
     /// Grass `gpu-cull`: the `grass.cull` compute pass (entries -> indirect args).
     GRASS_CULL = "grass_cull";
+    /// Grass `gpu-cull`: a descriptor's root with Z from the height atlas (group 2).
+    GRASS_ROOT = "grass_root";
+    /// Grass `gpu-cull`, `cull=instance`: patch test, then per-clump test and compaction.
+    GRASS_CULL_INSTANCES = "grass_cull_instances";
     /// Grass `gpu-cull` draw: descriptor roots with Z from the height atlas.
     GRASS_GPU_CULL = "grass_gpu_cull";
     /// Compute probe writing every `gpu-cull` descriptor's root (parity tests).

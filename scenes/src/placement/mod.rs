@@ -83,7 +83,7 @@ pub struct Placements {
 pub enum Policy {
     /// The client's detail-doodad routine.
     Client(ClientParams),
-    /// The seed's per-cell builder.
+    /// sward's own per-cell builder (one jittered attempt per cell).
     PerCell(PerCellParams),
 }
 

@@ -29,15 +29,118 @@ pub struct CullModel {
     pub args_base: u32,
     /// Height wind amplitude scales by.
     pub sway_height: f32,
+    /// Bounding radius at scale 1 (the per-clump sphere test).
+    pub radius: f32,
+    /// First slot of this model's region of the visible list (per-instance
+    /// culling).
+    pub visible_base: u32,
     /// Padding.
-    pub _pad0: u32,
-    /// Padding.
-    pub _pad1: u32,
-    /// Padding.
-    pub _pad2: u32,
+    pub _pad: u32,
 }
 
-/// Per-frame cull uniforms (mirrors WGSL `GrassCull`, 128 bytes).
+/// Distance LOD: beyond `start` world units from the eye the share of
+/// clumps drawn falls linearly to `floor` at `end`. Which clumps stay depends
+/// only on each clump's seed and its distance; a clump fades out (alpha to
+/// coverage) over the last [`LOD_FADE_BAND`] of density before it drops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GrassLod {
+    /// Distance where thinning starts.
+    pub start: f32,
+    /// Distance where the share reaches `floor`.
+    pub end: f32,
+    /// Share of clumps kept at and beyond `end`.
+    pub floor: f32,
+}
+
+impl Default for GrassLod {
+    fn default() -> Self {
+        GrassLod::OFF
+    }
+}
+
+/// The distance LOD as tier parameters give it, relative to the grass draw
+/// distance: thinning from `start` (a fraction of the draw distance) down
+/// to `floor` (the share kept) at the draw distance; off when `floor` is 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DistanceLod {
+    /// Where thinning starts, as a fraction of the draw distance.
+    pub start: f32,
+    /// Share of clumps kept at the draw distance.
+    pub floor: f32,
+}
+
+impl Default for DistanceLod {
+    fn default() -> Self {
+        DistanceLod {
+            start: 0.5,
+            floor: 1.0,
+        }
+    }
+}
+
+impl DistanceLod {
+    /// Whether it thins anything.
+    pub fn is_on(&self) -> bool {
+        self.floor < 1.0
+    }
+
+    /// The LOD in world units for a draw distance of `distance`.
+    pub fn at(&self, distance: f32) -> GrassLod {
+        if !self.is_on() {
+            return GrassLod::OFF;
+        }
+        GrassLod {
+            start: self.start.clamp(0.0, 0.99) * distance,
+            end: distance,
+            floor: self.floor.clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// Density span of the LOD fade (WGSL `GRASS_LOD_FADE_BAND`).
+pub const LOD_FADE_BAND: f32 = 0.1;
+
+impl GrassLod {
+    /// Full density at every distance.
+    pub const OFF: GrassLod = GrassLod {
+        start: 0.0,
+        end: 0.0,
+        floor: 1.0,
+    };
+
+    /// Whether it thins anything.
+    pub fn is_on(&self) -> bool {
+        self.end > self.start
+    }
+
+    /// The density level at distance `d` (mirrors WGSL `grass_lod_density`):
+    /// `1 + LOD_FADE_BAND` up to `start`, `floor` from `end`.
+    pub fn density(&self, d: f32) -> f32 {
+        let t = ((d - self.start) / (self.end - self.start)).clamp(0.0, 1.0);
+        let top = 1.0 + LOD_FADE_BAND;
+        top + (self.floor - top) * t
+    }
+
+    /// What the LOD leaves of a clump of `seed` at distance `d` (mirrors WGSL
+    /// `grass_lod_fade`): 1 when off, 0 when dropped.
+    pub fn fade(&self, seed: u32, d: f32) -> f32 {
+        if !self.is_on() {
+            return 1.0;
+        }
+        ((self.density(d) - lod_threshold(seed)) / LOD_FADE_BAND).clamp(0.0, 1.0)
+    }
+}
+
+/// Salt of the LOD threshold hash (WGSL `GRASS_LOD_SALT`).
+pub const GRASS_LOD_SALT: u32 = 0x4c4f_4421;
+
+/// A clump's LOD threshold in `[0, 1)` (mirrors WGSL `grass_lod_threshold`).
+pub fn lod_threshold(seed: u32) -> f32 {
+    use sward_wgsl::cpu::hash::{hash_unit, pcg_hash};
+    hash_unit(pcg_hash(seed ^ GRASS_LOD_SALT))
+}
+
+/// Per-frame cull uniforms (mirrors WGSL `GrassCull`, 144 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GrassCull {
@@ -53,6 +156,14 @@ pub struct GrassCull {
     pub model_count: u32,
     /// 1 when the reset dispatch zeroes the args too (plain multi-draw).
     pub zero_args: u32,
+    /// Per-instance culling: most workgroups of its indirect dispatch.
+    pub max_groups: u32,
+    /// Distance LOD start ([`GrassLod::start`]).
+    pub lod_start: f32,
+    /// Distance LOD end ([`GrassLod::end`]).
+    pub lod_end: f32,
+    /// Distance LOD floor ([`GrassLod::floor`]).
+    pub lod_floor: f32,
 }
 
 /// Bytes of [`GrassCull`]: what the cull uploads per frame.
@@ -71,8 +182,64 @@ impl GrassCull {
             entry_count,
             model_count,
             zero_args: u32::from(zero_args),
+            max_groups: 0,
+            lod_start: GrassLod::OFF.start,
+            lod_end: GrassLod::OFF.end,
+            lod_floor: GrassLod::OFF.floor,
         }
     }
+
+    /// The same with the per-instance pass's dispatch cap and LOD.
+    pub fn with_instances(mut self, max_groups: u32, lod: GrassLod) -> Self {
+        self.max_groups = max_groups;
+        self.lod_start = lod.start;
+        self.lod_end = lod.end;
+        self.lod_floor = lod.floor;
+        self
+    }
+
+    /// The LOD these uniforms carry.
+    pub fn lod(&self) -> GrassLod {
+        GrassLod {
+            start: self.lod_start,
+            end: self.lod_end,
+            floor: self.lod_floor,
+        }
+    }
+
+    /// The eye.
+    pub fn eye(&self) -> Vec3 {
+        Vec3::new(self.eye[0], self.eye[1], self.eye[2])
+    }
+}
+
+/// CPU mirror of WGSL `grass_instance_visible`: the root within the draw
+/// distance and the sphere `radius + sway` around it touching the frustum
+/// (the per-clump test legacy-cpu runs).
+pub fn instance_visible(root: Vec3, radius: f32, sway: f32, c: &GrassCull) -> bool {
+    if root.distance(c.eye()) > c.eye[3] {
+        return false;
+    }
+    c.frustum.sphere_visible(root, radius + sway)
+}
+
+/// How far a clump is from flipping its visibility or its LOD choice (small
+/// values may round either way on another ALU).
+pub fn instance_margin(root: Vec3, radius: f32, sway: f32, seed: u32, c: &GrassCull) -> f32 {
+    let d = root.distance(c.eye());
+    let mut margin = (d - c.eye[3])
+        .abs()
+        .min(c.frustum.sphere_margin(root, radius + sway).abs());
+    let lod = c.lod();
+    if lod.is_on() {
+        // The density level changes by (1 + band - floor) over (end - start).
+        let slope = (1.0 + LOD_FADE_BAND - lod.floor).abs() / (lod.end - lod.start);
+        let gap = (lod.density(d) - lod_threshold(seed)).abs();
+        if slope > 0.0 {
+            margin = margin.min(gap / slope);
+        }
+    }
+    margin
 }
 
 /// The bounds of `e` grown by `sway` horizontally (what the cull tests).
@@ -121,9 +288,9 @@ pub fn cull_models(set: &PatchSet, models: &crate::grass::GrassModels) -> Vec<Cu
             base_vertex: m.base_vertex,
             args_base: range.start,
             sway_height: m.height,
-            _pad0: 0,
-            _pad1: 0,
-            _pad2: 0,
+            radius: m.radius,
+            visible_base: 0,
+            _pad: 0,
         })
         .collect()
 }
@@ -169,6 +336,10 @@ mod tests {
             entry_count: 1,
             model_count: 1,
             zero_args: 0,
+            max_groups: 0,
+            lod_start: 0.0,
+            lod_end: 0.0,
+            lod_floor: 1.0,
         }
     }
 
@@ -199,9 +370,9 @@ mod tests {
                 base_vertex,
                 args_base,
                 sway_height,
-                _pad0,
-                _pad1,
-                _pad2
+                radius,
+                visible_base,
+                _pad
             }
         )
         .unwrap();
@@ -214,7 +385,11 @@ mod tests {
                 sway_amplitude,
                 entry_count,
                 model_count,
-                zero_args
+                zero_args,
+                max_groups,
+                lod_start,
+                lod_end,
+                lod_floor
             }
         )
         .unwrap();
@@ -226,7 +401,7 @@ mod tests {
         .unwrap();
         assert_eq!(std::mem::size_of::<PatchEntry>(), 48);
         assert_eq!(std::mem::size_of::<CullModel>(), 32);
-        assert_eq!(GRASS_CULL_BYTES, 128);
+        assert_eq!(GRASS_CULL_BYTES, 144);
     }
 
     #[test]

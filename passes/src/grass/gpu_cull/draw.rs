@@ -100,12 +100,13 @@ pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError>
 }
 
 /// Group 2 of the draw: descriptors (0), patch table (1), height atlas
-/// (2..=5), visible to `vs` (the vertex stage; compute for the root probe).
+/// (2..=5), visible to `vs` (the vertex stage; compute for the root probe
+/// and the per-instance cull).
 pub fn draw_group_layout(device: &wgpu::Device, vs: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
     let read = wgpu::BufferBindingType::Storage { read_only: true };
     let [a0, a1, a2, a3] = HeightAtlas::layout_entries(2, vs);
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.gpu-cull.draw"),
+        label: Some("grass.gpu-cull.roots"),
         entries: &[
             buffer_entry(0, read, vs),
             buffer_entry(1, read, vs),
@@ -117,10 +118,100 @@ pub fn draw_group_layout(device: &wgpu::Device, vs: wgpu::ShaderStages) -> wgpu:
     })
 }
 
+/// The draw's group 2: [`draw_group_layout`] for the vertex stage, the cull
+/// uniforms (7, the LOD fade) and with `instances` the per-instance cull's
+/// visible list (6, `vs_visible`).
+pub fn root_group_layout(
+    device: &wgpu::Device,
+    vs: wgpu::ShaderStages,
+    instances: bool,
+) -> wgpu::BindGroupLayout {
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let [a0, a1, a2, a3] = HeightAtlas::layout_entries(2, vs);
+    let mut entries = vec![
+        buffer_entry(0, read, vs),
+        buffer_entry(1, read, vs),
+        a0,
+        a1,
+        a2,
+        a3,
+        buffer_entry(7, wgpu::BufferBindingType::Uniform, vs),
+    ];
+    if instances {
+        entries.push(buffer_entry(6, read, vs));
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grass.gpu-cull.draw"),
+        entries: &entries,
+    })
+}
+
+/// The compute pipelines of `grass.cull` with `cull=instance`.
+pub struct InstancePipelines {
+    /// Group 0: uniforms, entries, models, state, visible list.
+    pub layout: wgpu::BindGroupLayout,
+    /// Group 1: empty.
+    pub empty: wgpu::BindGroupLayout,
+    /// Group 2: [`draw_group_layout`] for compute.
+    pub roots: wgpu::BindGroupLayout,
+    /// `cull_patches`: one invocation per entry, survivors to the list.
+    pub patches: wgpu::ComputePipeline,
+    /// `cull_instances`: one workgroup per surviving entry.
+    pub instances: wgpu::ComputePipeline,
+}
+
+/// Builds [`InstancePipelines`].
+pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, PassError> {
+    let shader =
+        sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL_INSTANCES)
+            .map_err(shader_error)?;
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let write = wgpu::BufferBindingType::Storage { read_only: false };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(PASS_CULL),
+        entries: &[
+            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
+            buffer_entry(1, read, cs),
+            buffer_entry(2, read, cs),
+            buffer_entry(3, write, cs),
+            buffer_entry(4, write, cs),
+        ],
+    });
+    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grass.cull.empty"),
+        entries: &[],
+    });
+    let roots = draw_group_layout(device, cs);
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(PASS_CULL),
+        bind_group_layouts: &[&layout, &empty, &roots],
+        push_constant_ranges: &[],
+    });
+    let pipeline = |entry: &str| {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_CULL),
+            layout: Some(&pipeline_layout),
+            module: &shader,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+    };
+    Ok(InstancePipelines {
+        patches: pipeline("cull_patches"),
+        instances: pipeline("cull_instances"),
+        layout,
+        empty,
+        roots,
+    })
+}
+
 /// Render pipelines of `grass_gpu_cull.wgsl`, one per material state, and
 /// the state each model draws with for the current sample count / ATOC.
 pub struct DrawPipelines {
     shader: wgpu::ShaderModule,
+    entry: &'static str,
     layout: wgpu::PipelineLayout,
     pipelines: HashMap<MaterialState, wgpu::RenderPipeline>,
     key: Option<(u32, bool)>,
@@ -128,11 +219,14 @@ pub struct DrawPipelines {
 }
 
 impl DrawPipelines {
-    /// The shader and pipeline layout (groups: frame, model, `group2`).
+    /// The shader and pipeline layout (groups: frame, model, `group2`);
+    /// `entry` is the vertex entry point (`vs_main`, or `vs_visible` after
+    /// the per-instance cull).
     pub fn new(
         device: &wgpu::Device,
         models: &GrassModels,
         group2: &wgpu::BindGroupLayout,
+        entry: &'static str,
     ) -> Result<Self, PassError> {
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_GPU_CULL)
@@ -144,6 +238,7 @@ impl DrawPipelines {
         });
         Ok(DrawPipelines {
             shader,
+            entry,
             layout,
             pipelines: HashMap::new(),
             key: None,
@@ -165,7 +260,7 @@ impl DrawPipelines {
             .collect();
         for state in &self.states {
             if !self.pipelines.contains_key(state) {
-                let p = build_pipeline(&gpu.device, &self.layout, &self.shader, state);
+                let p = build_pipeline(&gpu.device, &self.layout, &self.shader, self.entry, state);
                 self.pipelines.insert(*state, p);
             }
         }
@@ -189,6 +284,7 @@ fn build_pipeline(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     shader: &wgpu::ShaderModule,
+    entry: &str,
     state: &MaterialState,
 ) -> wgpu::RenderPipeline {
     let [vertices, _] = vertex_layouts();
@@ -197,7 +293,7 @@ fn build_pipeline(
         "grass.draw",
         layout,
         shader,
-        "vs_main",
+        entry,
         &[vertices],
         state,
     )

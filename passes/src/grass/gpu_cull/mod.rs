@@ -31,6 +31,7 @@
 pub mod cull;
 pub mod descriptor;
 pub mod draw;
+pub mod instances;
 pub mod patches;
 mod record;
 
@@ -47,8 +48,12 @@ use sward_engine::{Capability, GpuContext};
 use sward_scenes::{Placements, World};
 
 use self::cull::{cull_models, GRASS_CULL_BYTES};
+pub use self::cull::{DistanceLod, GrassLod};
 use self::descriptor::DESCRIPTOR_BYTES;
-use self::draw::{cull_pipelines, draw_group_layout, CullPipelines, DrawPipelines, CULL_WORKGROUP};
+use self::draw::{
+    cull_pipelines, instance_pipelines, root_group_layout, CullPipelines, DrawPipelines,
+    InstancePipelines, CULL_WORKGROUP,
+};
 use self::patches::{ModelReach, PatchSet};
 use super::gpu::GRASS_FRAME_BYTES;
 use super::models::GrassModels;
@@ -77,20 +82,74 @@ impl MultiDraw {
     }
 }
 
-/// Construction options of [`GpuCull`].
+/// What the cull tests and draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CullMode {
+    /// Whole (patch, model) entries: one indirect draw per visible entry.
+    Patch,
+    /// Every clump of a visible entry ([`instances`]): one indirect draw
+    /// per model over the compacted visible list.
+    #[default]
+    Instance,
+}
+
+impl CullMode {
+    /// The `cull` parameter's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            CullMode::Patch => "patch",
+            CullMode::Instance => "instance",
+        }
+    }
+}
+
+/// Construction options of [`GpuCull`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GpuCullOptions {
     /// Patch size.
     pub patch: PatchSize,
     /// Force a multi-draw variant (`None`: the count variant where the
-    /// device has `Capability::MultiDrawIndirectCount`).
+    /// device has `Capability::MultiDrawIndirectCount`); patch culling only.
     pub multi_draw: Option<MultiDraw>,
+    /// Patch or per-instance culling.
+    pub cull: CullMode,
+    /// Distance LOD (per-instance culling only).
+    pub lod: DistanceLod,
+}
+
+/// The cull's outputs and compute state, by [`CullMode`].
+enum Compaction {
+    /// One indirect draw per visible entry.
+    Patches {
+        args: wgpu::Buffer,
+        counts: wgpu::Buffer,
+        pipelines: CullPipelines,
+        bind_group: wgpu::BindGroup,
+    },
+    /// One indirect draw per model over the visible list.
+    Instances {
+        /// Dispatch args, survivor list, per-model draws ([`instances::State`]).
+        state: wgpu::Buffer,
+        /// Descriptor indices of the visible clumps, model after model.
+        visible: wgpu::Buffer,
+        /// The state header each frame starts from (written with the uniforms).
+        initial: Vec<u32>,
+        /// Each model's region of `visible`.
+        regions: Vec<Range<u32>>,
+        pipelines: InstancePipelines,
+        bind_group: wgpu::BindGroup,
+        empty_group: wgpu::BindGroup,
+        roots_group: wgpu::BindGroup,
+    },
 }
 
 /// The `gpu-cull` grass tier (see the module docs).
 pub struct GpuCull {
     patch: PatchSize,
     multi_draw: MultiDraw,
+    lod: DistanceLod,
+    /// Most workgroups of one dispatch (the per-instance pass's cap).
+    max_groups: u32,
     patch_count: usize,
     entry_count: u32,
     model_count: u32,
@@ -98,12 +157,9 @@ pub struct GpuCull {
     model_entries: Vec<Range<u32>>,
     descriptors: wgpu::Buffer,
     patches: wgpu::Buffer,
-    args: wgpu::Buffer,
-    counts: wgpu::Buffer,
+    compaction: Compaction,
     cull_uniform: wgpu::Buffer,
     frame_uniform: wgpu::Buffer,
-    cull_pipelines: CullPipelines,
-    cull_bind_group: wgpu::BindGroup,
     frame_bind_group: wgpu::BindGroup,
     draw_bind_group: wgpu::BindGroup,
     pipelines: DrawPipelines,
@@ -225,17 +281,10 @@ impl GpuCull {
             bytemuck::cast_slice(&set.entries),
             none,
         );
-        let cull_model_table = cull_models(&set, models);
-        let model_instances: Vec<u64> = set
-            .model_entries
-            .iter()
-            .map(|r| {
-                set.entries[r.start as usize..r.end as usize]
-                    .iter()
-                    .map(|e| u64::from(e.count))
-                    .sum()
-            })
-            .collect();
+        let mut cull_model_table = cull_models(&set, models);
+        let regions = instances::visible_regions(&set, &mut cull_model_table);
+        let model_instances: Vec<u64> =
+            regions.iter().map(|r| u64::from(r.end - r.start)).collect();
         let cull_model_buffer = storage_buffer(
             gpu,
             "grass.cull_models",
@@ -246,19 +295,6 @@ impl GpuCull {
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST;
-        let args = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grass.args"),
-            size: (set.entries.len() as u64 * ARGS_BYTES).max(ARGS_BYTES),
-            usage: indirect,
-            mapped_at_creation: false,
-        });
-        let counts_size = (2 * models.len() as u64 * 4).max(16);
-        let counts = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grass.counts"),
-            size: counts_size,
-            usage: indirect,
-            mapped_at_creation: false,
-        });
         let cull_uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grass.cull.uniforms"),
             size: GRASS_CULL_BYTES,
@@ -266,39 +302,147 @@ impl GpuCull {
             mapped_at_creation: false,
         });
         let frame_uniform = uniform_buffer(gpu);
-        let cull_pipelines = cull_pipelines(device)?;
-        let cull_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(draw::PASS_CULL),
-            layout: &cull_pipelines.layout,
-            entries: &[
-                bind(0, &cull_uniform),
-                bind(1, &entries),
-                bind(2, &cull_model_buffer),
-                bind(3, &args),
-                bind(4, &counts),
-            ],
-        });
-        let group2 = draw_group_layout(device, wgpu::ShaderStages::VERTEX);
+        let instance_mode = options.cull == CullMode::Instance;
+        if options.lod.is_on() && !instance_mode {
+            return Err(PassError::InvalidParams {
+                technique: "grass.gpu-cull",
+                reason: "the distance LOD thins clumps in the per-instance pass: use it with cull=instance, not cull=patch".into(),
+            });
+        }
+        let group2 = root_group_layout(device, wgpu::ShaderStages::VERTEX, instance_mode);
         let [a0, a1, a2, a3] = atlas.bind_entries(2);
-        let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("grass.gpu-cull.draw"),
-            layout: &group2,
-            entries: &[bind(0, &descriptors), bind(1, &patches), a0, a1, a2, a3],
-        });
-        let pipelines = DrawPipelines::new(device, models, &group2)?;
+        let (compaction, readback_size, draw_bind_group) = if instance_mode {
+            let header = instances::State::header_words(models.len());
+            let words = instances::State::words(models.len(), set.entries.len());
+            let state = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("grass.cull.state"),
+                size: (words as u64 * 4).max(16),
+                usage: indirect,
+                mapped_at_creation: false,
+            });
+            let visible = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("grass.visible"),
+                size: (placements.len() as u64 * 4).max(16),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let pipelines = instance_pipelines(device)?;
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(draw::PASS_CULL),
+                layout: &pipelines.layout,
+                entries: &[
+                    bind(0, &cull_uniform),
+                    bind(1, &entries),
+                    bind(2, &cull_model_buffer),
+                    bind(3, &state),
+                    bind(4, &visible),
+                ],
+            });
+            let empty_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("grass.cull.empty"),
+                layout: &pipelines.empty,
+                entries: &[],
+            });
+            let [c0, c1, c2, c3] = atlas.bind_entries(2);
+            let roots_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("grass.cull.roots"),
+                layout: &pipelines.roots,
+                entries: &[bind(0, &descriptors), bind(1, &patches), c0, c1, c2, c3],
+            });
+            let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("grass.gpu-cull.draw"),
+                layout: &group2,
+                entries: &[
+                    bind(0, &descriptors),
+                    bind(1, &patches),
+                    a0,
+                    a1,
+                    a2,
+                    a3,
+                    bind(6, &visible),
+                    bind(7, &cull_uniform),
+                ],
+            });
+            let compaction = Compaction::Instances {
+                state,
+                visible,
+                initial: instances::State::initial(&cull_model_table),
+                regions,
+                pipelines,
+                bind_group,
+                empty_group,
+                roots_group,
+            };
+            (compaction, header as u64 * 4, draw_bind_group)
+        } else {
+            let args = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("grass.args"),
+                size: (set.entries.len() as u64 * ARGS_BYTES).max(ARGS_BYTES),
+                usage: indirect,
+                mapped_at_creation: false,
+            });
+            let counts_size = (2 * models.len() as u64 * 4).max(16);
+            let counts = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("grass.counts"),
+                size: counts_size,
+                usage: indirect,
+                mapped_at_creation: false,
+            });
+            let pipelines = cull_pipelines(device)?;
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(draw::PASS_CULL),
+                layout: &pipelines.layout,
+                entries: &[
+                    bind(0, &cull_uniform),
+                    bind(1, &entries),
+                    bind(2, &cull_model_buffer),
+                    bind(3, &args),
+                    bind(4, &counts),
+                ],
+            });
+            let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("grass.gpu-cull.draw"),
+                layout: &group2,
+                entries: &[
+                    bind(0, &descriptors),
+                    bind(1, &patches),
+                    a0,
+                    a1,
+                    a2,
+                    a3,
+                    bind(7, &cull_uniform),
+                ],
+            });
+            let compaction = Compaction::Patches {
+                args,
+                counts,
+                pipelines,
+                bind_group,
+            };
+            (compaction, counts_size, draw_bind_group)
+        };
+        let entry = if instance_mode {
+            "vs_visible"
+        } else {
+            "vs_main"
+        };
+        let pipelines = DrawPipelines::new(device, models, &group2, entry)?;
         let frame_bind_group = models.frame_bind_group(device, &frame_uniform);
-        let readback = LaggedReadback::new(device, "grass.cull.readback", counts_size);
+        let readback = LaggedReadback::new(device, "grass.cull.readback", readback_size);
+        let compaction_buffers: Vec<&wgpu::Buffer> = match &compaction {
+            Compaction::Patches { args, counts, .. } => vec![args, counts],
+            Compaction::Instances { state, visible, .. } => vec![state, visible],
+        };
         let bytes = [
             &descriptors,
             &patches,
             &entries,
             &cull_model_buffer,
-            &args,
-            &counts,
             &cull_uniform,
             &frame_uniform,
         ]
         .iter()
+        .chain(compaction_buffers.iter())
         .map(|b| b.size())
         .sum::<u64>()
             + readback.bytes()
@@ -306,19 +450,18 @@ impl GpuCull {
         Ok(GpuCull {
             patch: options.patch,
             multi_draw,
+            lod: options.lod,
+            max_groups: device.limits().max_compute_workgroups_per_dimension,
             patch_count: set.patch_count(),
             entry_count: set.entries.len() as u32,
             model_count: models.len() as u32,
             model_entries: set.model_entries,
             descriptors,
             patches,
-            args,
-            counts,
+            compaction,
             cull_uniform,
             frame_uniform,
-            cull_pipelines,
             frame: 0,
-            cull_bind_group,
             frame_bind_group,
             draw_bind_group,
             pipelines,
@@ -370,9 +513,40 @@ impl GpuCull {
         &self.patches
     }
 
-    /// The indirect args and count buffers the last cull wrote (tests).
-    pub fn cull_output(&self) -> (&wgpu::Buffer, &wgpu::Buffer) {
-        (&self.args, &self.counts)
+    /// Patch or per-instance culling.
+    pub fn cull_mode(&self) -> CullMode {
+        match self.compaction {
+            Compaction::Patches { .. } => CullMode::Patch,
+            Compaction::Instances { .. } => CullMode::Instance,
+        }
+    }
+
+    /// The distance LOD in use.
+    pub fn lod(&self) -> DistanceLod {
+        self.lod
+    }
+
+    /// Patch culling: the indirect args and count buffers the last cull
+    /// wrote (tests).
+    pub fn cull_output(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
+        match &self.compaction {
+            Compaction::Patches { args, counts, .. } => Some((args, counts)),
+            Compaction::Instances { .. } => None,
+        }
+    }
+
+    /// Per-instance culling: the state buffer (its header holds the per-model
+    /// draws), the visible list and each model's region of it (tests).
+    pub fn instance_output(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer, &[Range<u32>])> {
+        match &self.compaction {
+            Compaction::Instances {
+                state,
+                visible,
+                regions,
+                ..
+            } => Some((state, visible, regions)),
+            Compaction::Patches { .. } => None,
+        }
     }
 
     /// Draw slots (entries) of each model: its region of the args buffer.
@@ -380,15 +554,26 @@ impl GpuCull {
         &self.model_entries
     }
 
-    /// Bytes the CPU uploads per frame: the two uniform blocks.
+    /// Bytes the CPU uploads per frame: the two uniform blocks, plus the
+    /// per-instance state header or the count variant's zeroed counts.
     pub fn bytes_per_frame(&self) -> u64 {
-        GRASS_FRAME_BYTES + GRASS_CULL_BYTES
+        let reset = match &self.compaction {
+            Compaction::Instances { initial, .. } => 4 * initial.len() as u64,
+            Compaction::Patches { .. } if self.multi_draw == MultiDraw::Count => {
+                8 * u64::from(self.model_count)
+            }
+            Compaction::Patches { .. } => 0,
+        };
+        GRASS_FRAME_BYTES + GRASS_CULL_BYTES + reset
     }
 
     /// Facts for the bench report: `gpu_cull.patch_mcnks` (MCNKs per patch
     /// side), `gpu_cull.patches`, `gpu_cull.entries` (draw slots),
     /// `gpu_cull.multi_draw_count` (1: `multi_draw_indexed_indirect_count`
-    /// ran, 0: `multi_draw_indexed_indirect` over zeroed args),
+    /// ran, 0: `multi_draw_indexed_indirect` over zeroed args; patch culling),
+    /// `gpu_cull.instance_cull` (1: per-instance culling, one
+    /// `draw_indexed_indirect` per model), `gpu_cull.lod_floor` and
+    /// `gpu_cull.lod_start` (1 and the start: LOD off),
     /// `gpu_cull.descriptor_bytes`.
     pub fn facts(&self) -> BTreeMap<String, f64> {
         let mut f = BTreeMap::new();
@@ -398,10 +583,14 @@ impl GpuCull {
         put("patch_mcnks", f64::from(self.patch.chunks()));
         put("patches", self.patch_count as f64);
         put("entries", f64::from(self.entry_count));
+        let instance = self.cull_mode() == CullMode::Instance;
         put(
             "multi_draw_count",
-            f64::from(u8::from(self.multi_draw == MultiDraw::Count)),
+            f64::from(u8::from(!instance && self.multi_draw == MultiDraw::Count)),
         );
+        put("instance_cull", f64::from(u8::from(instance)));
+        put("lod_floor", f64::from(self.lod.floor));
+        put("lod_start", f64::from(self.lod.start));
         put(
             "descriptor_bytes",
             (self.instances * DESCRIPTOR_BYTES) as f64,
@@ -426,12 +615,50 @@ pub const PATCH_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec
     description: "patch side in MCNKs: the cull's unit (1x1, 2x2 or 4x4 MCNKs per patch)",
 };
 
+/// The `cull` parameter of grass `gpu-cull`.
+pub const CULL_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "cull",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["instance", "patch"],
+        default: "instance",
+    },
+    description: "instance: test every clump of a visible patch and draw the compacted survivors (one draw per model); patch: draw whole visible patches",
+};
+
+/// The `lod-floor` parameter of grass `gpu-cull`.
+pub const LOD_FLOOR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "lod-floor",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 1.0,
+        default: 1.0,
+    },
+    description: "distance LOD: share of clumps kept at the draw distance (1 = off); each clump's own hash decides, fading out before it drops (cull=instance)",
+};
+
+/// The `lod-start` parameter of grass `gpu-cull`.
+pub const LOD_START_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "lod-start",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 0.95,
+        default: 0.5,
+    },
+    description: "distance LOD: where thinning starts, as a fraction of the grass draw distance",
+};
+
 /// Registry entry of grass `gpu-cull`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Grass,
     name: "gpu-cull",
     summary: "compact per-placement descriptors in patches, compute patch culling, multi-draw-indirect, Z from the height atlas",
-    params: &[PATCH_PARAM, crate::technique::MULTI_DRAW],
+    params: &[
+        PATCH_PARAM,
+        CULL_PARAM,
+        LOD_FLOOR_PARAM,
+        LOD_START_PARAM,
+        crate::technique::MULTI_DRAW,
+    ],
     requires: crate::technique::GPU_CULL_CAPABILITIES,
     fallback: Some("static-batch"),
     build: |i, params| Ok(Box::new(GpuCullTier::new(i, params)?)),
@@ -461,6 +688,14 @@ impl GpuCullTier {
                 MultiDraw::Plain
             },
         );
+        let cull = match params.text(&CULL_PARAM) {
+            "patch" => CullMode::Patch,
+            _ => CullMode::Instance,
+        };
+        let lod = DistanceLod {
+            start: params.float(&LOD_START_PARAM) as f32,
+            floor: params.float(&LOD_FLOOR_PARAM) as f32,
+        };
         let atlas = HeightAtlas::new(i.gpu, i.scene.world)?;
         let cull = GpuCull::new(
             i.gpu,
@@ -468,7 +703,12 @@ impl GpuCullTier {
             i.scene.world,
             i.scene.placements,
             &atlas,
-            GpuCullOptions { patch, multi_draw },
+            GpuCullOptions {
+                patch,
+                multi_draw,
+                cull,
+                lod,
+            },
         )?;
         Ok(GpuCullTier { atlas, cull })
     }

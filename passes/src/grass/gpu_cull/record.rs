@@ -1,15 +1,16 @@
 //! The per-frame passes of [`GpuCull`]: `grass.cull` and `grass.draw`, plus
 //! `grass.readback` every few frames (see the module docs of [`super`]). The
-//! CPU work here is a fixed handful of commands: two uniform writes, two
-//! dispatches and at most one multi-draw per model (and now and then one
-//! buffer copy).
+//! CPU work here is a fixed handful of commands: two uniform writes and one
+//! small state write, two dispatches and at most one (multi-)draw per model
+//! (and now and then one buffer copy).
 
 use sward_engine::graph::{Counters, RenderGraph};
 use sward_engine::{Capability, GpuContext};
 
 use super::cull::{GrassCull, GRASS_CULL_BYTES};
 use super::draw::{CULL_WORKGROUP, PASS_CULL, PASS_READBACK, READBACK_EVERY};
-use super::{GpuCull, MultiDraw, ARGS_BYTES};
+use super::instances::State;
+use super::{Compaction, GpuCull, MultiDraw, ARGS_BYTES};
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
@@ -17,7 +18,7 @@ use crate::grass::models::GrassModels;
 
 impl GpuCull {
     /// Adds `grass.cull` and `grass.draw` for `view` (and, every
-    /// [`READBACK_EVERY`] frames, `grass.readback` before them).
+    /// [`READBACK_EVERY`] frames, `grass.readback` after them).
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
@@ -28,32 +29,33 @@ impl GpuCull {
     ) {
         self.pipelines.prepare(gpu, models, view);
         let frame_no = self.frame;
-        // Never on the first frame: no cull has filled the counts yet.
-        let readback_now = frame_no % READBACK_EVERY == 1;
+        let readback_now = frame_no % READBACK_EVERY == 0;
         self.frame += 1;
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
-        let cull = GrassCull::new(view, this.entry_count, this.model_count, plain);
+        let cull = GrassCull::new(view, this.entry_count, this.model_count, plain)
+            .with_instances(this.max_groups, this.lod.at(view.settings.grass_distance));
         let frame = GrassFrame::new(view);
-        let args_id = graph.import_buffer("grass.args", &this.args);
-        let counts_id = graph.import_buffer("grass.counts", &this.counts);
-        if readback_now {
-            graph
-                .add_transfer_pass(PASS_READBACK)
-                .read(counts_id)
-                .record(move |ctx| {
-                    if let Ok(mut readback) = this.readback.lock() {
-                        readback.copy(ctx.encoder, &this.counts, frame_no);
-                    }
-                });
-        }
         let cull_uniform = graph.import_buffer("grass.cull.uniforms", &this.cull_uniform);
+        // The buffers the cull writes and the draw reads; the first is the
+        // one the readback copies.
+        let outputs = match &this.compaction {
+            Compaction::Patches { args, counts, .. } => [
+                (graph.import_buffer("grass.counts", counts), counts),
+                (graph.import_buffer("grass.args", args), args),
+            ],
+            Compaction::Instances { state, visible, .. } => [
+                (graph.import_buffer("grass.cull.state", state), state),
+                (graph.import_buffer("grass.visible", visible), visible),
+            ],
+        };
+        let [(first_id, first), (second_id, _)] = outputs;
         graph
             .add_compute_pass(PASS_CULL)
             .needs(Capability::Compute)
             .read(cull_uniform)
-            .read_write(args_id)
-            .read_write(counts_id)
+            .read_write(first_id)
+            .read_write(second_id)
             .record(move |ctx| {
                 ctx.queue
                     .write_buffer(&this.cull_uniform, 0, bytemuck::bytes_of(&cull));
@@ -62,30 +64,14 @@ impl GpuCull {
                 if let Ok(mut readback) = this.readback.lock() {
                     readback.poll(frame_no);
                 }
-                let p = &this.cull_pipelines;
-                ctx.pass.set_bind_group(0, &this.cull_bind_group, &[]);
-                // Zero the counts (and the args for the plain multi-draw);
-                // wgpu orders the two dispatches' storage accesses.
-                let zeroed = if plain {
-                    this.entry_count.max(2 * this.model_count)
-                } else {
-                    2 * this.model_count
-                };
-                ctx.pass.set_pipeline(&p.reset);
-                ctx.pass
-                    .dispatch_workgroups(zeroed.div_ceil(CULL_WORKGROUP).max(1), 1, 1);
-                if this.entry_count > 0 {
-                    ctx.pass.set_pipeline(&p.cull);
-                    ctx.pass
-                        .dispatch_workgroups(this.entry_count.div_ceil(CULL_WORKGROUP), 1, 1);
-                }
+                ctx.counters.bytes_uploaded += this.record_cull(ctx.queue, &mut ctx.pass);
             });
         let frame_uniform = graph.import_buffer("grass.uniforms", &this.frame_uniform);
         add_draw_pass(
             graph,
             view,
             targets,
-            &[frame_uniform, args_id, counts_id],
+            &[frame_uniform, cull_uniform, first_id, second_id],
             move |ctx| {
                 ctx.queue
                     .write_buffer(&this.frame_uniform, 0, bytemuck::bytes_of(&frame));
@@ -94,9 +80,79 @@ impl GpuCull {
                 *ctx.counters += c;
             },
         );
+        if readback_now {
+            graph
+                .add_transfer_pass(PASS_READBACK)
+                .read(first_id)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = this.readback.lock() {
+                        readback.copy(ctx.encoder, first, frame_no);
+                    }
+                });
+        }
     }
 
-    /// Records the multi-draws into the open pass and returns the counters.
+    /// Records the cull's dispatches into the open compute pass; returns the
+    /// bytes written to the queue besides the uniforms. The counts (and, per
+    /// instance, the dispatch and draw headers) start each frame from a
+    /// queue write, not a reset dispatch; only the plain multi-draw over
+    /// per-entry args still zeroes them with `reset`.
+    fn record_cull(&self, queue: &wgpu::Queue, pass: &mut wgpu::ComputePass<'_>) -> u64 {
+        let groups = |n: u32| n.div_ceil(CULL_WORKGROUP);
+        match &self.compaction {
+            Compaction::Patches {
+                counts,
+                pipelines,
+                bind_group,
+                ..
+            } => {
+                pass.set_bind_group(0, bind_group, &[]);
+                let mut written = 0;
+                if self.multi_draw == MultiDraw::Plain {
+                    // Zero the counts and the args; wgpu orders the two
+                    // dispatches' storage accesses.
+                    let zeroed = self.entry_count.max(2 * self.model_count);
+                    pass.set_pipeline(&pipelines.reset);
+                    pass.dispatch_workgroups(groups(zeroed).max(1), 1, 1);
+                } else {
+                    let zeros = vec![0u8; 8 * self.model_count as usize];
+                    if !zeros.is_empty() {
+                        queue.write_buffer(counts, 0, &zeros);
+                    }
+                    written = zeros.len() as u64;
+                }
+                if self.entry_count > 0 {
+                    pass.set_pipeline(&pipelines.cull);
+                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
+                }
+                written
+            }
+            Compaction::Instances {
+                state,
+                initial,
+                pipelines,
+                bind_group,
+                empty_group,
+                roots_group,
+                ..
+            } => {
+                let header: &[u8] = bytemuck::cast_slice(initial);
+                queue.write_buffer(state, 0, header);
+                if self.entry_count > 0 {
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.set_bind_group(1, empty_group, &[]);
+                    pass.set_bind_group(2, roots_group, &[]);
+                    pass.set_pipeline(&pipelines.patches);
+                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
+                    pass.set_pipeline(&pipelines.instances);
+                    pass.dispatch_workgroups_indirect(state, 0);
+                }
+                header.len() as u64
+            }
+        }
+    }
+
+    /// Records the draws into the open pass and returns the counters.
     fn draw(&self, pass: &mut wgpu::RenderPass<'_>, models: &GrassModels) -> Counters {
         let mut c = Counters {
             instances_submitted: self.instances,
@@ -119,19 +175,27 @@ impl GpuCull {
             };
             pass.set_pipeline(pipeline);
             pass.set_bind_group(1, &models.models[m].bind_group, &[]);
-            let offset = u64::from(region.start) * ARGS_BYTES;
-            let max = region.end - region.start;
-            match self.multi_draw {
-                MultiDraw::Count => pass.multi_draw_indexed_indirect_count(
-                    &self.args,
-                    offset,
-                    &self.counts,
-                    m as u64 * 4,
-                    max,
-                ),
-                MultiDraw::Plain => pass.multi_draw_indexed_indirect(&self.args, offset, max),
+            match &self.compaction {
+                Compaction::Patches { args, counts, .. } => {
+                    let offset = u64::from(region.start) * ARGS_BYTES;
+                    let max = region.end - region.start;
+                    match self.multi_draw {
+                        MultiDraw::Count => pass.multi_draw_indexed_indirect_count(
+                            args,
+                            offset,
+                            counts,
+                            m as u64 * 4,
+                            max,
+                        ),
+                        MultiDraw::Plain => pass.multi_draw_indexed_indirect(args, offset, max),
+                    }
+                    c.draw_calls += u64::from(max);
+                }
+                Compaction::Instances { state, .. } => {
+                    pass.draw_indexed_indirect(state, State::args_offset(m));
+                    c.draw_calls += 1;
+                }
             }
-            c.draw_calls += u64::from(max);
         }
         // Instances and triangles the GPU drew, as read back a few frames
         // late; before the first readback arrives, all that was submitted.
@@ -141,9 +205,15 @@ impl GpuCull {
             .ok()
             .and_then(|r| r.latest().map(<[u32]>::to_vec));
         let n = models.len();
+        let drawn_per_model: Option<Vec<u32>> = latest.map(|words| match self.compaction {
+            Compaction::Patches { .. } => (0..n)
+                .map(|m| words.get(n + m).copied().unwrap_or(0))
+                .collect(),
+            Compaction::Instances { .. } => State::instances(&words, n),
+        });
         for (m, model) in models.models.iter().enumerate() {
-            let drawn = match &latest {
-                Some(counts) => u64::from(counts.get(n + m).copied().unwrap_or(0)),
+            let drawn = match &drawn_per_model {
+                Some(counts) => u64::from(counts.get(m).copied().unwrap_or(0)),
                 None => self.model_instances.get(m).copied().unwrap_or(0),
             };
             c.instances_drawn += drawn;

@@ -15,8 +15,9 @@ use sward_scenes::{Preset, Scene};
 
 use super::cull::{cpu_cull, cull_models, entry_margin, GrassCull, GRASS_CULL_BYTES};
 use super::descriptor::{unpack, GrassDescriptor};
+use super::instances::{cpu_cull_instances, State};
 use super::patches::{ModelReach, PatchSet, PatchSize};
-use super::{GpuCull, GpuCullOptions, MultiDraw};
+use super::{CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw};
 use crate::atlas::HeightAtlas;
 use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
 use crate::grass::gpu::GRASS_FRAME_BYTES;
@@ -107,6 +108,8 @@ fn tier(
     let options = GpuCullOptions {
         patch,
         multi_draw: Some(multi_draw),
+        cull: CullMode::Patch,
+        ..GpuCullOptions::default()
     };
     GpuCull::new(
         gpu,
@@ -123,7 +126,7 @@ fn tier(
 /// the entry) and the per-model counts; checks the plain variant's tails are
 /// zero and that the GPU's instance counts add up.
 fn gpu_kept(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
-    let (args, counts) = t.cull_output();
+    let (args, counts) = t.cull_output().expect("patch culling");
     let read = |b: &wgpu::Buffer| {
         let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size());
         bytemuck::pod_collect_to_vec::<u8, u32>(&bytes.unwrap())
@@ -430,10 +433,15 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
             for state in t.material_states() {
                 assert_eq!(state.alpha_to_coverage, samples == 4);
             }
-            // Uniforms only, whatever the scene size.
+            // Uniforms (and the count variant's zeroed counts) only,
+            // whatever the scene size.
+            let counts_reset = match multi_draw {
+                MultiDraw::Count => 8 * models.len() as u64,
+                MultiDraw::Plain => 0,
+            };
             assert_eq!(
                 report.counters.bytes_uploaded,
-                GRASS_FRAME_BYTES + GRASS_CULL_BYTES
+                GRASS_FRAME_BYTES + GRASS_CULL_BYTES + counts_reset
             );
             assert_eq!(t.bytes_per_frame(), report.counters.bytes_uploaded);
             let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
@@ -454,7 +462,7 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
                 .sum();
             assert_eq!(draw.instances_drawn, kept);
             assert!(kept > 0 && kept < draw.instances_submitted);
-            // Four frames: the readback ran on the second only.
+            // Four frames: the readback ran on the first only.
             let names: Vec<&str> = report.passes.iter().map(|p| p.name.as_str()).collect();
             assert_eq!(names, ["grass.cull", "grass.draw"]);
         }
@@ -542,4 +550,265 @@ fn no_grass_over_holes_or_no_effect_cells() {
             "{samples}x: grass over suppressed cells: {bad:?}"
         );
     }
+}
+
+/// The `cull=instance` tier of `scene` with `patch` and `lod`.
+fn instance_tier(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    scene: &Scene,
+    atlas: &HeightAtlas,
+    patch: PatchSize,
+    lod: DistanceLod,
+) -> GpuCull {
+    let options = GpuCullOptions {
+        patch,
+        cull: CullMode::Instance,
+        lod,
+        ..GpuCullOptions::default()
+    };
+    GpuCull::new(
+        gpu,
+        models,
+        scene.world(),
+        &scene.placements,
+        atlas,
+        options,
+    )
+    .unwrap()
+}
+
+/// The descriptors the per-instance cull drew (each model's region of the
+/// visible list up to its draw's instance count); checks each lies in its
+/// model's region, none twice, and the draws start at their regions.
+fn gpu_visible(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
+    let (state, visible, regions) = t.instance_output().expect("instance culling");
+    let read = |b: &wgpu::Buffer| {
+        let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size());
+        bytemuck::pod_collect_to_vec::<u8, u32>(&bytes.unwrap())
+    };
+    let (state, visible) = (read(state), read(visible));
+    let model_of: HashMap<u32, u32> = set
+        .entries
+        .iter()
+        .flat_map(|e| (e.first..e.first + e.count).map(move |d| (d, e.model)))
+        .collect();
+    let counts = State::instances(&state, regions.len());
+    let mut kept = BTreeSet::new();
+    for (m, region) in regions.iter().enumerate() {
+        let draw = &state[State::ARGS + State::ARGS_WORDS * m..][..State::ARGS_WORDS];
+        assert_eq!(draw[4], region.start, "model {m}: first instance");
+        assert!(
+            counts[m] <= region.end - region.start,
+            "model {m} overflows"
+        );
+        for &d in &visible[region.start as usize..(region.start + counts[m]) as usize] {
+            assert_eq!(
+                model_of[&d], m as u32,
+                "descriptor {d} in model {m}'s region"
+            );
+            assert!(kept.insert(d), "descriptor {d} drawn twice");
+        }
+    }
+    kept
+}
+
+#[test]
+fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
+    use super::cull::instance_margin;
+    use super::instances::clump_root;
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let thinned = DistanceLod {
+        start: 0.3,
+        floor: 0.3,
+    };
+    for (name, patch, lod) in [
+        ("elwynn-dense", PatchSize::Block2, DistanceLod::default()),
+        ("elwynn-dense", PatchSize::Block4, thinned),
+        ("seams-holes", PatchSize::Mcnk, DistanceLod::default()),
+    ] {
+        let scene = preset(name);
+        let models = GrassModels::new(gpu, &scene.models).unwrap();
+        let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+        let mut t = instance_tier(gpu, &models, scene, &atlas, patch, lod);
+        let set =
+            PatchSet::build(scene.world(), &scene.placements, &reach_of(&models), patch).unwrap();
+        let mut cm = cull_models(&set, &models);
+        super::instances::visible_regions(&set, &mut cm);
+        for pose in &scene.views {
+            let s = settings();
+            let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+            let _ = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
+            let gpu_set = gpu_visible(gpu, &t, &set);
+            let c = GrassCull::new(&v, t.entry_count(), models.len() as u32, false)
+                .with_instances(65_535, lod.at(s.grass_distance));
+            let cpu_set: BTreeSet<u32> = cpu_cull_instances(&set, &cm, scene.world(), &c)
+                .into_iter()
+                .collect();
+            // Roots agree to about 2 mm (the root parity test): a clump that
+            // close to a plane, the draw circle or its LOD threshold may go
+            // either way; none may differ otherwise.
+            let unsure = |d: &u32| {
+                let e = set
+                    .entries
+                    .iter()
+                    .find(|e| (e.first..e.first + e.count).contains(d))
+                    .unwrap();
+                let m = &cm[e.model as usize];
+                clump_root(&set, scene.world(), *d).is_none_or(|(root, scale, seed)| {
+                    let sway = m.sway_height * c.sway_amplitude;
+                    instance_margin(root, m.radius * scale, sway, seed, &c) < 1e-2
+                })
+            };
+            let differ: Vec<u32> = gpu_set
+                .symmetric_difference(&cpu_set)
+                .copied()
+                .filter(|d| !unsure(d))
+                .collect();
+            // The exact visible set: legacy-cpu's per-clump test on the
+            // placements themselves (before descriptor quantisation).
+            let exact = scene
+                .placements
+                .groups
+                .iter()
+                .flat_map(|g| {
+                    let model = &models.models[usize::from(g.model)];
+                    scene.placements.items[g.range()]
+                        .iter()
+                        .map(move |p| (p, model))
+                })
+                .filter(|(p, model)| {
+                    let root = Vec3::from_array(p.position);
+                    let sway = crate::grass::wind::max_sway(&s, model.height);
+                    root.distance(v.eye()) <= s.grass_distance
+                        && v.frustum
+                            .sphere_visible(root, model.radius * p.scale + sway)
+                })
+                .count();
+            eprintln!(
+                "{name} {} ({}, lod floor {}): {} clumps drawn, CPU reference {}, exact {exact}",
+                pose.name,
+                patch.name(),
+                lod.floor,
+                gpu_set.len(),
+                cpu_set.len(),
+            );
+            assert!(
+                differ.is_empty(),
+                "{name} {}: {} clumps differ, e.g. {:?}",
+                pose.name,
+                differ.len(),
+                &differ[..differ.len().min(8)]
+            );
+            if !lod.is_on() {
+                // Quantised roots only: within 1% of the exact set.
+                let (a, b) = (gpu_set.len() as f64, exact as f64);
+                assert!(
+                    (a - b).abs() <= 0.01 * b + 2.0,
+                    "{name} {}: {a} drawn against {b} exactly visible",
+                    pose.name
+                );
+            } else if exact > 200 {
+                assert!(gpu_set.len() < exact, "the LOD thinned nothing");
+            }
+        }
+    }
+}
+
+#[test]
+fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let mut st = StaticBatch::new(gpu, &models, &scene.placements).unwrap();
+    let pose = scene
+        .view("ground-yaw0")
+        .expect("seams-holes has ground-yaw0");
+    let size = [256, 160];
+    let s = RenderSettings {
+        wind: false,
+        ..settings()
+    };
+    let v = FrameView::new(camera_from_pose(pose, &s), size, 4, 0.5, s);
+    let (reference, _) = render(gpu, &models, &mut Drawer::Static(&mut st), &v, 1);
+    let mut t = instance_tier(
+        gpu,
+        &models,
+        scene,
+        &atlas,
+        PatchSize::Block2,
+        DistanceLod::default(),
+    );
+    let (full, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
+    save(&full, "gpu-cull-instance-msaa4");
+    let (rmse, differing) = crate::grass::tests::image_diff(&reference, &full);
+    eprintln!("instance cull vs static-batch: rmse {rmse:.4}, differing {differing:.4}");
+    assert!(
+        rmse < 0.02 && differing < 0.01,
+        "rmse {rmse}, differing {differing}"
+    );
+    // One indirect draw per model; uniforms and the state header uploaded.
+    let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
+    let drawn_models = t.model_regions().iter().filter(|r| !r.is_empty()).count();
+    assert_eq!(draw.draw_calls, drawn_models as u64);
+    let header = 4 * State::header_words(models.len()) as u64;
+    assert_eq!(
+        report.counters.bytes_uploaded,
+        GRASS_FRAME_BYTES + GRASS_CULL_BYTES + header
+    );
+    assert_eq!(t.bytes_per_frame(), report.counters.bytes_uploaded);
+    let set = PatchSet::build(
+        scene.world(),
+        &scene.placements,
+        &reach_of(&models),
+        PatchSize::Block2,
+    )
+    .unwrap();
+    let drawn = gpu_visible(gpu, &t, &set).len() as u64;
+    assert_eq!(draw.instances_drawn, drawn, "read back a few frames late");
+    // The LOD draws fewer clumps; the near field (lower half of the image)
+    // stays as it was, the far field loses grass.
+    let lod = DistanceLod {
+        start: 0.2,
+        floor: 0.2,
+    };
+    let mut thin = instance_tier(gpu, &models, scene, &atlas, PatchSize::Block2, lod);
+    let (image, report) = render(gpu, &models, &mut Drawer::Cull(&mut thin), &v, 4);
+    save(&image, "gpu-cull-instance-lod-msaa4");
+    let thinned = report.pass("grass.draw").unwrap().counters.instances_drawn;
+    eprintln!("LOD floor 0.2 from 0.2: {thinned} clumps drawn of {drawn}");
+    assert!(thinned < drawn * 3 / 4, "{thinned} of {drawn}");
+    let lit = |img: &image::RgbaImage| {
+        img.pixels()
+            .filter(|p| p[0].max(p[1]).max(p[2]) > 12)
+            .count()
+    };
+    assert!(
+        lit(&image) < lit(&full),
+        "thinning leaves less grass on screen"
+    );
+    assert!(lit(&image) > lit(&full) / 4, "but not nothing");
+    // Off by default, and refused with patch culling.
+    let err = GpuCull::new(
+        gpu,
+        &models,
+        scene.world(),
+        &scene.placements,
+        &atlas,
+        GpuCullOptions {
+            cull: CullMode::Patch,
+            lod,
+            ..GpuCullOptions::default()
+        },
+    )
+    .err()
+    .expect("LOD with patch culling is refused");
+    assert!(err.to_string().contains("cull=instance"), "{err}");
 }

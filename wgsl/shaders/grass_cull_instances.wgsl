@@ -1,0 +1,121 @@
+// Rust mirror: sward_passes::grass::gpu_cull::instances (state layout, bind
+// groups, dispatches); CPU reference: grass::gpu_cull::instances::
+// cpu_cull_instances; parity test
+// `grass::gpu_cull::tests::gpu_instance_cull_keeps_the_cpu_reference_clumps`.
+//
+// Grass `gpu-cull` with `cull=instance`: `grass.cull`, two dispatches.
+//   cull_patches    one invocation per (patch, model) entry (the patch test
+//                   of `cull=patch`); a surviving entry is appended to the
+//                   survivor list and adds one workgroup to the indirect
+//                   dispatch of the next step (capped at `max_groups`; the
+//                   workgroups then stride over the list).
+//   cull_instances  one workgroup per surviving entry: each clump's root
+//                   (the atlas height under its descriptor) is tested like
+//                   legacy-cpu tests a clump (distance from the root, sphere
+//                   against the frustum), thinned by the distance LOD, and
+//                   the survivors' descriptor indices are compacted into
+//                   their model's region of `visible` (one global atomic per
+//                   64 clumps). The model's instance count in `state` is the
+//                   `instance_count` of its indirect draw.
+// `state` starts each frame as written by the CPU (queue write, no reset
+// dispatch): dispatch (0, 1, 1), no survivors, and per model the indexed
+// draw with zero instances.
+
+//! import grass_root
+
+@group(0) @binding(0) var<uniform> cull: GrassCull;
+@group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
+@group(0) @binding(2) var<storage, read> models: array<CullModel>;
+@group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> visible: array<u32>;
+
+// Word offsets in `state`.
+const STATE_DISPATCH_X: u32 = 0u;
+const STATE_SURVIVORS: u32 = 3u;
+const STATE_ARGS: u32 = 4u;
+const ARGS_WORDS: u32 = 5u;
+
+fn survivor_word(s: u32) -> u32 {
+    return STATE_ARGS + ARGS_WORDS * cull.model_count + s;
+}
+
+@compute @workgroup_size(64)
+fn cull_patches(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= cull.entry_count) {
+        return;
+    }
+    let e = entries[i];
+    if (e.model >= cull.model_count) {
+        return;
+    }
+    let m = models[e.model];
+    if (!grass_entry_visible(e, m.sway_height * cull.sway_amplitude, cull)) {
+        return;
+    }
+    let s = atomicAdd(&state[STATE_SURVIVORS], 1u);
+    atomicStore(&state[survivor_word(s)], i);
+    if (s < cull.max_groups) {
+        atomicAdd(&state[STATE_DISPATCH_X], 1u);
+    }
+}
+
+// Whether descriptor `di` of model `m` is drawn this frame.
+fn clump_kept(di: u32, m: CullModel, sway: f32) -> bool {
+    let r = grass_root(di);
+    if (!r.found) {
+        return false;
+    }
+    if (!grass_instance_visible(r.position, m.radius * r.scale, sway, cull)) {
+        return false;
+    }
+    let d = distance(r.position, cull.eye.xyz);
+    return grass_lod_fade(grass_descriptors[di].seed, d, cull) > 0.0;
+}
+
+var<workgroup> wg_value: u32;
+var<workgroup> wg_kept: atomic<u32>;
+var<workgroup> wg_base: u32;
+
+@compute @workgroup_size(64)
+fn cull_instances(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    if (lid == 0u) {
+        wg_value = atomicLoad(&state[STATE_SURVIVORS]);
+    }
+    let survivors = workgroupUniformLoad(&wg_value);
+    for (var s = group.x; s < survivors; s += groups.x) {
+        if (lid == 0u) {
+            wg_value = atomicLoad(&state[survivor_word(s)]);
+        }
+        let ei = workgroupUniformLoad(&wg_value);
+        let e = entries[ei];
+        let m = models[e.model];
+        let sway = m.sway_height * cull.sway_amplitude;
+        let count_word = STATE_ARGS + ARGS_WORDS * e.model + 1u;
+        for (var start = 0u; start < e.count; start += 64u) {
+            let k = start + lid;
+            var keep = false;
+            var slot = 0u;
+            if (k < e.count) {
+                keep = clump_kept(e.first + k, m, sway);
+            }
+            if (keep) {
+                slot = atomicAdd(&wg_kept, 1u);
+            }
+            workgroupBarrier();
+            if (lid == 0u) {
+                wg_base = atomicAdd(&state[count_word], atomicLoad(&wg_kept));
+                atomicStore(&wg_kept, 0u);
+            }
+            workgroupBarrier();
+            if (keep) {
+                visible[m.visible_base + wg_base + slot] = e.first + k;
+            }
+            workgroupBarrier();
+        }
+    }
+}
