@@ -14,6 +14,7 @@ pub mod atlas;
 pub mod error;
 pub mod frame;
 pub mod grass;
+pub mod hiz;
 pub mod renderer;
 pub mod technique;
 pub mod terrain;

@@ -17,22 +17,27 @@
 //                   their model's region of `visible` (one global atomic per
 //                   64 clumps). The model's instance count in `state` is the
 //                   `instance_count` of its indirect draw.
+// With occlusion on, a clump whose sphere the terrain already drawn this
+// frame hides (`hiz_test`) is dropped and counted.
 // `state` starts each frame as written by the CPU (queue write, no reset
-// dispatch): dispatch (0, 1, 1), no survivors, and per model the indexed
-// draw with zero instances.
+// dispatch): dispatch (0, 1, 1), no survivors, none occluded, and per model
+// the indexed draw with zero instances.
 
-//! import grass_root
+//! import grass_root, hiz_test
 
 @group(0) @binding(0) var<uniform> cull: GrassCull;
 @group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
 @group(0) @binding(2) var<storage, read> models: array<CullModel>;
 @group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> visible: array<u32>;
+// The farthest-depth pyramid of this frame's terrain (occlusion on).
+@group(1) @binding(0) var hiz_pyramid: texture_2d<f32>;
 
 // Word offsets in `state`.
 const STATE_DISPATCH_X: u32 = 0u;
 const STATE_SURVIVORS: u32 = 3u;
-const STATE_ARGS: u32 = 4u;
+const STATE_OCCLUDED: u32 = 4u;
+const STATE_ARGS: u32 = 8u;
 const ARGS_WORDS: u32 = 5u;
 
 fn survivor_word(s: u32) -> u32 {
@@ -60,17 +65,27 @@ fn cull_patches(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// Whether descriptor `di` of model `m` is drawn this frame.
+// Whether descriptor `di` of model `m` is drawn this frame (distance and
+// frustum, LOD, then occlusion; occluded clumps are counted).
 fn clump_kept(di: u32, m: CullModel, sway: f32) -> bool {
     let r = grass_root(di);
     if (!r.found) {
         return false;
     }
-    if (!grass_instance_visible(r.position, m.radius * r.scale, sway, cull)) {
+    let radius = m.radius * r.scale;
+    if (!grass_instance_visible(r.position, radius, sway, cull)) {
         return false;
     }
     let d = distance(r.position, cull.eye.xyz);
-    return grass_lod_fade(grass_descriptors[di].seed, d, cull) > 0.0;
+    if (grass_lod_fade(grass_descriptors[di].seed, d, cull) <= 0.0) {
+        return false;
+    }
+    if (cull.hiz.w > 0.5
+        && hiz_sphere_occluded(hiz_pyramid, cull.view_proj, cull.hiz.xy, u32(cull.hiz.z), r.position, radius + sway)) {
+        atomicAdd(&state[STATE_OCCLUDED], 1u);
+        return false;
+    }
+    return true;
 }
 
 var<workgroup> wg_value: u32;

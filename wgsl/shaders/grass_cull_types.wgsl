@@ -99,6 +99,10 @@ struct GrassCull {
     lod_start: f32,
     lod_end: f32,
     lod_floor: f32,
+    // occlusion: the view-projection the Hi-Z pyramid was rendered with
+    view_proj: mat4x4<f32>,
+    // occlusion: pyramid level 0 size (x, y), mip count (z), 1 = on (w)
+    hiz: vec4<f32>,
 }
 
 // Same layout as wgpu's DrawIndexedIndirectArgs.

@@ -63,6 +63,10 @@ shader_modules! {
     GRASS_CULL_TYPES = "grass_cull_types";
     /// Grass `gpu-cull`: the `grass.cull` compute pass (entries -> indirect args).
     GRASS_CULL = "grass_cull";
+    /// Farthest-depth pyramid (Hi-Z) build: level 0 from the depth target, then 2x reductions.
+    HIZ = "hiz";
+    /// Bounding-sphere occlusion test against the Hi-Z pyramid.
+    HIZ_TEST = "hiz_test";
     /// Grass `gpu-cull`: a descriptor's root with Z from the height atlas (group 2).
     GRASS_ROOT = "grass_root";
     /// Grass `gpu-cull`, `cull=instance`: patch test, then per-clump test and compaction.

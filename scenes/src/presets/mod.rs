@@ -442,6 +442,9 @@ impl Preset {
                 -12.0,
             ));
         }
+        // Standing before a rise that hides most of the grass in range
+        // (the occlusion culling view).
+        views.extend(ViewPose::behind_ridge(world, "behind-ridge", fx, fy));
         // Walk +X from 150 units inside the focus tile across its +X border.
         let border_x = if seams {
             fx - 6.0

@@ -241,3 +241,17 @@ fn inspect_lists_the_scene_placements() {
         "{e}"
     );
 }
+
+#[test]
+fn elwynn_dense_has_a_view_behind_a_ridge() {
+    let scene = Preset::by_name("elwynn-dense").unwrap().build().unwrap();
+    let view = scene
+        .view("behind-ridge")
+        .expect("elwynn-dense has behind-ridge");
+    let ground = scene
+        .world()
+        .height_at(f64::from(view.eye[0]), f64::from(view.eye[1]))
+        .unwrap();
+    assert!((view.eye[2] - ground - super::views::EYE_HEIGHT).abs() < 1e-3);
+    eprintln!("behind-ridge: {view:?}");
+}

@@ -31,6 +31,32 @@ impl ViewPose {
         [p.cos() * y.cos(), p.cos() * y.sin(), p.sin()]
     }
 
+    /// A pose standing in front of a rise that hides most of the ground
+    /// beyond it (the occlusion culling test view): of the poses on a 13x13
+    /// grid 60 units apart around `(x, y)` and 8 headings each, the one
+    /// whose line of sight to the most ground points 15 to 200 units ahead
+    /// (in a 50 degree fan) passes under the terrain. `None` where no pose
+    /// hides at least half of them.
+    pub fn behind_ridge(world: &World, name: &str, x: f64, y: f64) -> Option<Self> {
+        let mut best: Option<(f32, ViewPose)> = None;
+        for gy in -6..=6 {
+            for gx in -6..=6 {
+                let (px, py) = (x + f64::from(gx) * 60.0, y + f64::from(gy) * 60.0);
+                for k in 0..8 {
+                    let yaw = k as f32 * 45.0;
+                    let Some(pose) = Self::on_ground(world, name, px, py, yaw, 2.0) else {
+                        continue;
+                    };
+                    let hidden = hidden_share(world, &pose);
+                    if best.as_ref().is_none_or(|(h, _)| hidden > *h) {
+                        best = Some((hidden, pose));
+                    }
+                }
+            }
+        }
+        best.filter(|(h, _)| *h >= 0.5).map(|(_, p)| p)
+    }
+
     /// A pose standing on the terrain at `(x, y)`, `EYE_HEIGHT` above it
     /// (`None` where the world has no height).
     pub fn on_ground(
@@ -48,6 +74,41 @@ impl ViewPose {
             yaw_deg,
             pitch_deg,
         })
+    }
+}
+
+/// Share of the ground points 15 to 200 units ahead of `pose` (a 50 degree
+/// fan) whose line of sight from the eye (to half a unit above the ground)
+/// passes under the terrain.
+fn hidden_share(world: &World, pose: &ViewPose) -> f32 {
+    let [ex, ey, ez] = pose.eye.map(f64::from);
+    let (mut hidden, mut total) = (0u32, 0u32);
+    for a in -2..=2 {
+        let heading = f64::from(pose.yaw_deg + a as f32 * 12.5).to_radians();
+        let (dx, dy) = (heading.cos(), heading.sin());
+        for d in (15..=200).step_by(15) {
+            let d = f64::from(d);
+            let (tx, ty) = (ex + dx * d, ey + dy * d);
+            let Some(tz) = world.height_at(tx, ty) else {
+                continue;
+            };
+            let tz = f64::from(tz) + 0.5;
+            total += 1;
+            let blocked = (1..24).any(|i| {
+                let t = f64::from(i) / 24.0;
+                let (sx, sy) = (ex + (tx - ex) * t, ey + (ty - ey) * t);
+                let line = ez + (tz - ez) * t;
+                world
+                    .height_at(sx, sy)
+                    .is_some_and(|g| f64::from(g) > line + 0.05)
+            });
+            hidden += u32::from(blocked);
+        }
+    }
+    if total == 0 {
+        0.0
+    } else {
+        hidden as f32 / total as f32
     }
 }
 

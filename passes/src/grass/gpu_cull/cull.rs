@@ -140,7 +140,7 @@ pub fn lod_threshold(seed: u32) -> f32 {
     hash_unit(pcg_hash(seed ^ GRASS_LOD_SALT))
 }
 
-/// Per-frame cull uniforms (mirrors WGSL `GrassCull`, 144 bytes).
+/// Per-frame cull uniforms (mirrors WGSL `GrassCull`, 224 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GrassCull {
@@ -164,6 +164,10 @@ pub struct GrassCull {
     pub lod_end: f32,
     /// Distance LOD floor ([`GrassLod::floor`]).
     pub lod_floor: f32,
+    /// Occlusion: the view-projection of the Hi-Z pyramid's depth.
+    pub view_proj: [[f32; 4]; 4],
+    /// Occlusion: pyramid level 0 size (x, y), level count (z), 1 = on (w).
+    pub hiz: [f32; 4],
 }
 
 /// Bytes of [`GrassCull`]: what the cull uploads per frame.
@@ -186,7 +190,21 @@ impl GrassCull {
             lod_start: GrassLod::OFF.start,
             lod_end: GrassLod::OFF.end,
             lod_floor: GrassLod::OFF.floor,
+            view_proj: view.view_proj.to_cols_array_2d(),
+            hiz: [0.0; 4],
         }
+    }
+
+    /// The same testing clumps against a Hi-Z pyramid of `levels` levels
+    /// whose level 0 is `size` (rendered with this view).
+    pub fn with_occlusion(mut self, size: [u32; 2], levels: u32) -> Self {
+        self.hiz = [size[0] as f32, size[1] as f32, levels as f32, 1.0];
+        self
+    }
+
+    /// Whether the clumps are tested against a Hi-Z pyramid.
+    pub fn occlusion(&self) -> bool {
+        self.hiz[3] > 0.5
     }
 
     /// The same with the per-instance pass's dispatch cap and LOD.
@@ -340,6 +358,8 @@ mod tests {
             lod_start: 0.0,
             lod_end: 0.0,
             lod_floor: 1.0,
+            view_proj: [[0.0; 4]; 4],
+            hiz: [0.0; 4],
         }
     }
 
@@ -389,7 +409,9 @@ mod tests {
                 max_groups,
                 lod_start,
                 lod_end,
-                lod_floor
+                lod_floor,
+                view_proj,
+                hiz
             }
         )
         .unwrap();
@@ -401,7 +423,7 @@ mod tests {
         .unwrap();
         assert_eq!(std::mem::size_of::<PatchEntry>(), 48);
         assert_eq!(std::mem::size_of::<CullModel>(), 32);
-        assert_eq!(GRASS_CULL_BYTES, 144);
+        assert_eq!(GRASS_CULL_BYTES, 224);
     }
 
     #[test]

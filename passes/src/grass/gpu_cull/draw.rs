@@ -150,8 +150,8 @@ pub fn root_group_layout(
 pub struct InstancePipelines {
     /// Group 0: uniforms, entries, models, state, visible list.
     pub layout: wgpu::BindGroupLayout,
-    /// Group 1: empty.
-    pub empty: wgpu::BindGroupLayout,
+    /// Group 1: the Hi-Z pyramid (a 1x1 stand-in with occlusion off).
+    pub hiz: wgpu::BindGroupLayout,
     /// Group 2: [`draw_group_layout`] for compute.
     pub roots: wgpu::BindGroupLayout,
     /// `cull_patches`: one invocation per entry, survivors to the list.
@@ -178,14 +178,23 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
             buffer_entry(4, write, cs),
         ],
     });
-    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.cull.empty"),
-        entries: &[],
+    let hiz = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("grass.cull.hiz"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: cs,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        }],
     });
     let roots = draw_group_layout(device, cs);
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(PASS_CULL),
-        bind_group_layouts: &[&layout, &empty, &roots],
+        bind_group_layouts: &[&layout, &hiz, &roots],
         push_constant_ranges: &[],
     });
     let pipeline = |entry: &str| {
@@ -202,7 +211,7 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
         patches: pipeline("cull_patches"),
         instances: pipeline("cull_instances"),
         layout,
-        empty,
+        hiz,
         roots,
     })
 }

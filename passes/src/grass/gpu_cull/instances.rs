@@ -36,8 +36,10 @@ impl State {
     pub const DISPATCH_X: usize = 0;
     /// Number of surviving entries.
     pub const SURVIVORS: usize = 3;
+    /// Clumps the occlusion test dropped.
+    pub const OCCLUDED: usize = 4;
     /// First word of the per-model `DrawIndexedIndirectArgs`.
-    pub const ARGS: usize = 4;
+    pub const ARGS: usize = 8;
     /// Words per draw.
     pub const ARGS_WORDS: usize = 5;
 
@@ -60,7 +62,7 @@ impl State {
     /// per model its indexed draw with zero instances starting at its
     /// region of the visible list.
     pub fn initial(models: &[CullModel]) -> Vec<u32> {
-        let mut words = vec![0, 1, 1, 0];
+        let mut words = vec![0, 1, 1, 0, 0, 0, 0, 0];
         for m in models {
             words.extend_from_slice(&[
                 m.index_count,
@@ -130,20 +132,35 @@ pub fn clump_kept(root: Vec3, scale: f32, seed: u32, model: &CullModel, c: &Gras
 }
 
 /// CPU reference of `cull=instance`: the descriptor indices the GPU draws,
-/// in ascending order (the patch test, then the per-clump test and LOD).
+/// in ascending order (the patch test, then the per-clump test and LOD,
+/// then, with `pyramid`, occlusion against it).
 pub fn cpu_cull_instances(
     set: &PatchSet,
     models: &[CullModel],
     world: &World,
     c: &GrassCull,
+    pyramid: Option<&[crate::hiz::Level]>,
 ) -> Vec<u32> {
     let mut kept = Vec::new();
+    let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
     for i in super::cull::cpu_cull(set, models, c) {
         let e = &set.entries[i as usize];
         let model = &models[e.model as usize];
+        let sway = model.sway_height * c.sway_amplitude;
         for d in e.first..e.first + e.count {
             if let Some((root, scale, seed)) = clump_root(set, world, d) {
-                if clump_kept(root, scale, seed, model, c) {
+                if !clump_kept(root, scale, seed, model, c) {
+                    continue;
+                }
+                let hidden = pyramid.is_some_and(|levels| {
+                    crate::hiz::sphere_occluded(
+                        levels,
+                        view_proj,
+                        root,
+                        model.radius * scale + sway,
+                    )
+                });
+                if !hidden {
                     kept.push(d);
                 }
             }
@@ -176,6 +193,8 @@ mod tests {
             lod_start: 0.0,
             lod_end: 0.0,
             lod_floor: 1.0,
+            view_proj: [[0.0; 4]; 4],
+            hiz: [0.0; 4],
         }
         .with_instances(65_535, lod)
     }
@@ -263,11 +282,11 @@ mod tests {
         ];
         let h = State::initial(&models);
         assert_eq!(h.len(), State::header_words(2));
-        assert_eq!(&h[..4], &[0, 1, 1, 0]);
-        assert_eq!(&h[9..14], &[12, 0, 36, 24, 700]);
-        assert_eq!(State::args_offset(1), 36);
+        assert_eq!(&h[..8], &[0, 1, 1, 0, 0, 0, 0, 0]);
+        assert_eq!(&h[13..18], &[12, 0, 36, 24, 700]);
+        assert_eq!(State::args_offset(1), 52);
         let mut copy = h.clone();
-        copy[10] = 5;
+        copy[14] = 5;
         assert_eq!(State::instances(&copy, 2), vec![0, 5]);
     }
 }

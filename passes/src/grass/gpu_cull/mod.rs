@@ -115,6 +115,9 @@ pub struct GpuCullOptions {
     pub cull: CullMode,
     /// Distance LOD (per-instance culling only).
     pub lod: DistanceLod,
+    /// Hi-Z occlusion of clumps by the terrain drawn before them
+    /// (per-instance culling only).
+    pub occlusion: bool,
 }
 
 /// The cull's outputs and compute state, by [`CullMode`].
@@ -138,8 +141,11 @@ enum Compaction {
         regions: Vec<Range<u32>>,
         pipelines: InstancePipelines,
         bind_group: wgpu::BindGroup,
-        empty_group: wgpu::BindGroup,
         roots_group: wgpu::BindGroup,
+        /// Group 1 with occlusion off: a 1x1 stand-in pyramid.
+        no_hiz_group: wgpu::BindGroup,
+        /// With occlusion on: the pyramid and its group 1 (remade with it).
+        hiz: Option<(crate::hiz::HiZ, Option<wgpu::BindGroup>)>,
     },
 }
 
@@ -203,6 +209,22 @@ fn bind(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
         binding,
         resource: buffer.as_entire_binding(),
     }
+}
+
+/// Group 1 of the per-instance cull over the pyramid `view`.
+fn hiz_group(
+    device: &wgpu::Device,
+    pipelines: &InstancePipelines,
+    view: &wgpu::TextureView,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("grass.cull.hiz"),
+        layout: &pipelines.hiz,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::TextureView(view),
+        }],
+    })
 }
 
 fn check_limits(gpu: &GpuContext, set: &PatchSet) -> Result<(), PassError> {
@@ -303,6 +325,12 @@ impl GpuCull {
         });
         let frame_uniform = uniform_buffer(gpu);
         let instance_mode = options.cull == CullMode::Instance;
+        if options.occlusion && !instance_mode {
+            return Err(PassError::InvalidParams {
+                technique: "grass.gpu-cull",
+                reason: "occlusion tests each clump in the per-instance pass: use it with cull=instance, not cull=patch".into(),
+            });
+        }
         if options.lod.is_on() && !instance_mode {
             return Err(PassError::InvalidParams {
                 technique: "grass.gpu-cull",
@@ -338,11 +366,30 @@ impl GpuCull {
                     bind(4, &visible),
                 ],
             });
-            let empty_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("grass.cull.empty"),
-                layout: &pipelines.empty,
-                entries: &[],
+            let stand_in = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("grass.hiz.off"),
+                size: wgpu::Extent3d {
+                    width: 1,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: crate::hiz::HIZ_FORMAT,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
             });
+            let no_hiz_group = hiz_group(
+                device,
+                &pipelines,
+                &stand_in.create_view(&Default::default()),
+            );
+            let hiz = if options.occlusion {
+                Some((crate::hiz::HiZ::new(device)?, None))
+            } else {
+                None
+            };
             let [c0, c1, c2, c3] = atlas.bind_entries(2);
             let roots_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("grass.cull.roots"),
@@ -370,8 +417,9 @@ impl GpuCull {
                 regions,
                 pipelines,
                 bind_group,
-                empty_group,
                 roots_group,
+                no_hiz_group,
+                hiz,
             };
             (compaction, header as u64 * 4, draw_bind_group)
         } else {
@@ -526,6 +574,21 @@ impl GpuCull {
         self.lod
     }
 
+    /// Whether clumps are tested against a Hi-Z pyramid of the terrain.
+    pub fn occlusion_on(&self) -> bool {
+        matches!(&self.compaction, Compaction::Instances { hiz: Some(_), .. })
+    }
+
+    /// The Hi-Z pyramid, with occlusion on and after a frame (tests).
+    pub fn hiz(&self) -> Option<&crate::hiz::HiZ> {
+        match &self.compaction {
+            Compaction::Instances {
+                hiz: Some((h, _)), ..
+            } => Some(h),
+            _ => None,
+        }
+    }
+
     /// Patch culling: the indirect args and count buffers the last cull
     /// wrote (tests).
     pub fn cull_output(&self) -> Option<(&wgpu::Buffer, &wgpu::Buffer)> {
@@ -589,6 +652,10 @@ impl GpuCull {
             f64::from(u8::from(!instance && self.multi_draw == MultiDraw::Count)),
         );
         put("instance_cull", f64::from(u8::from(instance)));
+        put("occlusion", f64::from(u8::from(self.occlusion_on())));
+        if let Some(n) = self.occluded_lately() {
+            put("occluded", n as f64);
+        }
         put("lod_floor", f64::from(self.lod.floor));
         put("lod_start", f64::from(self.lod.start));
         put(
@@ -601,7 +668,7 @@ impl GpuCull {
     /// GPU memory of every buffer of the tier, the readback ring and the
     /// shared models (the height atlas is counted by its owner).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes + self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes)
     }
 }
 
@@ -647,6 +714,16 @@ pub const LOD_START_PARAM: crate::technique::ParamSpec = crate::technique::Param
     description: "distance LOD: where thinning starts, as a fraction of the grass draw distance",
 };
 
+/// The `occlusion` parameter of grass `gpu-cull`.
+pub const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "occlusion",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["off", "on"],
+        default: "off",
+    },
+    description: "Hi-Z occlusion: drop clumps the terrain drawn before them hides (a farthest-depth pyramid of this frame's terrain; cull=instance)",
+};
+
 /// Registry entry of grass `gpu-cull`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Grass,
@@ -657,6 +734,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
         CULL_PARAM,
         LOD_FLOOR_PARAM,
         LOD_START_PARAM,
+        OCCLUSION_PARAM,
         crate::technique::MULTI_DRAW,
     ],
     requires: crate::technique::GPU_CULL_CAPABILITIES,
@@ -708,6 +786,7 @@ impl GpuCullTier {
                 multi_draw,
                 cull,
                 lod,
+                occlusion: params.text(&OCCLUSION_PARAM) == "on",
             },
         )?;
         Ok(GpuCullTier { atlas, cull })

@@ -31,10 +31,23 @@ impl GpuCull {
         let frame_no = self.frame;
         let readback_now = frame_no % READBACK_EVERY == 0;
         self.frame += 1;
+        // Occlusion needs the terrain's depth of this frame: only when the
+        // terrain drew first (grass does not clear the targets).
+        let occlude = !targets.clear && self.prepare_hiz(gpu, view.size);
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
-        let cull = GrassCull::new(view, this.entry_count, this.model_count, plain)
+        let mut cull = GrassCull::new(view, this.entry_count, this.model_count, plain)
             .with_instances(this.max_groups, this.lod.at(view.settings.grass_distance));
+        let mut hiz_id = None;
+        if occlude {
+            if let Some(hiz) = this.hiz() {
+                hiz_id = hiz.record(graph, targets.depth, view.sample_count);
+                if let Some((size, levels)) = hiz.shape() {
+                    cull = cull.with_occlusion(size, levels);
+                }
+            }
+        }
+        let occlude = hiz_id.is_some();
         let frame = GrassFrame::new(view);
         let cull_uniform = graph.import_buffer("grass.cull.uniforms", &this.cull_uniform);
         // The buffers the cull writes and the draw reads; the first is the
@@ -50,22 +63,25 @@ impl GpuCull {
             ],
         };
         let [(first_id, first), (second_id, _)] = outputs;
-        graph
+        let mut pass = graph
             .add_compute_pass(PASS_CULL)
             .needs(Capability::Compute)
             .read(cull_uniform)
             .read_write(first_id)
-            .read_write(second_id)
-            .record(move |ctx| {
-                ctx.queue
-                    .write_buffer(&this.cull_uniform, 0, bytemuck::bytes_of(&cull));
-                ctx.counters.bytes_uploaded += GRASS_CULL_BYTES;
-                // Collect finished readbacks, start mapping submitted copies.
-                if let Ok(mut readback) = this.readback.lock() {
-                    readback.poll(frame_no);
-                }
-                ctx.counters.bytes_uploaded += this.record_cull(ctx.queue, &mut ctx.pass);
-            });
+            .read_write(second_id);
+        if let Some(id) = hiz_id {
+            pass = pass.read(id);
+        }
+        pass.record(move |ctx| {
+            ctx.queue
+                .write_buffer(&this.cull_uniform, 0, bytemuck::bytes_of(&cull));
+            ctx.counters.bytes_uploaded += GRASS_CULL_BYTES;
+            // Collect finished readbacks, start mapping submitted copies.
+            if let Ok(mut readback) = this.readback.lock() {
+                readback.poll(frame_no);
+            }
+            ctx.counters.bytes_uploaded += this.record_cull(ctx.queue, &mut ctx.pass, occlude);
+        });
         let frame_uniform = graph.import_buffer("grass.uniforms", &this.frame_uniform);
         add_draw_pass(
             graph,
@@ -97,7 +113,12 @@ impl GpuCull {
     /// instance, the dispatch and draw headers) start each frame from a
     /// queue write, not a reset dispatch; only the plain multi-draw over
     /// per-entry args still zeroes them with `reset`.
-    fn record_cull(&self, queue: &wgpu::Queue, pass: &mut wgpu::ComputePass<'_>) -> u64 {
+    fn record_cull(
+        &self,
+        queue: &wgpu::Queue,
+        pass: &mut wgpu::ComputePass<'_>,
+        occlude: bool,
+    ) -> u64 {
         let groups = |n: u32| n.div_ceil(CULL_WORKGROUP);
         match &self.compaction {
             Compaction::Patches {
@@ -132,15 +153,20 @@ impl GpuCull {
                 initial,
                 pipelines,
                 bind_group,
-                empty_group,
                 roots_group,
+                no_hiz_group,
+                hiz,
                 ..
             } => {
                 let header: &[u8] = bytemuck::cast_slice(initial);
                 queue.write_buffer(state, 0, header);
+                let hiz_group = match hiz {
+                    Some((_, Some(group))) if occlude => group,
+                    _ => no_hiz_group,
+                };
                 if self.entry_count > 0 {
                     pass.set_bind_group(0, bind_group, &[]);
-                    pass.set_bind_group(1, empty_group, &[]);
+                    pass.set_bind_group(1, hiz_group, &[]);
                     pass.set_bind_group(2, roots_group, &[]);
                     pass.set_pipeline(&pipelines.patches);
                     pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
@@ -150,6 +176,37 @@ impl GpuCull {
                 header.len() as u64
             }
         }
+    }
+
+    /// With occlusion on: makes the pyramid for a target of `size` (and the
+    /// cull's group 1 over it); returns whether occlusion can run.
+    fn prepare_hiz(&mut self, gpu: &GpuContext, size: [u32; 2]) -> bool {
+        let Compaction::Instances {
+            hiz: Some((hiz, group)),
+            pipelines,
+            ..
+        } = &mut self.compaction
+        else {
+            return false;
+        };
+        if hiz.ensure(&gpu.device, size) || group.is_none() {
+            *group = hiz
+                .view()
+                .map(|view| super::hiz_group(&gpu.device, pipelines, view));
+        }
+        group.is_some()
+    }
+
+    /// Clumps the occlusion test dropped in the last frame read back.
+    pub fn occluded_lately(&self) -> Option<u64> {
+        if !self.occlusion_on() {
+            return None;
+        }
+        let readback = self.readback.lock().ok()?;
+        readback
+            .latest()
+            .and_then(|w| w.get(State::OCCLUDED))
+            .map(|&n| u64::from(n))
     }
 
     /// Records the draws into the open pass and returns the counters.

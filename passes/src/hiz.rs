@@ -1,0 +1,571 @@
+//! A farthest-depth pyramid (Hi-Z) of the frame's depth target, and the CPU
+//! references of its build and of the sphere occlusion test
+//! (`hiz.wgsl`, `hiz_test.wgsl`).
+//!
+//! Depth is reverse-Z, so "farthest" is the smallest value. Level 0 has the
+//! target's size (the farthest of each pixel's samples); each further level
+//! is a mip (half as large, rounded down) and holds the farthest of the 3x3
+//! texels of the level below starting at twice its coordinates: a superset
+//! of the 2x2 it covers that also takes in the column or row an odd size
+//! leaves over, so every pixel stays under some texel of every level.
+//!
+//! Grass `gpu-cull` builds it after the terrain pass and before its cull:
+//! every occluder grass can have (the terrain) is complete by then, so one
+//! phase against this frame's depth is exact; the two-phase scheme (last
+//! frame's pyramid, then a re-test) is for occluders drawn by the same cull.
+
+use glam::{Mat4, Vec2, Vec3};
+use sward_engine::graph::{RenderGraph, TextureId};
+
+use crate::error::PassError;
+
+/// Name of the pyramid pass.
+pub const PASS_HIZ: &str = "grass.hiz";
+
+/// Pyramid texel format.
+pub const HIZ_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
+
+/// Number of levels of a pyramid whose level 0 is `size` (a full mip chain).
+pub fn level_count(size: [u32; 2]) -> u32 {
+    32 - size[0].max(size[1]).max(1).leading_zeros()
+}
+
+/// Size of level `level` of a pyramid whose level 0 is `size` (mip sizes:
+/// halved, rounded down, at least 1).
+pub fn level_size(size: [u32; 2], level: u32) -> [u32; 2] {
+    [(size[0] >> level).max(1), (size[1] >> level).max(1)]
+}
+
+/// One level on the CPU: `width * height` depths, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    /// Texels, row-major.
+    pub depth: Vec<f32>,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+}
+
+impl Level {
+    fn at(&self, x: u32, y: u32) -> f32 {
+        let x = x.min(self.width - 1);
+        let y = y.min(self.height - 1);
+        self.depth[(y * self.width + x) as usize]
+    }
+}
+
+/// CPU reference of `hiz_reduce`: the next level of `src`.
+pub fn reduce_level(src: &Level) -> Level {
+    let [width, height] = level_size([src.width, src.height], 1);
+    let mut depth = Vec::with_capacity((width * height) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let mut far = 1.0f32;
+            for j in 0..3 {
+                for i in 0..3 {
+                    far = far.min(src.at(2 * x + i, 2 * y + j));
+                }
+            }
+            depth.push(far);
+        }
+    }
+    Level {
+        depth,
+        width,
+        height,
+    }
+}
+
+/// CPU reference of `hiz_sphere_occluded` over `levels` (level 0 first).
+pub fn sphere_occluded(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32) -> bool {
+    let Some(base) = levels.first() else {
+        return false;
+    };
+    let size = Vec2::new(base.width as f32, base.height as f32);
+    let mut lo = Vec2::splat(1.0e9);
+    let mut hi = Vec2::splat(-1.0e9);
+    let mut nearest = 0.0f32;
+    for i in 0..8u32 {
+        let s = |bit: u32| if i & bit != 0 { 1.0 } else { -1.0 };
+        let corner = center + radius * Vec3::new(s(1), s(2), s(4));
+        let clip = view_proj * corner.extend(1.0);
+        if clip.w <= 1.0e-3 {
+            return false;
+        }
+        let ndc = clip.truncate() / clip.w;
+        lo = lo.min(ndc.truncate());
+        hi = hi.max(ndc.truncate());
+        nearest = nearest.max(ndc.z);
+    }
+    let p0 =
+        (Vec2::new(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * size).clamp(Vec2::ZERO, size - Vec2::ONE);
+    let p1 =
+        (Vec2::new(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size).clamp(Vec2::ZERO, size - Vec2::ONE);
+    let span = (p1.x - p0.x).max(p1.y - p0.y).max(1.0).ceil() as u32;
+    let level = if span > 1 {
+        32 - (span - 1).leading_zeros()
+    } else {
+        0
+    }
+    .min(levels.len() as u32 - 1);
+    let l = &levels[level as usize];
+    let scale = (1u32 << level) as f32;
+    let t = |p: Vec2| {
+        [
+            ((p.x / scale).floor() as u32).min(l.width - 1),
+            ((p.y / scale).floor() as u32).min(l.height - 1),
+        ]
+    };
+    let (t0, t1) = (t(p0), t(p1));
+    let mut far = 1.0f32;
+    for y in t0[1]..=t1[1] {
+        for x in t0[0]..=t1[0] {
+            far = far.min(l.at(x, y));
+        }
+    }
+    nearest < far
+}
+
+/// Whether [`sphere_occluded`] is on a boundary for this sphere: its
+/// answer changes when the sphere moves by a thousandth of its distance from
+/// `eye` along any axis or its radius changes by 2%. Another ALU may round
+/// the projection differently there (tests skip such spheres).
+pub fn occlusion_unsure(
+    levels: &[Level],
+    view_proj: Mat4,
+    eye: Vec3,
+    center: Vec3,
+    radius: f32,
+) -> bool {
+    let answer = sphere_occluded(levels, view_proj, center, radius);
+    let step = 1.0e-3 * center.distance(eye);
+    let moves = [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z];
+    moves
+        .iter()
+        .map(|&m| (center + m * step, radius))
+        .chain([(center, radius * 0.98), (center, radius * 1.02)])
+        .any(|(c, r)| sphere_occluded(levels, view_proj, c, r) != answer)
+}
+
+/// The pyramid texture and the compute pipelines that build it.
+pub struct HiZ {
+    from_depth: wgpu::ComputePipeline,
+    from_depth_ms: wgpu::ComputePipeline,
+    reduce: wgpu::ComputePipeline,
+    depth_layout: wgpu::BindGroupLayout,
+    depth_ms_layout: wgpu::BindGroupLayout,
+    reduce_layout: wgpu::BindGroupLayout,
+    pyramid: Option<Pyramid>,
+}
+
+/// A pyramid of one size.
+struct Pyramid {
+    size: [u32; 2],
+    texture: wgpu::Texture,
+    /// Every level (what the cull samples).
+    view: wgpu::TextureView,
+    /// One view per level (storage writes, reduce reads).
+    levels: Vec<wgpu::TextureView>,
+    /// `reduce` of level k (index k - 1): reads k - 1, writes k.
+    reduce_groups: Vec<wgpu::BindGroup>,
+}
+
+fn texture_entry(
+    binding: u32,
+    sample_type: wgpu::TextureSampleType,
+    multisampled: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Texture {
+            sample_type,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled,
+        },
+        count: None,
+    }
+}
+
+fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::StorageTexture {
+            access: wgpu::StorageTextureAccess::WriteOnly,
+            format: HIZ_FORMAT,
+            view_dimension: wgpu::TextureViewDimension::D2,
+        },
+        count: None,
+    }
+}
+
+impl HiZ {
+    /// The pipelines; the pyramid is made by [`Self::ensure`].
+    pub fn new(device: &wgpu::Device) -> Result<Self, PassError> {
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::HIZ)
+            .map_err(|source| PassError::Shader {
+                technique: "grass.gpu-cull (hi-z)",
+                source,
+            })?;
+        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries,
+            })
+        };
+        let unfilterable = wgpu::TextureSampleType::Float { filterable: false };
+        let depth_layout = layout(
+            "hiz.depth",
+            &[
+                texture_entry(0, wgpu::TextureSampleType::Depth, false),
+                storage_entry(3),
+            ],
+        );
+        let depth_ms_layout = layout(
+            "hiz.depth_ms",
+            &[
+                texture_entry(1, wgpu::TextureSampleType::Depth, true),
+                storage_entry(3),
+            ],
+        );
+        let reduce_layout = layout(
+            "hiz.reduce",
+            &[texture_entry(2, unfilterable, false), storage_entry(3)],
+        );
+        let pipeline = |bgl: &wgpu::BindGroupLayout, entry: &str| {
+            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(PASS_HIZ),
+                bind_group_layouts: &[bgl],
+                push_constant_ranges: &[],
+            });
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(PASS_HIZ),
+                layout: Some(&pl),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        Ok(HiZ {
+            from_depth: pipeline(&depth_layout, "hiz_from_depth"),
+            from_depth_ms: pipeline(&depth_ms_layout, "hiz_from_depth_ms"),
+            reduce: pipeline(&reduce_layout, "hiz_reduce"),
+            depth_layout,
+            depth_ms_layout,
+            reduce_layout,
+            pyramid: None,
+        })
+    }
+
+    /// Makes the pyramid for a target of `size` (a no-op when it exists);
+    /// returns whether it was (re)made.
+    pub fn ensure(&mut self, device: &wgpu::Device, size: [u32; 2]) -> bool {
+        if self.pyramid.as_ref().is_some_and(|p| p.size == size) {
+            return false;
+        }
+        let count = level_count(size);
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("grass.hiz"),
+            size: wgpu::Extent3d {
+                width: size[0].max(1),
+                height: size[1].max(1),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: count,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: HIZ_FORMAT,
+            usage: wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let levels: Vec<wgpu::TextureView> = (0..count)
+            .map(|l| {
+                texture.create_view(&wgpu::TextureViewDescriptor {
+                    label: Some("grass.hiz.level"),
+                    base_mip_level: l,
+                    mip_level_count: Some(1),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let reduce_groups = (1..count as usize)
+            .map(|l| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("hiz.reduce"),
+                    layout: &self.reduce_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: wgpu::BindingResource::TextureView(&levels[l - 1]),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(&levels[l]),
+                        },
+                    ],
+                })
+            })
+            .collect();
+        self.pyramid = Some(Pyramid {
+            size,
+            texture,
+            view,
+            levels,
+            reduce_groups,
+        });
+        true
+    }
+
+    /// The whole pyramid (every level), once made.
+    pub fn view(&self) -> Option<&wgpu::TextureView> {
+        self.pyramid.as_ref().map(|p| &p.view)
+    }
+
+    /// The pyramid texture, once made (tests read it back).
+    pub fn texture(&self) -> Option<&wgpu::Texture> {
+        self.pyramid.as_ref().map(|p| &p.texture)
+    }
+
+    /// Level 0's size and the level count, once made.
+    pub fn shape(&self) -> Option<([u32; 2], u32)> {
+        self.pyramid
+            .as_ref()
+            .map(|p| (p.size, p.levels.len() as u32))
+    }
+
+    /// GPU memory of the pyramid.
+    pub fn gpu_memory_bytes(&self) -> u64 {
+        self.pyramid.as_ref().map_or(0, |p| {
+            (0..p.levels.len() as u32)
+                .map(|l| {
+                    let [w, h] = level_size(p.size, l);
+                    u64::from(w) * u64::from(h) * 4
+                })
+                .sum()
+        })
+    }
+
+    /// Adds `grass.hiz`: reads `depth` (with `samples` samples) after
+    /// whatever wrote it and builds every level; returns the pyramid's id
+    /// (`None` before [`Self::ensure`]).
+    pub fn record<'a>(
+        &'a self,
+        graph: &mut RenderGraph<'a>,
+        depth: TextureId,
+        samples: u32,
+    ) -> Option<TextureId> {
+        let p = self.pyramid.as_ref()?;
+        let id = graph.import_texture("grass.hiz.pyramid", &p.texture);
+        graph
+            .add_compute_pass(PASS_HIZ)
+            .needs(sward_engine::Capability::Compute)
+            .read(depth)
+            .write(id)
+            .record(move |ctx| {
+                let depth_view = ctx
+                    .res
+                    .texture(depth)
+                    .create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("grass.hiz.depth"),
+                        aspect: wgpu::TextureAspect::DepthOnly,
+                        ..Default::default()
+                    });
+                let ms = samples > 1;
+                let group0 = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("hiz.depth"),
+                    layout: if ms {
+                        &self.depth_ms_layout
+                    } else {
+                        &self.depth_layout
+                    },
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: if ms { 1 } else { 0 },
+                            resource: wgpu::BindingResource::TextureView(&depth_view),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: wgpu::BindingResource::TextureView(&p.levels[0]),
+                        },
+                    ],
+                });
+                let groups = |s: [u32; 2]| [s[0].div_ceil(8), s[1].div_ceil(8)];
+                ctx.pass.set_pipeline(if ms {
+                    &self.from_depth_ms
+                } else {
+                    &self.from_depth
+                });
+                ctx.pass.set_bind_group(0, &group0, &[]);
+                let [gx, gy] = groups(p.size);
+                ctx.pass.dispatch_workgroups(gx, gy, 1);
+                ctx.pass.set_pipeline(&self.reduce);
+                for (k, group) in p.reduce_groups.iter().enumerate() {
+                    let [gx, gy] = groups(level_size(p.size, k as u32 + 1));
+                    ctx.pass.set_bind_group(0, group, &[]);
+                    ctx.pass.dispatch_workgroups(gx, gy, 1);
+                }
+            });
+        Some(id)
+    }
+}
+
+/// Reads every level of `texture` (an [`HIZ_FORMAT`] pyramid with level 0
+/// of `size`) back to the CPU (tests).
+pub fn read_levels(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    size: [u32; 2],
+) -> Vec<Level> {
+    (0..level_count(size))
+        .map(|l| {
+            let [width, height] = level_size(size, l);
+            let row = (width * 4).div_ceil(256) * 256;
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("hiz.readback"),
+                size: u64::from(row * height),
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            });
+            let mut encoder = device.create_command_encoder(&Default::default());
+            encoder.copy_texture_to_buffer(
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: l,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(row),
+                        rows_per_image: Some(height),
+                    },
+                },
+                wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+            );
+            queue.submit([encoder.finish()]);
+            let slice = buffer.slice(..);
+            slice.map_async(wgpu::MapMode::Read, |_| {});
+            let _ = device.poll(wgpu::PollType::wait_indefinitely());
+            let data = slice.get_mapped_range();
+            let mut depth = Vec::with_capacity((width * height) as usize);
+            for y in 0..height {
+                let start = (y * row) as usize;
+                let texels: &[f32] =
+                    bytemuck::cast_slice(&data[start..start + (width * 4) as usize]);
+                depth.extend_from_slice(texels);
+            }
+            Level {
+                depth,
+                width,
+                height,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_mips_down_to_one_texel() {
+        assert_eq!(level_count([1, 1]), 1);
+        assert_eq!(level_count([256, 160]), 9);
+        assert_eq!(level_count([160, 100]), 8);
+        assert_eq!(level_size([5, 3], 1), [2, 1]);
+        assert_eq!(level_size([5, 3], 3), [1, 1]);
+    }
+
+    #[test]
+    fn reduction_keeps_the_farthest_including_odd_edges() {
+        // 5 x 1: the last column only reaches level 1 through the 3x3
+        // footprint of texel 1 (columns 2..=4).
+        let l0 = Level {
+            depth: vec![0.9, 0.8, 0.7, 0.6, 0.1],
+            width: 5,
+            height: 1,
+        };
+        let l1 = reduce_level(&l0);
+        assert_eq!((l1.width, l1.height), (2, 1));
+        assert_eq!(l1.depth, vec![0.7, 0.1]);
+    }
+
+    #[test]
+    fn a_sphere_behind_a_near_wall_is_occluded_and_one_in_front_is_not() {
+        let camera = sward_engine::Camera {
+            eye: Vec3::ZERO,
+            yaw_deg: 0.0,
+            pitch_deg: 0.0,
+            ..sward_engine::Camera::default()
+        };
+        let view_proj = camera.view_proj(1.0);
+        // A wall filling the screen at 20 units ahead.
+        let wall = (view_proj * Vec3::new(20.0, 0.0, 0.0).extend(1.0)).z
+            / (view_proj * Vec3::new(20.0, 0.0, 0.0).extend(1.0)).w;
+        let mut levels = vec![Level {
+            depth: vec![wall; 64 * 64],
+            width: 64,
+            height: 64,
+        }];
+        while levels.last().unwrap().width > 1 {
+            let next = reduce_level(levels.last().unwrap());
+            levels.push(next);
+        }
+        assert!(sphere_occluded(
+            &levels,
+            view_proj,
+            Vec3::new(40.0, 0.0, 0.0),
+            1.0
+        ));
+        assert!(!sphere_occluded(
+            &levels,
+            view_proj,
+            Vec3::new(10.0, 0.0, 0.0),
+            1.0
+        ));
+        // Straddling the wall: its near side is in front.
+        assert!(!sphere_occluded(
+            &levels,
+            view_proj,
+            Vec3::new(20.5, 0.0, 0.0),
+            1.0
+        ));
+        // A hole in the wall over the sphere's rectangle lets it through.
+        for y in 28..36 {
+            for x in 28..36 {
+                levels[0].depth[y * 64 + x] = 0.0;
+            }
+        }
+        levels.truncate(1);
+        while levels.last().unwrap().width > 1 {
+            let next = reduce_level(levels.last().unwrap());
+            levels.push(next);
+        }
+        assert!(!sphere_occluded(
+            &levels,
+            view_proj,
+            Vec3::new(40.0, 0.0, 0.0),
+            0.5
+        ));
+        // Reaching behind the eye: visible.
+        assert!(!sphere_occluded(
+            &levels,
+            view_proj,
+            Vec3::new(0.2, 0.0, 0.0),
+            1.0
+        ));
+    }
+}

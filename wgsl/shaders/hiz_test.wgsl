@@ -1,0 +1,54 @@
+// Rust mirror: sward_passes::hiz::sphere_occluded (CPU reference); parity
+// test `grass::gpu_cull::tests::occlusion_keeps_the_cpu_reference_clumps`.
+//
+// Occlusion test of a bounding sphere against a farthest-depth pyramid
+// (`hiz.wgsl`, reverse-Z). The sphere's box is projected; its nearest
+// depth is compared with the farthest depth under its screen rectangle,
+// read at the level where the rectangle spans at most 2x2 texels. Anything
+// that reaches the eye plane counts as visible.
+
+// `size`: pyramid level 0 in pixels; `levels`: mip count.
+fn hiz_sphere_occluded(
+    pyramid: texture_2d<f32>,
+    view_proj: mat4x4<f32>,
+    size: vec2<f32>,
+    levels: u32,
+    center: vec3<f32>,
+    radius: f32,
+) -> bool {
+    var lo = vec2<f32>(1.0e9, 1.0e9);
+    var hi = vec2<f32>(-1.0e9, -1.0e9);
+    var nearest = 0.0;
+    for (var i = 0u; i < 8u; i++) {
+        let corner = center + radius * vec3<f32>(
+            select(-1.0, 1.0, (i & 1u) != 0u),
+            select(-1.0, 1.0, (i & 2u) != 0u),
+            select(-1.0, 1.0, (i & 4u) != 0u),
+        );
+        let clip = view_proj * vec4<f32>(corner, 1.0);
+        if (clip.w <= 1.0e-3) {
+            return false;
+        }
+        let ndc = clip.xyz / clip.w;
+        lo = min(lo, ndc.xy);
+        hi = max(hi, ndc.xy);
+        nearest = max(nearest, ndc.z);
+    }
+    // Pixel rectangle (texture y runs down).
+    let p0 = clamp(vec2<f32>(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * size, vec2<f32>(0.0), size - 1.0);
+    let p1 = clamp(vec2<f32>(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size, vec2<f32>(0.0), size - 1.0);
+    // The level where the rectangle spans at most 2x2 texels: ceil(log2),
+    // on integers so every ALU picks the same one.
+    let span = u32(ceil(max(p1.x - p0.x, max(p1.y - p0.y, 1.0))));
+    let level = min(select(0u, 32u - countLeadingZeros(span - 1u), span > 1u), levels - 1u);
+    let dims = vec2<i32>(textureDimensions(pyramid, level));
+    let t0 = min(vec2<i32>(floor(p0 / f32(1u << level))), dims - 1);
+    let t1 = min(vec2<i32>(floor(p1 / f32(1u << level))), dims - 1);
+    var far = 1.0;
+    for (var y = t0.y; y <= t1.y; y++) {
+        for (var x = t0.x; x <= t1.x; x++) {
+            far = min(far, textureLoad(pyramid, vec2<i32>(x, y), i32(level)).r);
+        }
+    }
+    return nearest < far;
+}
