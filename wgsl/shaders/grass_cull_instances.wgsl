@@ -19,9 +19,9 @@
 //                   `instance_count` of its indirect draw.
 // With occlusion on, a clump whose sphere the terrain already drawn this
 // frame hides (`hiz_test`) is dropped and counted.
-// `state` starts each frame as written by the CPU (queue write, no reset
-// dispatch): dispatch (0, 1, 1), no survivors, none occluded, and per model
-// the indexed draw with zero instances.
+// `state` and `dispatch` start each frame as written by the CPU (queue
+// writes, no reset dispatch): no survivors, none occluded, per model the
+// indexed draw with zero instances, and dispatch (0, 1, 1).
 
 //! import grass_root, hiz_test
 
@@ -30,13 +30,15 @@
 @group(0) @binding(2) var<storage, read> models: array<CullModel>;
 @group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> visible: array<u32>;
+// The indirect dispatch of `cull_instances` (x, y, z), its own buffer: a
+// buffer read as dispatch args may not be bound for writing in that dispatch.
+@group(0) @binding(5) var<storage, read_write> dispatch: array<atomic<u32>, 3>;
 // The farthest-depth pyramid of this frame's terrain (occlusion on).
 @group(1) @binding(0) var hiz_pyramid: texture_2d<f32>;
 
 // Word offsets in `state`.
-const STATE_DISPATCH_X: u32 = 0u;
-const STATE_SURVIVORS: u32 = 3u;
-const STATE_OCCLUDED: u32 = 4u;
+const STATE_SURVIVORS: u32 = 0u;
+const STATE_OCCLUDED: u32 = 1u;
 const STATE_ARGS: u32 = 8u;
 const ARGS_WORDS: u32 = 5u;
 
@@ -61,7 +63,7 @@ fn cull_patches(@builtin(global_invocation_id) id: vec3<u32>) {
     let s = atomicAdd(&state[STATE_SURVIVORS], 1u);
     atomicStore(&state[survivor_word(s)], i);
     if (s < cull.max_groups) {
-        atomicAdd(&state[STATE_DISPATCH_X], 1u);
+        atomicAdd(&dispatch[0], 1u);
     }
 }
 

@@ -148,8 +148,12 @@ pub fn root_group_layout(
 
 /// The compute pipelines of `grass.cull` with `cull=instance`.
 pub struct InstancePipelines {
-    /// Group 0: uniforms, entries, models, state, visible list.
+    /// Group 0 of `cull_instances`: uniforms, entries, models, state,
+    /// visible list.
     pub layout: wgpu::BindGroupLayout,
+    /// Group 0 of `cull_patches`: uniforms, entries, models, state, the
+    /// indirect dispatch.
+    pub patch_layout: wgpu::BindGroupLayout,
     /// Group 1: the Hi-Z pyramid (a 1x1 stand-in with occlusion off).
     pub hiz: wgpu::BindGroupLayout,
     /// Group 2: [`draw_group_layout`] for compute.
@@ -178,6 +182,16 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
             buffer_entry(4, write, cs),
         ],
     });
+    let patch_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(PASS_CULL),
+        entries: &[
+            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
+            buffer_entry(1, read, cs),
+            buffer_entry(2, read, cs),
+            buffer_entry(3, write, cs),
+            buffer_entry(5, write, cs),
+        ],
+    });
     let hiz = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("grass.cull.hiz"),
         entries: &[wgpu::BindGroupLayoutEntry {
@@ -197,10 +211,15 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
         bind_group_layouts: &[&layout, &hiz, &roots],
         push_constant_ranges: &[],
     });
-    let pipeline = |entry: &str| {
+    let patch_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(PASS_CULL),
+        bind_group_layouts: &[&patch_layout],
+        push_constant_ranges: &[],
+    });
+    let pipeline = |layout: &wgpu::PipelineLayout, entry: &str| {
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(PASS_CULL),
-            layout: Some(&pipeline_layout),
+            layout: Some(layout),
             module: &shader,
             entry_point: Some(entry),
             compilation_options: Default::default(),
@@ -208,9 +227,10 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
         })
     };
     Ok(InstancePipelines {
-        patches: pipeline("cull_patches"),
-        instances: pipeline("cull_instances"),
+        patches: pipeline(&patch_pipeline_layout, "cull_patches"),
+        instances: pipeline(&pipeline_layout, "cull_instances"),
         layout,
+        patch_layout,
         hiz,
         roots,
     })

@@ -15,8 +15,10 @@
 //! descriptor through the visible list (`vs_visible`).
 //!
 //! Nothing is reset by a dispatch: the CPU writes the small [`State`] header
-//! (dispatch args, survivor count, one draw per model with zero instances)
-//! with the frame's uniforms, so the pass records two dispatches in all.
+//! (survivor and occluded counts, one draw per model with zero instances)
+//! and the dispatch args (their own buffer: a buffer read as dispatch args
+//! may not be bound for writing in that dispatch) with the frame's
+//! uniforms, so the pass records two dispatches in all.
 
 use std::ops::Range;
 
@@ -32,12 +34,10 @@ use super::patches::PatchSet;
 pub struct State;
 
 impl State {
-    /// Workgroups of `cull_instances` (x, then y = z = 1).
-    pub const DISPATCH_X: usize = 0;
     /// Number of surviving entries.
-    pub const SURVIVORS: usize = 3;
+    pub const SURVIVORS: usize = 0;
     /// Clumps the occlusion test dropped.
-    pub const OCCLUDED: usize = 4;
+    pub const OCCLUDED: usize = 1;
     /// First word of the per-model `DrawIndexedIndirectArgs`.
     pub const ARGS: usize = 8;
     /// Words per draw.
@@ -58,11 +58,14 @@ impl State {
         ((Self::ARGS + Self::ARGS_WORDS * m) * 4) as u64
     }
 
-    /// The header as the frame starts: no workgroups, no survivors, and
-    /// per model its indexed draw with zero instances starting at its
-    /// region of the visible list.
+    /// The `cull_instances` dispatch as the frame starts: no workgroups.
+    pub const DISPATCH: [u32; 3] = [0, 1, 1];
+
+    /// The header as the frame starts: no survivors, none occluded, and per
+    /// model its indexed draw with zero instances starting at its region of
+    /// the visible list.
     pub fn initial(models: &[CullModel]) -> Vec<u32> {
-        let mut words = vec![0, 1, 1, 0, 0, 0, 0, 0];
+        let mut words = vec![0; Self::ARGS];
         for m in models {
             words.extend_from_slice(&[
                 m.index_count,
@@ -282,7 +285,7 @@ mod tests {
         ];
         let h = State::initial(&models);
         assert_eq!(h.len(), State::header_words(2));
-        assert_eq!(&h[..8], &[0, 1, 1, 0, 0, 0, 0, 0]);
+        assert_eq!(&h[..8], &[0; 8]);
         assert_eq!(&h[13..18], &[12, 0, 36, 24, 700]);
         assert_eq!(State::args_offset(1), 52);
         let mut copy = h.clone();

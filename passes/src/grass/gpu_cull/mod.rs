@@ -121,6 +121,7 @@ pub struct GpuCullOptions {
 }
 
 /// The cull's outputs and compute state, by [`CullMode`].
+#[allow(clippy::large_enum_variant)] // one per technique instance, never in a collection
 enum Compaction {
     /// One indirect draw per visible entry.
     Patches {
@@ -131,8 +132,12 @@ enum Compaction {
     },
     /// One indirect draw per model over the visible list.
     Instances {
-        /// Dispatch args, survivor list, per-model draws ([`instances::State`]).
+        /// Counts, per-model draws, survivor list ([`instances::State`]).
         state: wgpu::Buffer,
+        /// The indirect dispatch of `cull_instances`.
+        dispatch: wgpu::Buffer,
+        /// Group 0 of `cull_patches` (with `dispatch`).
+        patch_group: wgpu::BindGroup,
         /// Descriptor indices of the visible clumps, model after model.
         visible: wgpu::Buffer,
         /// The state header each frame starts from (written with the uniforms).
@@ -354,7 +359,24 @@ impl GpuCull {
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             });
+            let dispatch = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("grass.cull.dispatch"),
+                size: 16,
+                usage: indirect,
+                mapped_at_creation: false,
+            });
             let pipelines = instance_pipelines(device)?;
+            let patch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(draw::PASS_CULL),
+                layout: &pipelines.patch_layout,
+                entries: &[
+                    bind(0, &cull_uniform),
+                    bind(1, &entries),
+                    bind(2, &cull_model_buffer),
+                    bind(3, &state),
+                    bind(5, &dispatch),
+                ],
+            });
             let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(draw::PASS_CULL),
                 layout: &pipelines.layout,
@@ -412,6 +434,8 @@ impl GpuCull {
             });
             let compaction = Compaction::Instances {
                 state,
+                dispatch,
+                patch_group,
                 visible,
                 initial: instances::State::initial(&cull_model_table),
                 regions,
@@ -479,7 +503,12 @@ impl GpuCull {
         let readback = LaggedReadback::new(device, "grass.cull.readback", readback_size);
         let compaction_buffers: Vec<&wgpu::Buffer> = match &compaction {
             Compaction::Patches { args, counts, .. } => vec![args, counts],
-            Compaction::Instances { state, visible, .. } => vec![state, visible],
+            Compaction::Instances {
+                state,
+                visible,
+                dispatch,
+                ..
+            } => vec![state, visible, dispatch],
         };
         let bytes = [
             &descriptors,
@@ -621,7 +650,7 @@ impl GpuCull {
     /// per-instance state header or the count variant's zeroed counts.
     pub fn bytes_per_frame(&self) -> u64 {
         let reset = match &self.compaction {
-            Compaction::Instances { initial, .. } => 4 * initial.len() as u64,
+            Compaction::Instances { initial, .. } => 4 * initial.len() as u64 + 12,
             Compaction::Patches { .. } if self.multi_draw == MultiDraw::Count => {
                 8 * u64::from(self.model_count)
             }

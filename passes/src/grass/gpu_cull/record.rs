@@ -150,6 +150,8 @@ impl GpuCull {
             }
             Compaction::Instances {
                 state,
+                dispatch,
+                patch_group,
                 initial,
                 pipelines,
                 bind_group,
@@ -160,20 +162,22 @@ impl GpuCull {
             } => {
                 let header: &[u8] = bytemuck::cast_slice(initial);
                 queue.write_buffer(state, 0, header);
+                queue.write_buffer(dispatch, 0, bytemuck::cast_slice(&State::DISPATCH));
                 let hiz_group = match hiz {
                     Some((_, Some(group))) if occlude => group,
                     _ => no_hiz_group,
                 };
                 if self.entry_count > 0 {
+                    pass.set_pipeline(&pipelines.patches);
+                    pass.set_bind_group(0, patch_group, &[]);
+                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
+                    pass.set_pipeline(&pipelines.instances);
                     pass.set_bind_group(0, bind_group, &[]);
                     pass.set_bind_group(1, hiz_group, &[]);
                     pass.set_bind_group(2, roots_group, &[]);
-                    pass.set_pipeline(&pipelines.patches);
-                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
-                    pass.set_pipeline(&pipelines.instances);
-                    pass.dispatch_workgroups_indirect(state, 0);
+                    pass.dispatch_workgroups_indirect(dispatch, 0);
                 }
-                header.len() as u64
+                header.len() as u64 + 12
             }
         }
     }

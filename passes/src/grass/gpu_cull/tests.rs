@@ -778,7 +778,7 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
     let drawn_models = t.model_regions().iter().filter(|r| !r.is_empty()).count();
     assert_eq!(draw.draw_calls, drawn_models as u64);
-    let header = 4 * State::header_words(models.len()) as u64;
+    let header = 4 * State::header_words(models.len()) as u64 + 12;
     assert_eq!(
         report.counters.bytes_uploaded,
         GRASS_FRAME_BYTES + GRASS_CULL_BYTES + header
