@@ -219,6 +219,12 @@ enum InspectCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Parse a WDL (far heights): tiles with data, height range, holes.
+    Wdl {
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Parse a WDBC table: counts and the first records.
     Dbc {
         file: String,
@@ -592,6 +598,9 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 InspectCommand::Wdt { file, json } => {
                     print_report!(inspect_files::inspect_wdt(&read(&file)?)?, json)
+                }
+                InspectCommand::Wdl { file, json } => {
+                    print_report!(inspect_files::inspect_wdl(&read(&file)?)?, json)
                 }
                 InspectCommand::Dbc { file, json } => {
                     print_report!(inspect_files::inspect_dbc(&read(&file)?)?, json)
