@@ -21,7 +21,7 @@ struct Cli {
     adapter: Option<String>,
     /// Load the world from game data instead of generating the preset: a WoW
     /// 1.12 or 3.3.5 client install (DIR/Data/*.MPQ, read in the client's
-    /// patch order), a directory of loose ADT/WDT/DBC/M2/BLP files (as written
+    /// patch order), a directory of loose ADT/WDT/WDL/DBC/M2/BLP files (as written
     /// by `sward export`), or both (loose files win). The preset still chooses
     /// the placement policy. See docs/real-data.md.
     #[arg(long, global = true, value_name = "DIR")]
@@ -102,7 +102,7 @@ enum Command {
     },
     /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
     Run(RunArgs),
-    /// Write a preset as ADT/WDT/DBC/M2/BLP files.
+    /// Write a preset as ADT/WDT/WDL/DBC/M2/BLP files.
     Export {
         #[arg(long)]
         preset: String,

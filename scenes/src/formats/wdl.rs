@@ -27,9 +27,7 @@ use std::fmt;
 
 use super::bytes::{tag_name, Out, Reader};
 use super::FormatError;
-use crate::world::coords::{
-    self, TileCoord, CHUNK_CELLS, TILE_CHUNKS, WORLD_CELLS, WORLD_TILES,
-};
+use crate::world::coords::{self, TileCoord, CHUNK_CELLS, TILE_CHUNKS, WORLD_CELLS, WORLD_TILES};
 use crate::world::height::fan_interpolate;
 use crate::world::World;
 
@@ -128,7 +126,13 @@ impl WdlTile {
     /// reproduces it; elsewhere it is the natural low-resolution analogue of
     /// the ADT surface.
     pub fn height_local(&self, lx: f64, ly: f64) -> f32 {
-        let clamp = |v: f64| if v.is_finite() { v.clamp(0.0, 16.0) } else { 0.0 };
+        let clamp = |v: f64| {
+            if v.is_finite() {
+                v.clamp(0.0, 16.0)
+            } else {
+                0.0
+            }
+        };
         let (lx, ly) = (clamp(lx), clamp(ly));
         let c = (lx.floor() as usize).min(INNER - 1);
         let r = (ly.floor() as usize).min(INNER - 1);
@@ -157,10 +161,8 @@ impl WdlTile {
             // The far edge of tile 63 lies on the world border, which
             // `locate` excludes: sample a hair inside.
             let edge = f64::from(WORLD_CELLS) - 1e-7;
-            let (x, y) = coords::grid_to_world(
-                (gx0 + lx * STEP).min(edge),
-                (gy0 + ly * STEP).min(edge),
-            );
+            let (x, y) =
+                coords::grid_to_world((gx0 + lx * STEP).min(edge), (gy0 + ly * STEP).min(edge));
             let h = world
                 .height_at(x, y)
                 .ok_or_else(|| FormatError::Unwritable {
@@ -507,7 +509,11 @@ mod tests {
         let t = back.tile(TileCoord::new(31, 49)).expect("tile");
         assert!(t.is_hole(1, 3) && t.is_hole(3, 3) && !t.is_hole(0, 3));
         assert_eq!(t.hole_count(), 2);
-        assert!(back.tile(TileCoord::new(32, 48)).expect("t").holes.is_none());
+        assert!(back
+            .tile(TileCoord::new(32, 48))
+            .expect("t")
+            .holes
+            .is_none());
         assert!(back.tile(TileCoord::new(0, 0)).is_none());
     }
 
@@ -620,7 +626,10 @@ mod tests {
         let mut bad = good.clone();
         bad[mare + 4..mare + 8].copy_from_slice(&1000u32.to_le_bytes());
         let e = err(&bad);
-        assert!(e.contains("MARE at offset") && e.contains("size 1000"), "{e}");
+        assert!(
+            e.contains("MARE at offset") && e.contains("size 1000"),
+            "{e}"
+        );
         // Wrong MAHO size.
         let mut bad = good.clone();
         let maho = mare + 8 + MARE_SIZE;
