@@ -21,7 +21,7 @@ struct Cli {
     adapter: Option<String>,
     /// Load the world from game data instead of generating the preset: a WoW
     /// 1.12 or 3.3.5 client install (DIR/Data/*.MPQ, read in the client's
-    /// patch order), a directory of loose ADT/WDT/DBC/M2/BLP files (as written
+    /// patch order), a directory of loose ADT/WDT/WDL/DBC/M2/BLP files (as written
     /// by `sward export`), or both (loose files win). The preset still chooses
     /// the placement policy. See docs/real-data.md.
     #[arg(long, global = true, value_name = "DIR")]
@@ -102,7 +102,7 @@ enum Command {
     },
     /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
     Run(RunArgs),
-    /// Write a preset as ADT/WDT/DBC/M2/BLP files.
+    /// Write a preset as ADT/WDT/WDL/DBC/M2/BLP files.
     Export {
         #[arg(long)]
         preset: String,
@@ -215,6 +215,12 @@ enum InspectCommand {
     },
     /// Parse a WDT: MPHD flags and the tiles it lists.
     Wdt {
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse a WDL (far heights): tiles with data, height range, holes.
+    Wdl {
         file: String,
         #[arg(long)]
         json: bool,
@@ -592,6 +598,9 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 InspectCommand::Wdt { file, json } => {
                     print_report!(inspect_files::inspect_wdt(&read(&file)?)?, json)
+                }
+                InspectCommand::Wdl { file, json } => {
+                    print_report!(inspect_files::inspect_wdl(&read(&file)?)?, json)
                 }
                 InspectCommand::Dbc { file, json } => {
                     print_report!(inspect_files::inspect_dbc(&read(&file)?)?, json)

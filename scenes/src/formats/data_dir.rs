@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! DIR/World/Maps/<Map>/<Map>.wdt
+//! DIR/World/Maps/<Map>/<Map>.wdl                far heights (optional when reading)
 //! DIR/World/Maps/<Map>/<Map>_<x>_<y>.adt        one per WDT MAIN entry
 //! DIR/DBFilesClient/Map.dbc                    one record: the map
 //! DIR/DBFilesClient/GroundEffectTexture.dbc
@@ -16,7 +17,8 @@
 //! Path components are matched case-insensitively when reading, as extracted
 //! client files come in mixed case. The loader reads every model that a
 //! GroundEffectTexture record reaches (in GroundEffectDoodad order, each
-//! path once). A model (or its texture, or its `.skin`) that is absent from
+//! path once). A map without a WDL loads without far heights; a WDL that is
+//! present but malformed is an error naming it. A model (or its texture, or its `.skin`) that is absent from
 //! the data is not fatal: one warning names the file and the effects that
 //! use it, its doodad slots are emptied and [`DataSet::missing`] lists it. A
 //! file that is present but malformed is an error naming it.
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::source::DataSource;
-use super::{adt, blp, dbc, m2, wdt, FormatError};
+use super::{adt, blp, dbc, m2, wdl, wdt, FormatError};
 use crate::effects::{
     normalize_model_path, EffectError, GroundEffectLayout, GroundEffects, ResolvedEffects,
 };
@@ -45,6 +47,8 @@ pub const MAPS_DIR: &str = "World/Maps";
 pub struct DataSet {
     /// The terrain.
     pub world: World,
+    /// The map's WDL (far heights), when the data has one.
+    pub wdl: Option<wdl::Wdl>,
     /// Both ground-effect tables.
     pub effects: GroundEffects,
     /// Detail models, in GroundEffectDoodad order.
@@ -137,7 +141,8 @@ fn put(summary: &mut ExportSummary, path: PathBuf, bytes: &[u8]) -> Result<(), F
 pub const MAP_DBC: &str = "DBFilesClient/Map.dbc";
 
 /// Every file of an export as (archive path with `/`, bytes), in writing
-/// order: WDT, ADTs, Map.dbc, both ground-effect tables, then each model
+/// order: WDT, WDL (from the world's exact heights, see
+/// [`wdl::Wdl::from_world`]), ADTs, Map.dbc, both ground-effect tables, then each model
 /// and its texture. GroundEffectTexture is written in `layout` (default: the
 /// effects' own layout). Every doodad an effect names must have its model
 /// in `models`.
@@ -166,6 +171,8 @@ pub fn export_files(
     let tiles: Vec<TileCoord> = world.tiles().iter().map(|t| t.coord).collect();
     let wdt_bytes = wdt::write_wdt(&tiles, wdt::MPHD_BIG_ALPHA)?;
     out.push((format!("{map_dir}/{name}.wdt"), wdt_bytes));
+    let far = wdl::Wdl::from_world(world)?;
+    out.push((format!("{map_dir}/{name}.wdl"), wdl::write_wdl(&far)));
     for t in world.tiles() {
         let file = format!("{map_dir}/{name}_{}_{}.adt", t.coord.x, t.coord.y);
         out.push((file, adt::write_adt(t)?));
@@ -226,6 +233,20 @@ pub fn find_path(dir: &Path, rel: &str) -> Option<PathBuf> {
 /// The WDT path of map `name`.
 pub fn wdt_path(name: &str) -> String {
     format!("World\\Maps\\{name}\\{name}.wdt")
+}
+
+/// The WDL path of map `name`.
+pub fn wdl_path(name: &str) -> String {
+    format!("World\\Maps\\{name}\\{name}.wdl")
+}
+
+/// Reads the WDL of map `name`: `None` when the data has none, an error
+/// naming the file when it is malformed.
+pub fn read_map_wdl(src: &DataSource, name: &str) -> Result<Option<wdl::Wdl>, FormatError> {
+    match src.read(&wdl_path(name))? {
+        Some(f) => wdl::read_wdl(&f.bytes, &f.name).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The ADT path of tile `t` of map `name`.
@@ -379,7 +400,8 @@ pub fn load_map(dir: &Path, name: &str) -> Result<DataSet, FormatError> {
     load_map_from(&DataSource::open(dir)?, name)
 }
 
-/// Loads map `name` from `src`: its WDT, every ADT the WDT lists, both
+/// Loads map `name` from `src`: its WDT, its WDL when present, every ADT
+/// the WDT lists, both
 /// ground-effect tables and every model they reach, each with its texture.
 pub fn load_map_from(src: &DataSource, name: &str) -> Result<DataSet, FormatError> {
     let info = read_map_wdt(src, name)?;
@@ -394,9 +416,11 @@ pub fn load_map_from(src: &DataSource, name: &str) -> Result<DataSet, FormatErro
                 source,
             })?;
     }
+    let wdl = read_map_wdl(src, name)?;
     let (effects, models, missing) = load_effects_and_models(src)?;
     Ok(DataSet {
         world,
+        wdl,
         effects,
         models,
         missing,

@@ -1,5 +1,6 @@
 //! A [`Scene`] streamed from a data directory instead of a procedural
-//! preset: [`DataDirSource`] is the [`TileSource`] that reads ADTs on demand,
+//! preset: [`DataDirSource`] is the [`TileSource`] that reads ADTs on demand
+//! and answers far heights (`coarse_height`) from the map's WDL,
 //! and [`load_scene`] builds the same kind of scene a preset builds (3x3
 //! window, resolved effects, placements, views and a walk path), so the
 //! renderers and the bench can run on exported or extracted files.
@@ -8,9 +9,12 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::data_dir::{load_effects_and_models, read_map_tile, read_map_wdt, single_map};
+use super::data_dir::{
+    load_effects_and_models, read_map_tile, read_map_wdl, read_map_wdt, single_map,
+};
 use super::maps::{centre_tile, default_selection, WorldSelection};
 use super::source::DataSource;
+use super::wdl::Wdl;
 use super::{wdt, FormatError};
 use crate::placement::Policy;
 use crate::presets::{CameraPath, Scene, ViewPose};
@@ -25,19 +29,28 @@ pub struct DataDirSource {
     map: String,
     tiles: BTreeSet<TileCoord>,
     big_alpha: bool,
+    wdl: Option<Arc<Wdl>>,
 }
 
 impl DataDirSource {
     /// The source for map `map` of `src` (its WDT says which tiles exist
-    /// and whether their alpha maps are 8-bit).
+    /// and whether their alpha maps are 8-bit; its WDL, when present, gives
+    /// the far heights).
     pub fn new(src: Arc<DataSource>, map: &str) -> Result<Self, FormatError> {
         let info = read_map_wdt(&src, map)?;
+        let wdl = read_map_wdl(&src, map)?.map(Arc::new);
         Ok(Self {
             src,
             map: map.to_owned(),
             tiles: info.tiles.into_iter().collect(),
             big_alpha: info.flags & wdt::MPHD_BIG_ALPHA != 0,
+            wdl,
         })
+    }
+
+    /// The map's WDL, when the data has one.
+    pub fn wdl(&self) -> Option<&Arc<Wdl>> {
+        self.wdl.as_ref()
     }
 
     /// The tiles the WDT lists, sorted by (row, column).
@@ -86,6 +99,12 @@ impl TileSource for DataDirSource {
 
     fn tile_count(&self) -> usize {
         self.tiles.len()
+    }
+
+    /// The WDL's far height ([`Wdl::height_at_grid`]); `None` without a
+    /// WDL or where it has no data.
+    fn coarse_height(&self, gx: f64, gy: f64) -> Option<f32> {
+        self.wdl.as_ref()?.height_at_grid(gx, gy)
     }
 }
 
@@ -150,6 +169,7 @@ pub fn load_scene_from(
             })?,
     );
     let adts = source.tile_count();
+    let far_heights = source.wdl().cloned();
     let source: Arc<dyn TileSource> = Arc::new(source);
     let (window, first_load) = WorldWindow::new(
         &map,
@@ -174,6 +194,7 @@ pub fn load_scene_from(
         resolved,
         models,
         missing_models,
+        far_heights,
         views,
         path,
         first_load,

@@ -1,4 +1,4 @@
-//! The reports behind `sward inspect wdt|dbc|m2|blp FILE`: each file is
+//! The reports behind `sward inspect wdt|wdl|dbc|m2|blp FILE`: each file is
 //! parsed with the same reader the loader uses, and summarised as JSON (the
 //! CLI's `--json` contract) or text. [`read_input`] takes FILE as a file on
 //! disk or, failing that, as an archive path inside a [`DataSource`].
@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::source::{DataFile, DataSource};
-use super::{blp, dbc, m2, wdt, FormatError};
+use super::{blp, dbc, m2, wdl, wdt, FormatError};
 use crate::world::coords::TileCoord;
 
 /// The bytes of `file`: a file on disk when one exists at that path,
@@ -70,6 +70,65 @@ impl WdtReport {
             if self.big_alpha { 8 } else { 4 },
             self.tiles.len()
         );
+        let xs = self.tiles.iter().map(|t| t[0]);
+        let ys = self.tiles.iter().map(|t| t[1]);
+        if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
+            (xs.clone().min(), xs.max(), ys.clone().min(), ys.max())
+        {
+            let _ = writeln!(s, "  tiles x {x0}..={x1}, y {y0}..={y1}");
+        }
+        s
+    }
+}
+
+/// `sward inspect wdl`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WdlReport {
+    /// Where the file came from.
+    pub file: String,
+    /// MVER version (the reader accepts only 18).
+    pub version: u32,
+    /// Tiles with a MARE, `[x, y]`, sorted by row then column.
+    pub tiles: Vec<[u32; 2]>,
+    /// Smallest height of any tile (`None` without tiles).
+    pub min_height: Option<i16>,
+    /// Largest height of any tile.
+    pub max_height: Option<i16>,
+    /// Tiles followed by a MAHO chunk.
+    pub tiles_with_maho: usize,
+    /// MCNKs marked as holes in all MAHO chunks together.
+    pub holes: u32,
+}
+
+/// Parses a WDL.
+pub fn inspect_wdl(f: &DataFile) -> Result<WdlReport, FormatError> {
+    let w = wdl::read_wdl(&f.bytes, &f.name)?;
+    let ranges: Vec<(i16, i16)> = w.tiles().map(|(_, t)| t.range()).collect();
+    Ok(WdlReport {
+        file: f.name.clone(),
+        version: wdl::VERSION,
+        tiles: w.tiles().map(|(c, _)| [c.x, c.y]).collect(),
+        min_height: ranges.iter().map(|r| r.0).min(),
+        max_height: ranges.iter().map(|r| r.1).max(),
+        tiles_with_maho: w.tiles().filter(|(_, t)| t.holes.is_some()).count(),
+        holes: w.tiles().map(|(_, t)| t.hole_count()).sum(),
+    })
+}
+
+impl WdlReport {
+    /// A readable summary.
+    pub fn text(&self) -> String {
+        let mut s = format!(
+            "{}: WDL version {}, {} tiles with heights, {} with MAHO, {} hole MCNKs\n",
+            self.file,
+            self.version,
+            self.tiles.len(),
+            self.tiles_with_maho,
+            self.holes
+        );
+        if let (Some(lo), Some(hi)) = (self.min_height, self.max_height) {
+            let _ = writeln!(s, "  heights {lo}..={hi}");
+        }
         let xs = self.tiles.iter().map(|t| t[0]);
         let ys = self.tiles.iter().map(|t| t[1]);
         if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
@@ -313,6 +372,21 @@ mod tests {
         assert_eq!(w.tiles, vec![[32, 48], [33, 48]]);
         assert!(w.big_alpha);
         assert!(w.text().contains("2 ADT tiles"), "{}", w.text());
+
+        let mut far = wdl::Wdl::new();
+        let mut t = wdl::WdlTile::flat(-12);
+        t.inner[3][4] = 300;
+        t.holes = Some([0, 0b101, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 15]);
+        far.set(TileCoord::new(33, 48), Some(t));
+        far.set(TileCoord::new(32, 49), Some(wdl::WdlTile::flat(7)));
+        let r = inspect_wdl(&df(wdl::write_wdl(&far), "A.wdl")).expect("wdl");
+        assert_eq!(r.tiles, vec![[33, 48], [32, 49]]);
+        assert_eq!((r.min_height, r.max_height), (Some(-12), Some(300)));
+        assert_eq!((r.tiles_with_maho, r.holes, r.version), (1, 3, 18));
+        assert!(r.text().contains("2 tiles with heights"), "{}", r.text());
+        assert!(r.text().contains("heights -12..=300"), "{}", r.text());
+        let e = inspect_wdl(&df(b"REVM".to_vec(), "B.wdl")).expect_err("short");
+        assert!(e.to_string().contains("B.wdl"), "{e}");
 
         let d = inspect_dbc(&df(
             dbc::write_map_dbc(&[(0, "Azeroth"), (1, "Kalimdor")]).expect("dbc"),

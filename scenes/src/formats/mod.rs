@@ -5,6 +5,7 @@
 //! * [`adt`]: ADT v18 tiles (MVER, MHDR, MCIN, MTEX, MCNK with MCVT, MCNR,
 //!   MCLY, MCAL), plus the [`inspect`] report of `sward inspect adt`.
 //! * [`wdt`]: the WDT (MVER, MPHD, MAIN, MWMO).
+//! * [`wdl`]: the WDL (MVER, MAOF, MARE, MAHO): low-resolution far heights.
 //! * [`dbc`]: WDBC tables, GroundEffectTexture (three layouts) and
 //!   GroundEffectDoodad.
 //! * [`m2`]: classic (pre-WotLK, embedded views) M2 detail models.
@@ -33,6 +34,7 @@ pub mod m2;
 pub mod maps;
 pub mod mpq_export;
 pub mod source;
+pub mod wdl;
 pub mod wdt;
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! | archive | holds |
 //! |---|---|
 //! | `dbc.MPQ` | `DBFilesClient\*.dbc` |
-//! | `terrain.MPQ` | `World\Maps\...` (WDT, ADTs) |
+//! | `terrain.MPQ` | `World\Maps\...` (WDT, WDL, ADTs) |
 //! | `model.MPQ` | `*.m2` (and `*.skin`) |
 //! | `texture.MPQ` | `*.blp` |
 //!

@@ -404,3 +404,91 @@ fn preset_exports_and_loads_to_the_same_placements() {
     assert!(e.to_string().contains("ElwGra01"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Checks every WDL grid point of every tile of `world`: `far` answers the
+/// stored value exactly, and that value is the exact height rounded
+/// (|diff| <= 0.5; the sampled terrain stays far inside the i16 range).
+fn assert_far_heights_match(
+    world: &crate::World,
+    wdl: &wdl::Wdl,
+    far: impl Fn(f64, f64) -> Option<f32>,
+) -> usize {
+    use crate::world::coords::grid_to_world;
+    let mut n = 0;
+    for t in world.tiles() {
+        let w = wdl.tile(t.coord).expect("every exported tile has WDL data");
+        let outer = (0..wdl::OUTER * wdl::OUTER).map(|k| {
+            let (r, c) = (k / wdl::OUTER, k % wdl::OUTER);
+            (wdl::Wdl::outer_grid(t.coord, r, c), w.outer[r][c])
+        });
+        let inner = (0..wdl::INNER * wdl::INNER).map(|k| {
+            let (r, c) = (k / wdl::INNER, k % wdl::INNER);
+            (wdl::Wdl::inner_grid(t.coord, r, c), w.inner[r][c])
+        });
+        for ((gx, gy), v) in outer.chain(inner) {
+            let got = far(gx, gy).expect("far height inside the WDL");
+            let (x, y) = grid_to_world(gx, gy);
+            let exact = world.height_at(x, y).expect("exported tile");
+            // Points on a border shared with another tile read that tile's
+            // copy, which holds the same rounded height.
+            assert_eq!(got, f32::from(v), "grid ({gx}, {gy}) of tile {:?}", t.coord);
+            assert!((got - exact).abs() <= 0.5, "{got} vs exact {exact}");
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn export_writes_a_wdl_that_loading_uses_for_far_heights() {
+    let scene = crate::presets::Preset::by_name("seams-holes")
+        .expect("preset")
+        .build()
+        .expect("scene");
+    // One MCNK that is a hole throughout (a MAHO hole) besides the preset's
+    // partial holes (not representable in a WDL).
+    let mut world = scene.world().clone();
+    let first = world.tiles()[0].coord;
+    let mut tile = (*world.remove(first).expect("tile")).clone();
+    tile.mcnks[5 * 16 + 9].header.holes_low_res = u16::MAX;
+    world.insert(std::sync::Arc::new(tile)).expect("insert");
+    let dir = temp_dir("wdl");
+    let summary =
+        export_data_dir(&dir, &world, &scene.effects, &scene.models, None).expect("export");
+    let wdl_file = dir.join("World/Maps/Azeroth/Azeroth.wdl");
+    assert!(summary.files.contains(&wdl_file));
+    let set = load_data_dir(&dir).expect("load");
+    let far = set.wdl.as_ref().expect("WDL loaded");
+    assert_eq!(far.tile_count(), world.tile_count());
+    let holes: Vec<_> = far
+        .tiles()
+        .flat_map(|(c, t)| {
+            (0..256u32)
+                .filter(|i| t.is_hole(i % 16, i / 16))
+                .map(move |i| (c, i % 16, i / 16))
+        })
+        .collect();
+    assert_eq!(holes, vec![(first, 9, 5)]);
+    let n = assert_far_heights_match(&world, far, |gx, gy| far.height_at_grid(gx, gy));
+    assert_eq!(n, world.tile_count() * wdl::MARE_VALUES);
+    // The streamed scene exposes it and its source answers far heights
+    // from it (what the clipmap's distant levels sample).
+    let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
+    assert_eq!(streamed.far_heights.as_deref(), Some(far));
+    assert_far_heights_match(&world, far, |gx, gy| streamed.source.coarse_height(gx, gy));
+    // Without a WDL the map still loads, without far heights.
+    let bytes = std::fs::read(&wdl_file).expect("read");
+    std::fs::remove_file(&wdl_file).expect("remove");
+    assert!(load_data_dir(&dir).expect("loads").wdl.is_none());
+    let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
+    assert!(streamed.far_heights.is_none());
+    let (gx, gy) = wdl::Wdl::inner_grid(first, 3, 3);
+    assert_eq!(streamed.source.coarse_height(gx, gy), None);
+    // A corrupt WDL is an error naming it.
+    std::fs::write(&wdl_file, &bytes[..bytes.len() / 2]).expect("write");
+    let e = load_data_dir(&dir).expect_err("corrupt WDL");
+    assert!(e.to_string().contains("Azeroth.wdl"), "{e}");
+    let e = load_scene(&dir, None, *scene.policy()).expect_err("corrupt WDL");
+    assert!(e.to_string().contains("Azeroth.wdl"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

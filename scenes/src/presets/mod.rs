@@ -316,6 +316,7 @@ impl Preset {
             path,
             first_load,
             missing_models: Vec::new(),
+            far_heights: None,
         })
     }
 
@@ -498,6 +499,10 @@ pub struct Scene {
     /// Models a ground effect names that the data lacks (their doodads are
     /// skipped; always empty for procedural presets).
     pub missing_models: Vec<crate::formats::MissingModel>,
+    /// The map's WDL when the scene was loaded from data that has one (the
+    /// source's `coarse_height` answers from it); `None` for procedural
+    /// presets, whose generator is their far source.
+    pub far_heights: Option<Arc<crate::formats::wdl::Wdl>>,
 }
 
 impl Scene {

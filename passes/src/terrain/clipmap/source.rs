@@ -2,7 +2,9 @@
 //! (`World::height_at` / `normal_at`, the exact MCVT fan and MCNR), and beyond
 //! the resident window the tile source's cheap `coarse_height` (for the
 //! procedural presets: the generator itself, which is what MCVT stores at
-//! vertices), with a normal from central differences. Where neither answers,
+//! vertices; for data loaded with `--data`: the map's WDL, the far heights
+//! the client draws, when the data has one), with a normal from central
+//! differences. Where neither answers,
 //! the nearest resident edge is extended.
 
 use sward_scenes::world::coords::{grid_to_world, CHUNK_CELLS, UNIT_SIZE};
@@ -114,5 +116,61 @@ mod tests {
         let alone = TerrainSampler::new(world, None);
         let outside = alone.sample(gx - 4000.0, gy);
         assert!(outside[0].is_finite() && outside[3] > 0.0);
+    }
+
+    /// Data loaded from an export carries the WDL written from the world;
+    /// the far source the renderer hands the clipmap (`SceneData::far`)
+    /// answers its stored values at every WDL grid point outside the
+    /// resident world, which are the exact heights rounded to whole units
+    /// (|diff| <= 0.5; between grid points the WDL fan adds interpolation
+    /// error, which is not bounded here).
+    #[test]
+    fn far_levels_of_exported_data_sample_its_wdl() {
+        use sward_scenes::formats::wdl::{Wdl, INNER, OUTER};
+        let preset = Preset::by_name("seams-holes").expect("preset");
+        let scene = preset.build().expect("builds");
+        let dir = sward_engine::testing::scratch_dir("clipmap", "wdl");
+        sward_scenes::formats::export_data_dir(
+            &dir,
+            scene.world(),
+            &scene.effects,
+            &scene.models,
+            None,
+        )
+        .expect("export");
+        let loaded = sward_scenes::formats::load_scene(&dir, None, *scene.policy()).expect("loads");
+        let wdl = loaded.far_heights.clone().expect("the export has a WDL");
+        let data = crate::renderer::SceneData::from_scene(&loaded);
+        // Only one tile resident: the others come from the far source.
+        let tiles = scene.world().tiles();
+        let mut resident = World::new("partial");
+        resident.insert(tiles[0].clone()).expect("insert");
+        let sampler = TerrainSampler::new(&resident, data.far);
+        let mut checked = 0;
+        for t in &tiles[1..] {
+            let w = wdl.tile(t.coord).expect("WDL tile");
+            let outer = (0..OUTER * OUTER).map(|k| {
+                let (r, c) = (k / OUTER, k % OUTER);
+                (Wdl::outer_grid(t.coord, r, c), w.outer[r][c])
+            });
+            let inner = (0..INNER * INNER).map(|k| {
+                let (r, c) = (k / INNER, k % INNER);
+                (Wdl::inner_grid(t.coord, r, c), w.inner[r][c])
+            });
+            for ((gx, gy), v) in outer.chain(inner) {
+                let (x, y) = grid_to_world(gx, gy);
+                if resident.height_at(x, y).is_some() {
+                    continue; // shared border: the resident world answers
+                }
+                let got = sampler.sample(gx, gy);
+                assert_eq!(got[0], f32::from(v), "grid ({gx}, {gy})");
+                let exact = scene.world().height_at(x, y).expect("exported");
+                assert!((got[0] - exact).abs() <= 0.5, "{} vs {exact}", got[0]);
+                assert!(got[3] > 0.0, "normal points up");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1500, "{checked} grid points checked");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

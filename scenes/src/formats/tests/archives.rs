@@ -67,6 +67,9 @@ fn exported_archives_load_like_the_preset_and_a_patch_wins() {
     let loaded = load_scene(&dir, None, *scene.policy()).expect("load");
     assert_same_world(&loaded, &scene, None);
     assert_eq!(loaded.models, scene.models);
+    // The WDL travels in terrain.MPQ and is read back from it.
+    let want = crate::formats::wdl::Wdl::from_world(scene.world()).expect("wdl");
+    assert_eq!(loaded.far_heights.as_deref(), Some(&want));
     // The maps listing finds the map through Map.dbc, inside the archives.
     let src = DataSource::open(&dir).expect("open");
     let maps = crate::formats::list_maps(&src).expect("maps");

@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::{sample_effects, sample_tile};
-use crate::formats::{adt, blp, dbc, m2, wdt, FormatError};
+use crate::formats::{adt, blp, dbc, m2, wdl, wdt, FormatError};
 use crate::rng::Rng32;
 use crate::world::coords::TileCoord;
 
@@ -27,9 +27,9 @@ fn absurd(rng: &mut Rng32, len: usize) -> u32 {
 
 /// Offsets of reversed chunk tags in `data` (the chunk headers to attack).
 fn tag_offsets(data: &[u8]) -> Vec<usize> {
-    const TAGS: [&[u8; 4]; 12] = [
+    const TAGS: [&[u8; 4]; 15] = [
         b"REVM", b"RDHM", b"NICM", b"XETM", b"KNCM", b"TVCM", b"RNCM", b"YLCM", b"FRCM", b"LACM",
-        b"DHPM", b"NIAM",
+        b"DHPM", b"NIAM", b"FOAM", b"ERAM", b"OHAM",
     ];
     (0..data.len().saturating_sub(3))
         .filter(|&i| TAGS.iter().any(|t| &data[i..i + 4] == *t))
@@ -163,6 +163,29 @@ fn readers_survive_a_mutation_corpus() {
         wdt::read_wdt(d, "Map.wdt").map(drop)
     });
 
+    // WDL: chunk sizes, the MAOF entries in use and around them.
+    for (i, bytes) in fuzz_seeds("wdl").into_iter().enumerate() {
+        let mut structural: Vec<usize> = tag_offsets(&bytes).iter().map(|t| t + 4).collect();
+        let maof = tag_offsets(&bytes)
+            .into_iter()
+            .find(|&t| &bytes[t..t + 4] == b"FOAM")
+            .expect("MAOF")
+            + 8;
+        structural.extend(
+            (0..4096)
+                .map(|k| maof + 4 * k)
+                .filter(|&at| bytes[at..at + 4] != [0; 4])
+                .flat_map(|at| [at, at + 4]),
+        );
+        let (refused, truncations) = run("Map.wdl", &bytes, &structural, 600, 30 + i as u32, |d| {
+            wdl::read_wdl(d, "Map.wdl").map(drop)
+        });
+        assert!(
+            refused >= truncations && truncations > 50,
+            "{refused} refused, {truncations} truncated"
+        );
+    }
+
     // M2 and BLP.
     let model = &crate::models::elwynn_models()[3];
     let m2_bytes = m2::write_m2(model, "x.blp").expect("m2");
@@ -198,10 +221,44 @@ fn readers_survive_a_mutation_corpus() {
 
 /// The seed inputs of fuzz target `target` (see `scenes/fuzz`), as built:
 /// BLPs (DXT1, DXT3, DXT5, palettized with 4-bit alpha, BGRA) and M2 v264
-/// inputs (the M2's length as u16 LE, the M2, its skin).
+/// inputs (the M2's length as u16 LE, the M2, its skin), and WDLs (one
+/// tile with MAHO after the empty WMO chunks sward writes; two tiles, one
+/// without MAHO, with MAOF right after MVER).
 fn fuzz_seeds(target: &str) -> Vec<Vec<u8>> {
     let model = &crate::models::elwynn_models()[3];
     match target {
+        "wdl" => {
+            let tile = |base: i16, holes: Option<[u16; 16]>| {
+                let mut t = wdl::WdlTile::flat(base);
+                for (k, v) in t.outer.iter_mut().flatten().enumerate() {
+                    *v = base + (k as i16 % 37) * 3;
+                }
+                for (k, v) in t.inner.iter_mut().flatten().enumerate() {
+                    *v = base - (k as i16 % 29);
+                }
+                t.holes = holes;
+                t
+            };
+            let mut one = wdl::Wdl::new();
+            let mut holes = [0u16; 16];
+            holes[4] = 0x0810;
+            one.set(TileCoord::new(1, 0), Some(tile(120, Some(holes))));
+            let mut two = wdl::Wdl::new();
+            two.set(TileCoord::new(0, 0), Some(tile(-40, None)));
+            two.set(TileCoord::new(63, 63), Some(tile(900, Some([0; 16]))));
+            // Drop MWMO/MWID/MODF (24 bytes) and move the offsets with them.
+            let full = wdl::write_wdl(&two);
+            let mut bare = [&full[..12], &full[36..]].concat();
+            for k in 0..4096 {
+                let at = 20 + 4 * k;
+                let off = u32::from_le_bytes(bare[at..at + 4].try_into().expect("4"));
+                if off != 0 {
+                    bare[at..at + 4].copy_from_slice(&(off - 24).to_le_bytes());
+                }
+            }
+            assert_eq!(wdl::read_wdl(&bare, "bare.wdl").expect("bare"), two);
+            vec![wdl::write_wdl(&one), bare]
+        }
         "blp" => {
             let small = crate::models::DetailTexture {
                 width: 4,
@@ -277,7 +334,7 @@ fn corpus_dir(target: &str) -> std::path::PathBuf {
 #[test]
 #[ignore = "writes scenes/fuzz/seeds; run by hand when the seeds change"]
 fn write_fuzz_seeds() {
-    for target in ["blp", "m2"] {
+    for target in ["blp", "m2", "wdl"] {
         let dir = corpus_dir(target);
         std::fs::create_dir_all(&dir).expect("mkdir");
         for (i, bytes) in fuzz_seeds(target).iter().enumerate() {
@@ -292,7 +349,7 @@ fn write_fuzz_seeds() {
 #[test]
 fn fuzz_corpus_replays_without_panics() {
     let mut n = 0;
-    for target in ["blp", "m2"] {
+    for target in ["blp", "m2", "wdl"] {
         let mut files: Vec<_> = std::fs::read_dir(corpus_dir(target))
             .expect("corpus dir")
             .flatten()
@@ -306,6 +363,10 @@ fn fuzz_corpus_replays_without_panics() {
                 .is_some_and(|n| n.to_string_lossy().starts_with("seed-"));
             let ok = catch_unwind(AssertUnwindSafe(|| match target {
                 "blp" => blp::read_blp(&data, "fuzz.blp").is_ok(),
+                "wdl" => wdl::read_wdl(&data, "fuzz.wdl").is_ok_and(|w| {
+                    w.tile_count() > 0
+                        && wdl::read_wdl(&wdl::write_wdl(&w), "fuzz.wdl").is_ok_and(|a| a == w)
+                }),
                 _ => {
                     let Some((len, rest)) = data.split_first_chunk::<2>() else {
                         return false;
@@ -329,5 +390,5 @@ fn fuzz_corpus_replays_without_panics() {
             n += 1;
         }
     }
-    assert!(n >= 6, "{n} corpus files");
+    assert!(n >= 8, "{n} corpus files");
 }
