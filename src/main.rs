@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use sward_benches::bench::{BenchOptions, OneOffOptions};
+use sward_passes::grass::TextureUpload;
 
 /// GPU-driven terrain and grass renderer research engine.
 #[derive(Parser, Debug)]
@@ -81,6 +82,8 @@ enum Command {
         msaa: u32,
         #[arg(long)]
         out: PathBuf,
+        #[command(flatten)]
+        textures: TextureUploadArg,
     },
     /// Render one view of one tier combination to PNG.
     Shot {
@@ -99,6 +102,8 @@ enum Command {
         msaa: u32,
         #[arg(long)]
         out: PathBuf,
+        #[command(flatten)]
+        textures: TextureUploadArg,
     },
     /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
     Run(RunArgs),
@@ -163,6 +168,18 @@ struct BenchArgs {
     /// Fly this named camera path of the preset (default: its walk).
     #[arg(long, value_name = "NAME")]
     path: Option<String>,
+    #[command(flatten)]
+    textures: TextureUploadArg,
+}
+
+/// `--texture-upload`, shared by bench, shot and capture.
+#[derive(clap::Args, Debug)]
+struct TextureUploadArg {
+    /// How DXT (BLP) detail textures reach the GPU: `auto` uploads BC blocks
+    /// where the device has texture-compression-bc and decodes on the CPU
+    /// otherwise; `decode` always decodes on the CPU.
+    #[arg(long = "texture-upload", default_value = "auto", value_name = "auto|decode", value_parser = TextureUpload::parse)]
+    texture_upload: TextureUpload,
 }
 
 #[derive(clap::Args, Debug)]
@@ -342,6 +359,7 @@ fn one_off(
         msaa,
         adapter,
         data,
+        texture_upload: TextureUpload::Auto,
     })
 }
 
@@ -453,6 +471,7 @@ fn run(cli: Cli) -> Result<()> {
                 view_distance: args.view_distance,
                 view: args.view,
                 path: args.path,
+                texture_upload: args.textures.texture_upload,
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
@@ -466,8 +485,13 @@ fn run(cli: Cli) -> Result<()> {
             size,
             msaa,
             out,
+            textures,
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
+            let opts = OneOffOptions {
+                texture_upload: textures.texture_upload,
+                ..opts
+            };
             let n = sward_benches::bench::capture(&opts, frames, &out)?;
             println!("wrote {n} frames to {}", out.display());
             Ok(())
@@ -479,6 +503,7 @@ fn run(cli: Cli) -> Result<()> {
             size,
             msaa,
             out,
+            textures: _,
         } if preset == "test-pattern" => {
             // The test pattern has no tiers or views; still reject a malformed --tier.
             let _: sward_passes::TierCombo = tier.parse()?;
@@ -505,8 +530,13 @@ fn run(cli: Cli) -> Result<()> {
             size,
             msaa,
             out,
+            textures,
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
+            let opts = OneOffOptions {
+                texture_upload: textures.texture_upload,
+                ..opts
+            };
             let path = sward_benches::bench::shot(&opts, view.as_deref(), &out)?;
             println!("wrote {}", path.display());
             Ok(())

@@ -112,6 +112,23 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             ),
         ),
         (
+            "detail textures",
+            match s.textures {
+                Some(t) => format!(
+                    "{} uploaded as BC, {} decoded on the CPU, {} RGBA8 (texture upload {})",
+                    t.bc,
+                    t.decoded,
+                    t.rgba,
+                    report
+                        .config
+                        .get(crate::report::CONFIG_TEXTURE_UPLOAD)
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("not recorded")
+                ),
+                None => "not recorded".to_owned(),
+            },
+        ),
+        (
             "indirect validation",
             indirect_validation(report).to_owned(),
         ),

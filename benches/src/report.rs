@@ -23,6 +23,9 @@ pub const BASELINE_TERRAIN: &str = "static-chunks";
 /// Well-known key of [`Report::config`]: whether wgpu's injected indirect-draw
 /// validation was enabled (it adds GPU work to every indirect draw).
 pub const CONFIG_INDIRECT_VALIDATION: &str = "indirect_validation";
+/// Well-known key of [`Report::config`]: the `--texture-upload` choice
+/// (`auto` or `decode`); [`SceneInfo::textures`] counts what it did.
+pub const CONFIG_TEXTURE_UPLOAD: &str = "texture_upload";
 
 /// A whole bench report (`DIR/report.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +106,24 @@ pub struct SceneInfo {
     /// doodads were skipped; see the warnings). Always 0 for presets.
     #[serde(default)]
     pub missing_models: u32,
+    /// How the detail textures went to the GPU (absent in reports written
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub textures: Option<TextureCounts>,
+}
+
+/// How many detail textures went to the GPU each way (the
+/// `--texture-upload` choice is `config.texture_upload`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextureCounts {
+    /// DXT textures uploaded as BC1/BC2/BC3 blocks.
+    pub bc: u32,
+    /// DXT textures decoded to RGBA8 on the CPU (forced, no device support,
+    /// or a texture BC cannot show as the file means; the log says which).
+    pub decoded: u32,
+    /// Textures stored as RGBA8 (procedural, BGRA or palettized BLPs, DXT
+    /// BLPs with missing mip levels).
+    pub rgba: u32,
 }
 
 /// A tier combination: one grass tier and one terrain tier (`off` disables

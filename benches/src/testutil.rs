@@ -52,6 +52,7 @@ pub(crate) fn sample_report() -> Report {
             models: 14,
             triangles_terrain: 589_824,
             missing_models: 0,
+            textures: None,
         },
         config: BTreeMap::from([("indirect_validation".to_owned(), false.into())]),
         runs,

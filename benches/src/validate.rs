@@ -260,6 +260,24 @@ pub fn validate_report(report: &Value) -> Result<(), Vec<String>> {
         for key in ["adts", "mcnks", "placements", "models", "triangles_terrain"] {
             c.uint(scene, "$.scene", key);
         }
+        // Optional: every detail model's texture went one of three ways.
+        if scene.contains_key("textures") {
+            if let Some(t) = c.object_field(scene, "$.scene", "textures") {
+                let ways: Vec<Option<u64>> = ["bc", "decoded", "rgba"]
+                    .iter()
+                    .map(|k| c.uint(t, "$.scene.textures", k))
+                    .collect();
+                let models = scene.get("models").and_then(Value::as_u64);
+                if let (Some(sum), Some(models)) = (ways.into_iter().sum::<Option<u64>>(), models) {
+                    if sum != models {
+                        c.fail(
+                            "$.scene.textures",
+                            format!("bc + decoded + rgba = {sum}, but there are {models} models"),
+                        );
+                    }
+                }
+            }
+        }
     }
     if let Some(config) = top.get("config") {
         c.object(Some(config), "$.config");
@@ -507,6 +525,27 @@ mod tests {
     #[test]
     fn a_report_built_by_this_crate_is_valid() {
         assert_eq!(validate_report(&value()), Ok(()));
+    }
+
+    #[test]
+    fn texture_counts_must_cover_every_model() {
+        let mut v = value();
+        let models = v["scene"]["models"].as_u64().unwrap();
+        v["scene"]["textures"] = serde_json::json!({"bc": models - 2, "decoded": 1, "rgba": 1});
+        assert_eq!(validate_report(&v), Ok(()));
+        v["scene"]["textures"]["rgba"] = 5.into();
+        let p = problems(&v);
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("$.scene.textures: bc + decoded + rgba")),
+            "{p:?}"
+        );
+        v["scene"]["textures"] = serde_json::json!({"bc": 1});
+        let p = problems(&v);
+        assert!(
+            p.iter().any(|m| m == "$.scene.textures.decoded: missing"),
+            "{p:?}"
+        );
     }
 
     #[test]

@@ -32,11 +32,15 @@ pub enum Capability {
     R32FloatFilterable,
     /// Storage buffers readable from vertex shaders.
     VertexStorage,
+    /// BC1-BC7 textures (`Features::TEXTURE_COMPRESSION_BC`): DXT BLP
+    /// textures upload as BC blocks; without it they are decoded to RGBA8 on
+    /// the CPU first.
+    TextureCompressionBc,
 }
 
 impl Capability {
     /// Every capability, in declaration order.
-    pub const ALL: [Capability; 11] = [
+    pub const ALL: [Capability; 12] = [
         Capability::Compute,
         Capability::MultiDrawIndirect,
         Capability::MultiDrawIndirectCount,
@@ -48,6 +52,7 @@ impl Capability {
         Capability::R32FloatTexture,
         Capability::R32FloatFilterable,
         Capability::VertexStorage,
+        Capability::TextureCompressionBc,
     ];
 
     /// Short kebab-case name used in warnings, `sward info` and JSON.
@@ -64,6 +69,7 @@ impl Capability {
             Capability::R32FloatTexture => "r32float-texture",
             Capability::R32FloatFilterable => "r32float-filterable",
             Capability::VertexStorage => "vertex-storage",
+            Capability::TextureCompressionBc => "texture-compression-bc",
         }
     }
 }
@@ -138,7 +144,8 @@ impl Caps {
         .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
         .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
         .union(wgpu::Features::INDIRECT_FIRST_INSTANCE)
-        .union(wgpu::Features::FLOAT32_FILTERABLE);
+        .union(wgpu::Features::FLOAT32_FILTERABLE)
+        .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
 
     /// Detects capabilities from an adapter and the features/limits its device got.
     pub fn detect(
@@ -189,6 +196,9 @@ impl Caps {
                 Capability::VertexStorage => {
                     down.contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
                         && limits.max_storage_buffers_per_shader_stage >= 4
+                }
+                Capability::TextureCompressionBc => {
+                    features.contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
                 }
             }
         };

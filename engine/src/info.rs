@@ -38,6 +38,26 @@ pub struct InfoReport {
     pub terrain_tiers: Vec<TierSupport>,
     /// MSAA sample counts usable for offscreen targets.
     pub msaa: Vec<u32>,
+    /// How DXT (BC) BLP textures reach this device by default: `bc` (as
+    /// BC1/BC2/BC3 blocks) or `cpu-decode` (decoded to RGBA8 first).
+    pub dxt_textures: String,
+}
+
+/// How DXT BLP textures reach a device by default, as a tag (`bc`,
+/// `cpu-decode`) and a sentence: as BC blocks when it has
+/// [`Capability::TextureCompressionBc`], decoded on the CPU otherwise.
+pub fn dxt_texture_path(has_bc: bool) -> (&'static str, &'static str) {
+    if has_bc {
+        (
+            "bc",
+            "uploaded as BC1/BC2/BC3 blocks (texture-compression-bc)",
+        )
+    } else {
+        (
+            "cpu-decode",
+            "decoded to RGBA8 on the CPU (the device lacks texture-compression-bc)",
+        )
+    }
 }
 
 impl InfoReport {
@@ -78,6 +98,9 @@ impl InfoReport {
             } else {
                 vec![1]
             },
+            dxt_textures: dxt_texture_path(caps.has(Capability::TextureCompressionBc))
+                .0
+                .to_owned(),
         }
     }
 
@@ -121,6 +144,10 @@ impl InfoReport {
             ));
         }
         line(format!("msaa:      {:?}", self.msaa));
+        line(format!(
+            "dxt textures: {}",
+            dxt_texture_path(self.dxt_textures == "bc").1
+        ));
         for (label, tiers) in [
             ("grass", &self.grass_tiers),
             ("terrain", &self.terrain_tiers),

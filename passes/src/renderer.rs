@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
-use crate::grass::GrassModels;
+use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
 use crate::technique::{BuildInputs, RecordInputs, Technique, Tier, TierCombo};
 
 /// What the renderer draws: the resident world window and its grass.
@@ -81,6 +81,7 @@ impl TargetIds {
 pub struct SceneRenderer<'s> {
     scene: SceneData<'s>,
     combo: TierCombo,
+    texture_upload: TextureUpload,
     models: Option<GrassModels>,
     grass: HashMap<Tier, Box<dyn Technique>>,
     terrain: HashMap<Tier, Box<dyn Technique>>,
@@ -95,10 +96,25 @@ impl<'s> SceneRenderer<'s> {
                 Tier::off(crate::technique::Subsystem::Grass),
                 Tier::off(crate::technique::Subsystem::Terrain),
             ),
+            texture_upload: TextureUpload::Auto,
             models: None,
             grass: HashMap::new(),
             terrain: HashMap::new(),
         }
+    }
+
+    /// Uploads BC detail textures as `upload` says (default
+    /// [`TextureUpload::Auto`]); takes effect when the models are uploaded,
+    /// by the first [`Self::set_tiers`].
+    pub fn with_texture_upload(mut self, upload: TextureUpload) -> Self {
+        self.texture_upload = upload;
+        self
+    }
+
+    /// How many detail textures went to the GPU each way (`None` before the
+    /// first [`Self::set_tiers`] uploads them).
+    pub fn texture_stats(&self) -> Option<TextureUploadStats> {
+        self.models.as_ref().map(GrassModels::texture_stats)
     }
 
     /// The combination in use.
@@ -112,7 +128,11 @@ impl<'s> SceneRenderer<'s> {
     /// cannot be built is an error, never a silent swap.
     pub fn set_tiers(&mut self, gpu: &GpuContext, combo: &TierCombo) -> Result<(), PassError> {
         if self.models.is_none() {
-            self.models = Some(GrassModels::new(gpu, self.scene.models)?);
+            self.models = Some(GrassModels::with_upload(
+                gpu,
+                self.scene.models,
+                self.texture_upload,
+            )?);
         }
         let models = self.models.as_ref().expect("built above");
         let inputs = BuildInputs {
@@ -187,6 +207,7 @@ impl<'s> SceneRenderer<'s> {
             models,
             grass,
             terrain,
+            ..
         } = self;
         let terrain = terrain.get_mut(&combo.terrain);
         let grass = grass.get_mut(&combo.grass);

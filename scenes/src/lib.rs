@@ -17,7 +17,7 @@ pub mod world;
 pub use effects::{
     EffectError, GroundEffectDoodad, GroundEffectLayout, GroundEffectTexture, GroundEffects,
 };
-pub use models::{DetailModel, DetailTexture, DetailVertex};
+pub use models::{BcFormat, BcMips, DetailModel, DetailTexture, DetailVertex, TexturePixels};
 pub use placement::{Placement, PlacementStats, Placements, Policy};
 pub use presets::{GrassRange, Preset, PresetError, PresetSummary, Scene};
 pub use window::{TileSource, WindowSlide, WorldWindow};

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::grass::TextureUpload;
 use sward_passes::renderer::{SceneData, SceneRenderer};
 use sward_passes::technique::{cap_combo, TierCombo};
 use sward_passes::RenderSettings;
@@ -30,6 +31,8 @@ pub struct OneOffOptions {
     pub adapter: Option<String>,
     /// Load the world from this directory instead of generating the preset.
     pub data: Option<PathBuf>,
+    /// How DXT detail textures reach the GPU (`--texture-upload`).
+    pub texture_upload: TextureUpload,
 }
 
 struct Setup {
@@ -37,6 +40,7 @@ struct Setup {
     scene: Scene,
     combo: TierCombo,
     plan: BenchPlan,
+    texture_upload: TextureUpload,
 }
 
 fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchError> {
@@ -78,6 +82,7 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
         scene,
         combo: capped,
         plan,
+        texture_upload: opts.texture_upload,
     })
 }
 
@@ -97,7 +102,8 @@ impl Setup {
             tier: tier.clone(),
             source,
         })?;
-        let mut renderer = SceneRenderer::new(SceneData::from_scene(&self.scene));
+        let mut renderer = SceneRenderer::new(SceneData::from_scene(&self.scene))
+            .with_texture_upload(self.texture_upload);
         renderer
             .set_tiers(&self.gpu, &self.combo)
             .map_err(|source| BenchError::Pass { tier, source })?;

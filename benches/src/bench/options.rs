@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use sward_passes::grass::TextureUpload;
 use sward_passes::technique::TierCombo;
 use sward_scenes::presets::Preset;
 
@@ -42,6 +43,9 @@ pub struct BenchOptions {
     /// Fly this named camera path of the preset (`--path`; default: the
     /// preset's walk).
     pub path: Option<String>,
+    /// How DXT detail textures reach the GPU (`--texture-upload`): BC
+    /// blocks where the device has them (default), or CPU-decoded.
+    pub texture_upload: TextureUpload,
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.

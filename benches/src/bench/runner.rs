@@ -16,7 +16,10 @@ use sward_scenes::presets::{Scene, ViewPose};
 use super::{BenchError, BenchOptions, BenchPlan};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
 use crate::imagediff::diff_images;
-use crate::report::{AdapterInfo, Report, SceneInfo, TierPair, CONFIG_INDIRECT_VALIDATION, SCHEMA};
+use crate::report::{
+    AdapterInfo, Report, SceneInfo, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
+    CONFIG_TEXTURE_UPLOAD, SCHEMA,
+};
 use crate::writer::{ensure_writable_dir, ReportStaging};
 
 /// What a finished bench produced.
@@ -63,7 +66,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         source,
     })?;
     let data = SceneData::from_scene(&scene);
-    let mut renderer = SceneRenderer::new(data);
+    let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
     let base = RenderSettings::default().with_grass(scene.grass);
     let settings = match opts.view_distance {
         None => base,
@@ -147,6 +150,10 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         "timestamps".to_owned(),
         executor.timestamps_enabled().into(),
     );
+    config.insert(
+        CONFIG_TEXTURE_UPLOAD.to_owned(),
+        opts.texture_upload.name().into(),
+    );
     config.insert("frames_serialised".to_owned(), true.into());
     config.insert("quick".to_owned(), plan.quick.into());
     config.insert("placement_policy".to_owned(), scene.policy().name().into());
@@ -180,7 +187,14 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         msaa: plan.msaa,
         frames: plan.frames,
         warmup: plan.warmup,
-        scene: scene_info(&scene),
+        scene: SceneInfo {
+            textures: renderer.texture_stats().map(|t| TextureCounts {
+                bc: t.bc,
+                decoded: t.decoded,
+                rgba: t.rgba,
+            }),
+            ..scene_info(&scene)
+        },
         config,
         runs,
         comparisons,
@@ -313,6 +327,7 @@ fn scene_info(scene: &Scene) -> SceneInfo {
         models: scene.models.len() as u32,
         triangles_terrain: triangles,
         missing_models: scene.missing_models.len() as u32,
+        textures: None,
     }
 }
 

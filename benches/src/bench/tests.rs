@@ -71,6 +71,27 @@ fn quick_bench_writes_a_valid_report_with_computed_ratios() {
     );
     assert!(out.join("report.md").is_file());
     assert!(outcome.headline.contains("legacy-cpu+static-chunks"));
+    // The preset's procedural textures are RGBA8: counted as such, none BC
+    // or decoded, under the default `auto` upload.
+    assert_eq!(value["config"]["texture_upload"], "auto");
+    let models = value["scene"]["models"].as_u64().expect("models");
+    let textures = &value["scene"]["textures"];
+    assert_eq!(
+        (
+            textures["bc"].as_u64(),
+            textures["decoded"].as_u64(),
+            textures["rgba"].as_u64()
+        ),
+        (Some(0), Some(0), Some(models)),
+        "{textures}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        md.contains(&format!(
+            "0 uploaded as BC, 0 decoded on the CPU, {models} RGBA8 (texture upload auto)"
+        )),
+        "report.md lacks the texture row"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -171,6 +192,7 @@ fn shot_and_capture_write_files() {
         msaa: 4,
         adapter: None,
         data: None,
+        texture_upload: Default::default(),
     };
     let png = shot(&opts, None, &out.join("shot.png")).expect("shot");
     let img = image::open(&png).expect("png readable").to_rgba8();
@@ -235,6 +257,7 @@ fn shot_and_capture_honour_data_with_the_presets_views() {
         msaa: 4,
         adapter: None,
         data,
+        texture_upload: Default::default(),
     };
     let from_preset = shot(&opts(None), Some("aerial"), &out.join("preset.png")).unwrap();
     let from_data = shot(

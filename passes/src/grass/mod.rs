@@ -3,6 +3,8 @@
 //! GPU ([`GrassModels`]).
 //!
 //! - [`models`]: shared model geometry, textures with mips, materials.
+//! - [`textures`]: detail textures as RGBA8 or BC blocks
+//!   ([`TextureUpload`]: BC where the device has it, or CPU decoding).
 //! - [`material`]: M2 render flags / blend mode -> pipeline state
 //!   ([`material_pipeline_desc`]); alpha-to-coverage vs hard discard.
 //! - [`wind`], [`fade`]: CPU mirrors of the `wind` and `fade` WGSL snippets
@@ -25,6 +27,7 @@ pub mod legacy;
 pub mod material;
 pub mod models;
 pub mod static_batch;
+pub mod textures;
 pub mod wind;
 
 #[cfg(test)]
@@ -34,3 +37,4 @@ pub use legacy::LegacyCpu;
 pub use material::{material_pipeline_desc, BlendKind, Material, MaterialState};
 pub use models::GrassModels;
 pub use static_batch::StaticBatch;
+pub use textures::{TextureUpload, TextureUploadStats, UploadedAs};

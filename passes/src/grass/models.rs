@@ -1,6 +1,7 @@
 //! The detail models on the GPU ([`GrassModels`]): one shared vertex and
 //! index buffer with a sub-range per model, one texture with its full mip
-//! chain per model, each model's [`Material`], wind height and culling
+//! chain per model (RGBA8, or BC blocks where the device samples them; see
+//! [`super::textures`]), each model's [`Material`], wind height and culling
 //! radius, and the shader, layouts and per-model bind groups both instanced
 //! grass tiers draw with.
 //!
@@ -11,6 +12,7 @@ use wgpu::util::DeviceExt;
 
 use super::gpu::{GrassModelUniform, GRASS_UNFOGGED, GRASS_UNLIT};
 use super::material::Material;
+use super::textures::{self, DecodeReason, TextureUpload, TextureUploadStats, UploadedAs};
 use crate::error::PassError;
 use sward_engine::GpuContext;
 use sward_scenes::DetailModel;
@@ -35,6 +37,10 @@ pub struct GpuModel {
     pub height: f32,
     /// Texture, model uniform and sampler (group 1).
     pub bind_group: wgpu::BindGroup,
+    /// The model's texture.
+    pub texture: wgpu::Texture,
+    /// What the texture went to the GPU as.
+    pub uploaded_as: UploadedAs,
 }
 
 /// Every detail model on the GPU plus the grass shader and its layouts.
@@ -55,6 +61,7 @@ pub struct GrassModels {
     /// Layout of group 0 + group 1.
     pub pipeline_layout: wgpu::PipelineLayout,
     bytes: u64,
+    texture_stats: TextureUploadStats,
 }
 
 fn technique_error(what: String, reason: String) -> PassError {
@@ -66,8 +73,20 @@ fn technique_error(what: String, reason: String) -> PassError {
 }
 
 impl GrassModels {
-    /// Uploads `models` (validated first; a bad model is an error naming it).
+    /// Uploads `models` (validated first; a bad model is an error naming it)
+    /// with [`TextureUpload::Auto`].
     pub fn new(gpu: &GpuContext, models: &[DetailModel]) -> Result<Self, PassError> {
+        Self::with_upload(gpu, models, TextureUpload::Auto)
+    }
+
+    /// Uploads `models`, their BC textures as `upload` says (the way each
+    /// went is in [`GpuModel::uploaded_as`] and [`Self::texture_stats`], and
+    /// logged).
+    pub fn with_upload(
+        gpu: &GpuContext,
+        models: &[DetailModel],
+        upload: TextureUpload,
+    ) -> Result<Self, PassError> {
         let device = &gpu.device;
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_INSTANCED)
@@ -120,6 +139,8 @@ impl GrassModels {
         let mut indices: Vec<u16> = Vec::new();
         let mut gpu_models = Vec::with_capacity(models.len());
         let mut bytes = 0u64;
+        let mut texture_stats = TextureUploadStats::default();
+        let mut decode_reasons: Vec<DecodeReason> = Vec::new();
         for (i, m) in models.iter().enumerate() {
             m.validate().map_err(|e| {
                 technique_error(format!("detail model {i} ({})", m.name), e.to_string())
@@ -134,8 +155,23 @@ impl GrassModels {
             let first_index = indices.len() as u32;
             vertices.extend_from_slice(&m.vertices);
             indices.extend_from_slice(&m.indices);
-            let texture = upload_texture(gpu, m);
-            bytes += m.texture.mips.iter().map(|l| l.len() as u64).sum::<u64>();
+            let (texture, uploaded_as, texture_bytes) =
+                textures::upload(gpu, "grass.texture", &m.texture, upload).map_err(|e| {
+                    technique_error(format!("detail model {i} ({}) texture", m.name), e)
+                })?;
+            bytes += texture_bytes;
+            texture_stats.add(uploaded_as);
+            if let UploadedAs::Decoded(format, reason) = uploaded_as {
+                log::debug!(
+                    "grass: {} texture ({}) decoded to RGBA8 on the CPU: {}",
+                    m.name,
+                    format.name(),
+                    reason.text()
+                );
+                if !decode_reasons.contains(&reason) {
+                    decode_reasons.push(reason);
+                }
+            }
             let z_min = m.bounds.min[2];
             let uniform = GrassModelUniform {
                 z_min,
@@ -179,6 +215,8 @@ impl GrassModels {
                 radius: m.bounds.radius_from_origin(),
                 height: uniform.height,
                 bind_group,
+                texture,
+                uploaded_as,
             });
         }
         // Keep buffers non-empty so an empty model list still binds.
@@ -197,6 +235,20 @@ impl GrassModels {
             usage: wgpu::BufferUsages::INDEX,
         });
         bytes += vertex_buffer.size() + index_buffer.size();
+        if texture_stats.bc + texture_stats.decoded > 0 {
+            let why: Vec<&str> = decode_reasons.iter().map(|r| r.text()).collect();
+            log::info!(
+                "grass: detail textures: {} uploaded as BC, {} decoded to RGBA8 on the CPU{}, {} RGBA8",
+                texture_stats.bc,
+                texture_stats.decoded,
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", why.join("; "))
+                },
+                texture_stats.rgba
+            );
+        }
         Ok(GrassModels {
             models: gpu_models,
             vertex_buffer,
@@ -206,6 +258,7 @@ impl GrassModels {
             model_layout,
             pipeline_layout,
             bytes,
+            texture_stats,
         })
     }
 
@@ -222,6 +275,12 @@ impl GrassModels {
     /// GPU memory of the shared geometry, textures and model uniforms.
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    /// How many detail textures went to the GPU as BC blocks, decoded on
+    /// the CPU, or as stored RGBA8.
+    pub fn texture_stats(&self) -> TextureUploadStats {
+        self.texture_stats
     }
 
     /// A bind group of `buffer` (a `GrassFrame` uniform) for group 0.
@@ -252,46 +311,4 @@ fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGrou
         },
         count: None,
     }
-}
-
-/// Creates the model's sRGB texture and writes every mip level.
-fn upload_texture(gpu: &GpuContext, m: &DetailModel) -> wgpu::Texture {
-    let t = &m.texture;
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("grass.texture"),
-        size: wgpu::Extent3d {
-            width: t.width,
-            height: t.height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: t.mips.len() as u32,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    for (level, data) in t.mips.iter().enumerate() {
-        let (w, h) = t.mip_size(level as u32);
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: level as u32,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(w * 4),
-                rows_per_image: Some(h),
-            },
-            wgpu::Extent3d {
-                width: w,
-                height: h,
-                depth_or_array_layers: 1,
-            },
-        );
-    }
-    texture
 }

@@ -289,8 +289,12 @@ pub struct BlpReport {
     pub width: u32,
     /// Level-0 height.
     pub height: u32,
-    /// Mip levels after decoding (missing ones rebuilt).
+    /// Mip levels after reading (missing ones rebuilt).
     pub mips: usize,
+    /// How sward holds the texels: `BC1`/`BC1 (opaque)`/`BC2`/`BC3 blocks`
+    /// (a DXT file with its whole mip chain, uploaded as a BC texture where
+    /// the device has `texture-compression-bc`) or `RGBA8`.
+    pub stored: String,
     /// Mean RGBA of level 0 after decoding.
     pub mean_rgba: [f32; 4],
 }
@@ -307,7 +311,12 @@ pub fn inspect_blp(f: &DataFile) -> Result<BlpReport, FormatError> {
         (2, 7) => "DXT5".to_owned(),
         _ => "BGRA".to_owned(),
     };
-    let l0 = &t.mips[0];
+    let l0 = t.rgba_level(0).map_err(|e| FormatError::Malformed {
+        file: f.name.clone(),
+        chunk: "BLP mip 0".into(),
+        offset: 0,
+        reason: e,
+    })?;
     let n = (l0.len() / 4).max(1) as f32;
     let mut mean = [0f32; 4];
     for px in l0.chunks_exact(4) {
@@ -323,7 +332,11 @@ pub fn inspect_blp(f: &DataFile) -> Result<BlpReport, FormatError> {
         format,
         width: t.width,
         height: t.height,
-        mips: t.mips.len(),
+        mips: t.mip_count(),
+        stored: match t.bc_format() {
+            Some(bc) => format!("{} blocks", bc.name()),
+            None => "RGBA8".into(),
+        },
         mean_rgba: mean.map(|m| m / n),
     })
 }
@@ -333,7 +346,7 @@ impl BlpReport {
     pub fn text(&self) -> String {
         let m = self.mean_rgba;
         format!(
-            "{}: BLP2 {}x{} {} (encoding {}, alpha depth {}, alpha encoding {}), {} mips, mean RGBA ({:.1}, {:.1}, {:.1}, {:.1})\n",
+            "{}: BLP2 {}x{} {} (encoding {}, alpha depth {}, alpha encoding {}), {} mips, held as {}, mean RGBA ({:.1}, {:.1}, {:.1}, {:.1})\n",
             self.file,
             self.width,
             self.height,
@@ -342,6 +355,7 @@ impl BlpReport {
             self.alpha_depth,
             self.alpha_encoding,
             self.mips,
+            self.stored,
             m[0],
             m[1],
             m[2],
@@ -416,6 +430,7 @@ mod tests {
             (model.texture.width, model.texture.height)
         );
         assert_eq!(b.format, "BGRA");
+        assert_eq!(b.stored, "RGBA8");
 
         let e = read_input(None, "/nonexistent/World\\x.adt").expect_err("absent");
         assert!(e.to_string().contains("--data"), "{e}");

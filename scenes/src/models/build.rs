@@ -279,8 +279,11 @@ mod tests {
                 "{} texture has no cut-outs ({cut})",
                 m.name
             );
-            assert_eq!(m.texture.mips.len(), 7);
-            assert_eq!(m.texture.mips.last().map(Vec::len), Some(4));
+            let crate::models::TexturePixels::Rgba8(mips) = &m.texture.pixels else {
+                panic!("{} texture is not RGBA8", m.name)
+            };
+            assert_eq!(mips.len(), 7);
+            assert_eq!(mips.last().map(Vec::len), Some(4));
         }
         let gra01 = &models[0];
         assert_eq!(

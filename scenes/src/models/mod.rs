@@ -8,11 +8,13 @@
 //! Model space is Z-up with the root at the origin; `height` is the top of
 //! the bounds (`bounds.max[2]`), what wind scales by.
 
+mod bc;
 mod build;
 mod texture;
 
+pub use bc::{BcFormat, BcMips};
 pub use build::{elwynn_models, ELWYNN_MODEL_NAMES};
-pub use texture::DetailTexture;
+pub use texture::{DetailTexture, TexturePixels};
 
 /// M2 render flag: draw both faces.
 pub const RENDER_FLAG_TWO_SIDED: u16 = 4;

@@ -1,15 +1,32 @@
-//! Procedural RGBA8 detail textures: blades and blossoms with alpha cut-outs,
-//! tinted per model, with a full box-filtered mip chain.
+//! Detail textures: procedural RGBA8 blades and blossoms with alpha cut-outs,
+//! tinted per model, with a full box-filtered mip chain; and textures read
+//! from BLP files, which keep DXT levels as BC blocks ([`TexturePixels::Bc`])
+//! so that a GPU with BC support samples them without a CPU decode.
 
-/// An RGBA8 texture with its full mip chain (level 0 first, down to 1x1).
+use std::borrow::Cow;
+
+use super::bc::{BcFormat, BcMips};
+
+/// A texture with its full mip chain (level 0 first, down to 1x1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DetailTexture {
     /// Width of level 0 in texels (a power of two).
     pub width: u32,
     /// Height of level 0 in texels (a power of two).
     pub height: u32,
+    /// The texels of every level, RGBA8 or BC blocks.
+    pub pixels: TexturePixels,
+}
+
+/// How a [`DetailTexture`]'s levels are stored: one form only, so a
+/// compressed texture is not held twice. [`DetailTexture::decode_rgba`]
+/// gives RGBA8 levels either way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TexturePixels {
     /// RGBA8 texels of each level, row-major, top row first.
-    pub mips: Vec<Vec<u8>>,
+    Rgba8(Vec<Vec<u8>>),
+    /// BC blocks of each level (DXT1/3/5 BLPs).
+    Bc(BcMips),
 }
 
 /// What a texture shows.
@@ -34,6 +51,65 @@ impl DetailTexture {
         ((self.width >> level).max(1), (self.height >> level).max(1))
     }
 
+    /// An RGBA8 texture of `mips` (level 0 first).
+    pub fn rgba(width: u32, height: u32, mips: Vec<Vec<u8>>) -> Self {
+        DetailTexture {
+            width,
+            height,
+            pixels: TexturePixels::Rgba8(mips),
+        }
+    }
+
+    /// Number of stored mip levels.
+    pub fn mip_count(&self) -> usize {
+        match &self.pixels {
+            TexturePixels::Rgba8(m) => m.len(),
+            TexturePixels::Bc(bc) => bc.mips.len(),
+        }
+    }
+
+    /// The block format, when stored as BC blocks.
+    pub fn bc_format(&self) -> Option<BcFormat> {
+        match &self.pixels {
+            TexturePixels::Rgba8(_) => None,
+            TexturePixels::Bc(bc) => Some(bc.format),
+        }
+    }
+
+    /// Bytes of the stored levels (RGBA8 texels or BC blocks).
+    pub fn stored_bytes(&self) -> u64 {
+        let levels = match &self.pixels {
+            TexturePixels::Rgba8(m) => m,
+            TexturePixels::Bc(bc) => &bc.mips,
+        };
+        levels.iter().map(|l| l.len() as u64).sum()
+    }
+
+    /// RGBA8 texels of mip `level` (decoded when stored as BC blocks).
+    pub fn rgba_level(&self, level: usize) -> Result<Cow<'_, [u8]>, String> {
+        let (w, h) = self.mip_size(level as u32);
+        match &self.pixels {
+            TexturePixels::Rgba8(m) => m
+                .get(level)
+                .map(|l| Cow::Borrowed(l.as_slice()))
+                .ok_or_else(|| format!("no mip level {level}")),
+            TexturePixels::Bc(bc) => {
+                let data = bc
+                    .mips
+                    .get(level)
+                    .ok_or_else(|| format!("no mip level {level}"))?;
+                bc.format.decode_level(data, w, h).map(Cow::Owned)
+            }
+        }
+    }
+
+    /// Every level as RGBA8 (the CPU path of BC textures: decoded here).
+    pub fn decode_rgba(&self) -> Result<Vec<Vec<u8>>, String> {
+        (0..self.mip_count())
+            .map(|l| self.rgba_level(l).map(Cow::into_owned))
+            .collect()
+    }
+
     /// Checks sizes and that the mip chain is complete.
     pub fn validate(&self) -> Result<(), String> {
         if !self.width.is_power_of_two() || !self.height.is_power_of_two() {
@@ -43,16 +119,26 @@ impl DetailTexture {
             ));
         }
         let levels = Self::full_mip_count(self.width, self.height);
-        if self.mips.len() as u32 != levels {
-            return Err(format!("{} mip levels, expected {levels}", self.mips.len()));
+        if self.mip_count() as u32 != levels {
+            return Err(format!(
+                "{} mip levels, expected {levels}",
+                self.mip_count()
+            ));
         }
-        for (l, m) in self.mips.iter().enumerate() {
+        let (mips, bc) = match &self.pixels {
+            TexturePixels::Rgba8(m) => (m, None),
+            TexturePixels::Bc(bc) => (&bc.mips, Some(bc.format)),
+        };
+        for (l, m) in mips.iter().enumerate() {
             let (w, h) = self.mip_size(l as u32);
-            if m.len() != (w * h * 4) as usize {
+            let expected = match bc {
+                None => (w * h * 4) as usize,
+                Some(f) => f.level_bytes(w, h),
+            };
+            if m.len() != expected {
                 return Err(format!(
-                    "mip {l} has {} bytes, expected {}",
-                    m.len(),
-                    w * h * 4
+                    "mip {l} has {} bytes, expected {expected}",
+                    m.len()
                 ));
             }
         }
@@ -170,16 +256,18 @@ impl DetailTexture {
             mips.push(next_level);
             (w, h) = (nw, nh);
         }
-        Self {
-            width: size,
-            height: size,
-            mips,
-        }
+        Self::rgba(size, size, mips)
+    }
+
+    /// Level 0 as RGBA8 (empty when it cannot be decoded; [`Self::validate`]
+    /// names the problem).
+    fn rgba_base(&self) -> Cow<'_, [u8]> {
+        self.rgba_level(0).unwrap_or_default()
     }
 
     /// Fraction of level-0 texels with alpha >= 128.
     pub fn opaque_fraction(&self) -> f32 {
-        let base = &self.mips[0];
+        let base = self.rgba_base();
         let opaque = base.chunks_exact(4).filter(|p| p[3] >= 128).count();
         opaque as f32 / (base.len() / 4).max(1) as f32
     }
@@ -188,7 +276,7 @@ impl DetailTexture {
     pub fn mean_opaque_rgb(&self) -> [f32; 3] {
         let mut sum = [0.0f64; 3];
         let mut n = 0u32;
-        for p in self.mips[0].chunks_exact(4).filter(|p| p[3] >= 128) {
+        for p in self.rgba_base().chunks_exact(4).filter(|p| p[3] >= 128) {
             for (s, v) in sum.iter_mut().zip(p) {
                 *s += *v as f64 / 255.0;
             }

@@ -3,11 +3,13 @@
 //! pixel is grass. Shared helpers here; [`tiers`]: both tiers show grass,
 //! agree, count honestly, hold the reference matrices, cut at the draw
 //! distance and sway; [`suppressed`]: no grass where hole or noEffectDoodad
-//! cells project to the screen.
+//! cells project to the screen; [`textures`]: DXT textures uploaded as BC
+//! blocks or decoded on the CPU sample the same texels.
 //!
 //! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs.
 
 pub(crate) mod suppressed;
+mod textures;
 mod tiers;
 
 use std::sync::OnceLock;

@@ -260,14 +260,14 @@ fn fuzz_seeds(target: &str) -> Vec<Vec<u8>> {
             vec![wdl::write_wdl(&one), bare]
         }
         "blp" => {
-            let small = crate::models::DetailTexture {
-                width: 4,
-                height: 4,
-                mips: [16usize, 4, 1]
+            let small = crate::models::DetailTexture::rgba(
+                4,
+                4,
+                [16usize, 4, 1]
                     .iter()
                     .map(|n| (0..4 * n).map(|i| (i * 37) as u8).collect())
                     .collect(),
-            };
+            );
             let bgra = blp::write_blp(&small).expect("blp");
             let dxt = |alpha_depth: u8, enc: u8, block: &[u8]| {
                 let mut o = crate::formats::bytes::Out::default();

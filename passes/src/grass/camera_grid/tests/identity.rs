@@ -100,11 +100,13 @@ fn coloured(models: &[DetailModel], colors: &[[u8; 3]]) -> Vec<DetailModel> {
         .zip(colors)
         .map(|(m, c)| {
             let mut m = m.clone();
-            for level in &mut m.texture.mips {
+            let mut mips = m.texture.decode_rgba().expect("texture decodes");
+            for level in &mut mips {
                 for px in level.chunks_exact_mut(4) {
                     px[..3].copy_from_slice(c);
                 }
             }
+            m.texture.pixels = sward_scenes::TexturePixels::Rgba8(mips);
             m.render_flags = RENDER_FLAG_TWO_SIDED | RENDER_FLAG_UNLIT | RENDER_FLAG_UNFOGGED;
             m
         })
