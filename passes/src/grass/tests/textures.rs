@@ -59,13 +59,13 @@ fn blocks(format: BcFormat, n: usize, rng: &mut u32) -> Vec<u8> {
 
 /// An 8x8 texture of random `format` blocks, written as a DXT BLP and read
 /// back (so the reader's BC path is what is uploaded).
-fn dxt_texture(format: BcFormat, seed: u32) -> DetailTexture {
-    dxt_texture_sized(format, seed, SIZE)
+fn dxt_texture(format: BcFormat, salt: u32) -> DetailTexture {
+    dxt_texture_sized(format, salt, SIZE)
 }
 
 /// A `size x size` texture of random `format` blocks through a DXT BLP.
-fn dxt_texture_sized(format: BcFormat, seed: u32, size: u32) -> DetailTexture {
-    let mut rng = seed | 1;
+fn dxt_texture_sized(format: BcFormat, salt: u32, size: u32) -> DetailTexture {
+    let mut rng = salt | 1;
     let mips = (0..DetailTexture::full_mip_count(size, size))
         .map(|l| {
             let side = (size >> l).max(1);
