@@ -59,15 +59,26 @@ fn blocks(format: BcFormat, n: usize, rng: &mut u32) -> Vec<u8> {
 
 /// An 8x8 texture of random `format` blocks, written as a DXT BLP and read
 /// back (so the reader's BC path is what is uploaded).
-fn dxt_texture(format: BcFormat, seed: u32) -> DetailTexture {
-    let mut rng = seed | 1;
-    let mips = [4, 1, 1, 1]
-        .iter()
-        .map(|&n| blocks(format, n, &mut rng))
+fn dxt_texture(format: BcFormat, salt: u32) -> DetailTexture {
+    dxt_texture_sized(format, salt, SIZE)
+}
+
+/// A `size x size` texture of random `format` blocks through a DXT BLP.
+fn dxt_texture_sized(format: BcFormat, salt: u32, size: u32) -> DetailTexture {
+    let mut rng = salt | 1;
+    let mips = (0..DetailTexture::full_mip_count(size, size))
+        .map(|l| {
+            let side = (size >> l).max(1);
+            blocks(
+                format,
+                format.level_bytes(side, side) / format.block_bytes(),
+                &mut rng,
+            )
+        })
         .collect();
     let t = DetailTexture {
-        width: SIZE,
-        height: SIZE,
+        width: size,
+        height: size,
         pixels: TexturePixels::Bc(BcMips { format, mips }),
     };
     let bytes = blp::write_blp(&t).expect("DXT BLP writes");
@@ -229,6 +240,8 @@ fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
         bc.mips[0][..8].copy_from_slice(&[0x1F, 0x00, 0x00, 0xF8, 0xFF, 0x00, 0x00, 0x00]);
     }
     textures.push(black);
+    // A 2x2 DXT5 texture: below one block, so never a BC texture.
+    textures.push(dxt_texture_sized(BcFormat::Bc3, 5, 2));
     // An RGBA8 texture goes as RGBA8 either way.
     textures.push(elwynn_models().swap_remove(1).texture);
     let models: Vec<DetailModel> = textures
@@ -262,7 +275,7 @@ fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
     ] {
         let up = GrassModels::with_upload(ctx, &models, mode).expect("upload");
         let stats = up.texture_stats();
-        assert_eq!((stats.bc, stats.decoded, stats.rgba), (0, 5, 1), "{mode}");
+        assert_eq!((stats.bc, stats.decoded, stats.rgba), (0, 6, 1), "{mode}");
         for (i, t) in textures.iter().enumerate() {
             let want = match t.bc_format() {
                 Some(f) => UploadedAs::Decoded(f, reason),
@@ -290,7 +303,7 @@ fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
     }
     let up = GrassModels::with_upload(gpu, &models, TextureUpload::Auto).expect("upload");
     let stats = up.texture_stats();
-    assert_eq!((stats.bc, stats.decoded, stats.rgba), (4, 1, 1));
+    assert_eq!((stats.bc, stats.decoded, stats.rgba), (4, 2, 1));
     let wanted = [
         (
             wgpu::TextureFormat::Bc1RgbaUnormSrgb,
@@ -311,6 +324,10 @@ fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
         (
             wgpu::TextureFormat::Rgba8UnormSrgb,
             UploadedAs::Decoded(BcFormat::Bc1Opaque, DecodeReason::OpaqueBc1Transparency),
+        ),
+        (
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+            UploadedAs::Decoded(BcFormat::Bc3, DecodeReason::NotBlockAligned),
         ),
         (wgpu::TextureFormat::Rgba8UnormSrgb, UploadedAs::Rgba8),
     ];
