@@ -79,8 +79,16 @@ pub fn reduce_level(src: &Level) -> Level {
 
 /// CPU reference of `hiz_sphere_occluded` over `levels` (level 0 first).
 pub fn sphere_occluded(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32) -> bool {
+    let t = sphere_test(levels, view_proj, center, radius);
+    t[3] > 0.5 && t[0] < t[1]
+}
+
+/// CPU reference of `hiz_sphere_test`: (nearest depth of the sphere,
+/// farthest occluder depth under it, level read, 1 = tested; all 0 when it
+/// reaches the eye plane).
+pub fn sphere_test(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32) -> [f32; 4] {
     let Some(base) = levels.first() else {
-        return false;
+        return [0.0; 4];
     };
     let size = Vec2::new(base.width as f32, base.height as f32);
     let mut lo = Vec2::splat(1.0e9);
@@ -91,7 +99,7 @@ pub fn sphere_occluded(levels: &[Level], view_proj: Mat4, center: Vec3, radius: 
         let corner = center + radius * Vec3::new(s(1), s(2), s(4));
         let clip = view_proj * corner.extend(1.0);
         if clip.w <= 1.0e-3 {
-            return false;
+            return [0.0; 4];
         }
         let ndc = clip.truncate() / clip.w;
         lo = lo.min(ndc.truncate());
@@ -124,7 +132,7 @@ pub fn sphere_occluded(levels: &[Level], view_proj: Mat4, center: Vec3, radius: 
             far = far.min(l.at(x, y));
         }
     }
-    nearest < far
+    [nearest, far, level as f32, 1.0]
 }
 
 /// Whether [`sphere_occluded`] is on a boundary for this sphere: its
@@ -474,6 +482,81 @@ pub fn read_levels(
             }
         })
         .collect()
+}
+
+/// Runs `probe_hiz.wgsl` (the GPU `hiz_sphere_test`) on `spheres` (centre,
+/// radius) against `hiz`'s pyramid (tests).
+#[cfg(test)]
+pub(crate) fn probe_sphere_tests(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    hiz: &HiZ,
+    view_proj: Mat4,
+    spheres: &[[f32; 4]],
+) -> Vec<[f32; 4]> {
+    use wgpu::util::DeviceExt;
+    let (size, levels) = hiz.shape().expect("pyramid made");
+    let shader =
+        sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_HIZ).unwrap();
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("probe.hiz"),
+        layout: None,
+        module: &shader,
+        entry_point: Some("probe_main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let mut uniform = view_proj.to_cols_array().to_vec();
+    uniform.extend_from_slice(&[size[0] as f32, size[1] as f32, levels as f32, 0.0]);
+    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("probe.hiz.uniform"),
+        contents: bytemuck::cast_slice(&uniform),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("probe.hiz.spheres"),
+        contents: bytemuck::cast_slice(spheres),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out_size = (spheres.len() * 16) as u64;
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("probe.hiz.out"),
+        size: out_size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("probe.hiz"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(hiz.view().unwrap()),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: out.as_entire_binding(),
+            },
+        ],
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups((spheres.len() as u32).div_ceil(64), 1, 1);
+    }
+    queue.submit([encoder.finish()]);
+    let bytes = sward_engine::targets::read_buffer(device, queue, &out, out_size).unwrap();
+    bytemuck::pod_collect_to_vec(&bytes)
 }
 
 #[cfg(test)]

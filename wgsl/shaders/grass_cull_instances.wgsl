@@ -67,27 +67,28 @@ fn cull_patches(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// Whether descriptor `di` of model `m` is drawn this frame (distance and
-// frustum, LOD, then occlusion; occluded clumps are counted).
-fn clump_kept(di: u32, m: CullModel, sway: f32) -> bool {
+// A clump before the occlusion test: whether distance, frustum and LOD
+// keep it, and its bounding sphere.
+struct Clump {
+    kept: bool,
+    sphere: vec4<f32>,
+}
+
+// Descriptor `di` of model `m`: distance and frustum, then LOD.
+fn clump_test(di: u32, m: CullModel, sway: f32) -> Clump {
+    var c = Clump(false, vec4<f32>(0.0));
     let r = grass_root(di);
     if (!r.found) {
-        return false;
+        return c;
     }
     let radius = m.radius * r.scale;
+    c.sphere = vec4<f32>(r.position, radius + sway);
     if (!grass_instance_visible(r.position, radius, sway, cull)) {
-        return false;
+        return c;
     }
     let d = distance(r.position, cull.eye.xyz);
-    if (grass_lod_fade(grass_descriptors[di].seed, d, cull) <= 0.0) {
-        return false;
-    }
-    if (cull.hiz.w > 0.5
-        && hiz_sphere_occluded(hiz_pyramid, cull.view_proj, cull.hiz.xy, u32(cull.hiz.z), r.position, radius + sway)) {
-        atomicAdd(&state[STATE_OCCLUDED], 1u);
-        return false;
-    }
-    return true;
+    c.kept = grass_lod_fade(grass_descriptors[di].seed, d, cull) > 0.0;
+    return c;
 }
 
 var<workgroup> wg_value: u32;
@@ -115,10 +116,21 @@ fn cull_instances(
         let count_word = STATE_ARGS + ARGS_WORDS * e.model + 1u;
         for (var start = 0u; start < e.count; start += 64u) {
             let k = start + lid;
-            var keep = false;
+            var clump = Clump(false, vec4<f32>(0.0));
             var slot = 0u;
             if (k < e.count) {
-                keep = clump_kept(e.first + k, m, sway);
+                clump = clump_test(e.first + k, m, sway);
+            }
+            // Occlusion runs in every invocation (outside the branch above):
+            // lavapipe (Mesa 22.3) mis-reads mip levels in textureLoad under
+            // a partial invocation mask.
+            var keep = clump.kept;
+            if (cull.hiz.w > 0.5) {
+                let hidden = hiz_sphere_occluded(hiz_pyramid, cull.view_proj, cull.hiz.xy, u32(cull.hiz.z), clump.sphere.xyz, clump.sphere.w);
+                if (keep && hidden) {
+                    atomicAdd(&state[STATE_OCCLUDED], 1u);
+                    keep = false;
+                }
             }
             if (keep) {
                 slot = atomicAdd(&wg_kept, 1u);

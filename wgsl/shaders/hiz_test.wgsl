@@ -16,6 +16,21 @@ fn hiz_sphere_occluded(
     center: vec3<f32>,
     radius: f32,
 ) -> bool {
+    let t = hiz_sphere_test(pyramid, view_proj, size, levels, center, radius);
+    return t.w > 0.5 && t.x < t.y;
+}
+
+// The test's inputs to its verdict: (the sphere's nearest depth, the
+// farthest occluder depth under it, the level read, 1 = on screen in front
+// of the eye plane; 0 = visible whatever the pyramid holds).
+fn hiz_sphere_test(
+    pyramid: texture_2d<f32>,
+    view_proj: mat4x4<f32>,
+    size: vec2<f32>,
+    levels: u32,
+    center: vec3<f32>,
+    radius: f32,
+) -> vec4<f32> {
     var lo = vec2<f32>(1.0e9, 1.0e9);
     var hi = vec2<f32>(-1.0e9, -1.0e9);
     var nearest = 0.0;
@@ -27,7 +42,7 @@ fn hiz_sphere_occluded(
         );
         let clip = view_proj * vec4<f32>(corner, 1.0);
         if (clip.w <= 1.0e-3) {
-            return false;
+            return vec4<f32>(0.0);
         }
         let ndc = clip.xyz / clip.w;
         lo = min(lo, ndc.xy);
@@ -41,14 +56,22 @@ fn hiz_sphere_occluded(
     // on integers so every ALU picks the same one.
     let span = u32(ceil(max(p1.x - p0.x, max(p1.y - p0.y, 1.0))));
     let level = min(select(0u, 32u - countLeadingZeros(span - 1u), span > 1u), levels - 1u);
-    let dims = vec2<i32>(textureDimensions(pyramid, level));
-    let t0 = min(vec2<i32>(floor(p0 / f32(1u << level))), dims - 1);
-    let t1 = min(vec2<i32>(floor(p1 / f32(1u << level))), dims - 1);
+    // The level goes to textureLoad as a loop counter, the same in every
+    // invocation: lavapipe (Mesa 22.3) reads a wrong level when invocations
+    // of one SIMD batch pass different levels (a probe of this function
+    // disagreed with its CPU mirror on ~1% of spheres until this loop).
     var far = 1.0;
-    for (var y = t0.y; y <= t1.y; y++) {
-        for (var x = t0.x; x <= t1.x; x++) {
-            far = min(far, textureLoad(pyramid, vec2<i32>(x, y), i32(level)).r);
+    for (var l = 0u; l < levels; l++) {
+        if (l == level) {
+            let dims = vec2<i32>(textureDimensions(pyramid, l));
+            let t0 = min(vec2<i32>(floor(p0 / f32(1u << l))), dims - 1);
+            let t1 = min(vec2<i32>(floor(p1 / f32(1u << l))), dims - 1);
+            for (var y = t0.y; y <= t1.y; y++) {
+                for (var x = t0.x; x <= t1.x; x++) {
+                    far = min(far, textureLoad(pyramid, vec2<i32>(x, y), i32(l)).r);
+                }
+            }
         }
     }
-    return nearest < far;
+    return vec4<f32>(nearest, far, f32(level), 1.0);
 }

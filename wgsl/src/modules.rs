@@ -67,6 +67,8 @@ shader_modules! {
     HIZ = "hiz";
     /// Bounding-sphere occlusion test against the Hi-Z pyramid.
     HIZ_TEST = "hiz_test";
+    /// Compute probe of `hiz_test` against its CPU mirror (tests).
+    PROBE_HIZ = "probe_hiz";
     /// Grass `gpu-cull`: a descriptor's root with Z from the height atlas (group 2).
     GRASS_ROOT = "grass_root";
     /// Grass `gpu-cull`, `cull=instance`: patch test, then per-clump test and compaction.

@@ -881,7 +881,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
             &models,
             &mut Drawer::OverTerrain(&mut terrain, &mut on),
             &v,
-            1,
+            2,
         );
         assert!(
             report.pass(crate::hiz::PASS_HIZ).is_some(),
@@ -937,6 +937,54 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
             .copied()
             .filter(|d| !unsure(d))
             .collect();
+        // The GPU occlusion test itself, probed on every in-range clump's
+        // sphere, equals the CPU reference over the same pyramid.
+        let spheres: Vec<[f32; 4]> = unoccluded
+            .iter()
+            .filter_map(|d| {
+                let e = set
+                    .entries
+                    .iter()
+                    .find(|e| (e.first..e.first + e.count).contains(d))?;
+                let m = &cm[e.model as usize];
+                let (root, scale, _) = clump_root(&set, scene.world(), *d)?;
+                let r = m.radius * scale + m.sway_height * c.sway_amplitude;
+                Some([root.x, root.y, root.z, r])
+            })
+            .collect();
+        let probed = crate::hiz::probe_sphere_tests(
+            &gpu.device,
+            &gpu.queue,
+            on.hiz().unwrap(),
+            view_proj,
+            &spheres,
+        );
+        let mut verdicts_differ = 0;
+        for (s4, g) in spheres.iter().zip(&probed) {
+            let centre = glam::Vec3::new(s4[0], s4[1], s4[2]);
+            let cpu = crate::hiz::sphere_test(&levels, view_proj, centre, s4[3]);
+            assert_eq!(
+                (g[2], g[3]),
+                (cpu[2], cpu[3]),
+                "level and screen test of {s4:?}"
+            );
+            // The rectangle's edge may round to the next texel on another
+            // ALU (so `far` may differ); the depths and the verdicts agree.
+            assert!(
+                (g[0] - cpu[0]).abs() <= 1e-5 * cpu[0].abs().max(1e-3),
+                "{s4:?}: GPU {g:?}, CPU {cpu:?}"
+            );
+            let flip = (g[3] > 0.5 && g[0] < g[1]) != (cpu[3] > 0.5 && cpu[0] < cpu[1]);
+            verdicts_differ += usize::from(flip);
+        }
+        // (Before `hiz_test` passed its level as a uniform loop counter,
+        // lavapipe flipped about 1% of these verdicts.)
+        assert_eq!(
+            verdicts_differ,
+            0,
+            "{verdicts_differ} of {} probed verdicts differ",
+            spheres.len()
+        );
         let hidden = unoccluded.len() - cpu_set.len().min(unoccluded.len());
         let share = hidden as f64 / unoccluded.len().max(1) as f64;
         eprintln!(
@@ -947,13 +995,10 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
             100.0 * share,
             gpu_set.len()
         );
-        // Known gap, not yet explained: the GPU and the CPU reference over
-        // the same pyramid disagree on a few clumps that are not near any
-        // boundary under nudges (2 of 5,907 on ground-yaw90, 61 of about
-        // 1,100 on behind-ridge, in both directions); the images are
-        // identical. Bounded here until found, not hidden.
+        // (Before the cull ran the test outside its divergent branch,
+        // lavapipe mis-read mip levels for up to 6% of the survivors.)
         assert!(
-            differ.len() <= 2 + gpu_set.len() / 15,
+            differ.is_empty(),
             "{}: {} clumps differ",
             pose.name,
             differ.len()
