@@ -278,3 +278,32 @@ fn grid_wind_origin(b: GridBlade) -> vec3<f32> {
     }
     return vec3<f32>(b.root.xy + g * (b.phase / len2), b.root.z);
 }
+
+// A drawn blade as the compaction pre-pass stores it, so the vertex stage
+// builds its matrix from one fetch instead of re-deriving the blade:
+// (root xyz, scale) and (cos(yaw) * scale, sin(yaw) * scale, wind origin xy).
+struct GridInstance {
+    root_scale: vec4<f32>,
+    rot_origin: vec4<f32>,
+}
+
+fn grid_instance(b: GridBlade) -> GridInstance {
+    let o = grid_wind_origin(b);
+    return GridInstance(
+        vec4<f32>(b.root, b.scale),
+        vec4<f32>(cos(b.yaw) * b.scale, sin(b.yaw) * b.scale, o.xy),
+    );
+}
+
+// The blade matrix of `i` (equals `grid_blade_matrix` of its blade).
+fn grid_instance_matrix(i: GridInstance) -> mat4x4<f32> {
+    let c = i.rot_origin.x;
+    let s = i.rot_origin.y;
+    let k = i.root_scale.w;
+    return mat4x4<f32>(
+        vec4<f32>(c, s, 0.0, 0.0),
+        vec4<f32>(-s, c, 0.0, 0.0),
+        vec4<f32>(0.0, 0.0, k, 0.0),
+        vec4<f32>(i.root_scale.xyz, 1.0),
+    );
+}

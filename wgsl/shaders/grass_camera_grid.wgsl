@@ -8,8 +8,10 @@
 //   vs_direct   instance n = candidate n of the whole grid; a candidate that
 //               is not drawn, or resolves to another model, collapses to a
 //               point outside the clip volume (no fragments);
-//   vs_compact  instance n = entry `region + n` of the list the compaction
-//               pre-pass (grass_camera_grid_compact.wgsl) wrote for this model.
+//   vs_compact  instance n = record `region + n` of the list the compaction
+//               pre-pass (grass_camera_grid_compact.wgsl) wrote for this
+//               model: one fetch gives the matrix and the wind origin, as
+//               static-batch's instance matrix does.
 // Fade, alpha-to-coverage / discard and wind are the shared `grass_surface`
 // (same snippets as static-batch); wind is phased by the blade's world position.
 
@@ -26,7 +28,7 @@ struct GridDraw {
 }
 
 @group(2) @binding(1) var<uniform> grid_draw: GridDraw;
-@group(2) @binding(4) var<storage, read> grid_compacted: array<u32>;
+@group(2) @binding(4) var<storage, read> grid_compacted: array<GridInstance>;
 
 struct GridVertexIn {
     @location(0) position: vec3<f32>,
@@ -60,5 +62,7 @@ fn vs_direct(v: GridVertexIn, @builtin(instance_index) n: u32) -> VertexOut {
 
 @vertex
 fn vs_compact(v: GridVertexIn, @builtin(instance_index) n: u32) -> VertexOut {
-    return candidate_vertex(grid_compacted[grid_draw.region + n], v);
+    let i = grid_compacted[grid_draw.region + n];
+    let origin = vec3<f32>(i.rot_origin.zw, i.root_scale.z);
+    return grass_vertex(grid_instance_matrix(i), origin, v.position, v.normal, v.uv);
 }

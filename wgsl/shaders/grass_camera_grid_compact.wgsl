@@ -5,14 +5,16 @@
 // The `camera-grid` compaction pre-pass: one invocation per grid candidate
 // evaluates the blade (`camera_grid` snippet), drops it unless it is drawn,
 // within the draw distance and (optionally) inside the frustum with a
-// conservative sphere, and appends its candidate index to its model's region
-// of the compacted list, counting in that model's indexed indirect arguments
+// conservative sphere, and appends the blade's instance record (root, scale,
+// rotation, wind origin: everything the vertex stage needs, derived once
+// here) to its model's region of the compacted list, counting in that
+// model's indexed indirect arguments
 // (instance_count, the second word of each 5-word record). The regions are
 // `candidates_total` long, so no model can overflow into another.
 
 //! import camera_grid, frustum
 
-@group(2) @binding(4) var<storage, read_write> grid_compacted: array<u32>;
+@group(2) @binding(4) var<storage, read_write> grid_compacted: array<GridInstance>;
 @group(2) @binding(5) var<storage, read_write> grid_args: array<atomic<u32>>;
 
 fn grid_visible(b: GridBlade) -> bool {
@@ -43,5 +45,5 @@ fn compact(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let at = atomicAdd(&grid_args[b.model * 5u + 1u], 1u);
-    grid_compacted[b.model * total + at] = n;
+    grid_compacted[b.model * total + at] = grid_instance(b);
 }

@@ -18,6 +18,10 @@ use sward_scenes::placement::Policy;
 /// Indexed indirect argument words per model.
 pub const ARGS_WORDS: u64 = 5;
 
+/// Bytes of one compacted instance record (WGSL `GridInstance`: root and
+/// scale, rotation and wind origin, derived once by the compaction).
+pub const GRID_INSTANCE_BYTES: u64 = 32;
+
 /// Compaction buffers: the per-model candidate lists and indirect args.
 pub struct CompactBuffers {
     /// `model_count * candidates_total` candidate indices.
@@ -136,7 +140,8 @@ impl GridResources {
         });
         let compact = match candidates_total {
             Some(total) => {
-                let list_bytes = (model_count.max(1) as u64 * u64::from(total) * 4).max(16);
+                let list_bytes =
+                    (model_count.max(1) as u64 * u64::from(total) * GRID_INSTANCE_BYTES).max(32);
                 if list_bytes > device.limits().max_storage_buffer_binding_size as u64 {
                     return Err(PassError::DeviceLimit {
                         technique: "grass",
@@ -170,7 +175,7 @@ impl GridResources {
         };
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grass.grid.no-list"),
-            size: 16,
+            size: GRID_INSTANCE_BYTES,
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
