@@ -2,12 +2,12 @@
 //! references of its build and of the sphere occlusion test
 //! (`hiz.wgsl`, `hiz_test.wgsl`).
 //!
-//! Depth is reverse-Z, so "farthest" is the smallest value. Level 0 has the
-//! target's size (the farthest of each pixel's samples); each further level
-//! is a mip (half as large, rounded down) and holds the farthest of the 3x3
-//! texels of the level below starting at twice its coordinates: a superset
-//! of the 2x2 it covers that also takes in the column or row an odd size
-//! leaves over, so every pixel stays under some texel of every level.
+//! Depth is reverse-Z, so "farthest" is the smallest value. The pyramid has
+//! half the target's resolution: level 0 texel (x, y) holds the farthest
+//! sample of pixels 2x..2x+1 by 2y..2y+1; each further level is a mip (half
+//! as large, rounded down) holding the farthest of the 2x2 texels below it.
+//! The last column (row) of a level also takes in the column (row) an odd
+//! size leaves over, so every pixel stays under a texel of every level.
 //!
 //! Grass `gpu-cull` builds it after the terrain pass and before its cull:
 //! every occluder grass can have (the terrain) is complete by then, so one
@@ -24,6 +24,11 @@ pub const PASS_HIZ: &str = "grass.hiz";
 
 /// Pyramid texel format.
 pub const HIZ_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
+
+/// Size of level 0 of the pyramid of a `pixels` target (half, rounded down).
+pub fn base_size(pixels: [u32; 2]) -> [u32; 2] {
+    [(pixels[0] / 2).max(1), (pixels[1] / 2).max(1)]
+}
 
 /// Number of levels of a pyramid whose level 0 is `size` (a full mip chain).
 pub fn level_count(size: [u32; 2]) -> u32 {
@@ -55,16 +60,31 @@ impl Level {
     }
 }
 
-/// CPU reference of `hiz_reduce`: the next level of `src`.
+/// The source texels (first, last; inclusive) that texel `x` of a level of
+/// `dst` texels covers in a level of `src` (mirrors WGSL `hiz_footprint`).
+pub fn footprint(x: u32, dst: u32, src: u32) -> (u32, u32) {
+    let first = (2 * x).min(src - 1);
+    let last = if x == dst - 1 {
+        src - 1
+    } else {
+        (2 * x + 1).min(src - 1)
+    };
+    (first, last)
+}
+
+/// CPU reference of `hiz_reduce` (and of `hiz_from_depth` with one sample):
+/// the next level of `src`.
 pub fn reduce_level(src: &Level) -> Level {
     let [width, height] = level_size([src.width, src.height], 1);
     let mut depth = Vec::with_capacity((width * height) as usize);
     for y in 0..height {
+        let (y0, y1) = footprint(y, height, src.height);
         for x in 0..width {
+            let (x0, x1) = footprint(x, width, src.width);
             let mut far = 1.0f32;
-            for j in 0..3 {
-                for i in 0..3 {
-                    far = far.min(src.at(2 * x + i, 2 * y + j));
+            for sy in y0..=y1 {
+                for sx in x0..=x1 {
+                    far = far.min(src.at(sx, sy));
                 }
             }
             depth.push(far);
@@ -77,20 +97,33 @@ pub fn reduce_level(src: &Level) -> Level {
     }
 }
 
-/// CPU reference of `hiz_sphere_occluded` over `levels` (level 0 first).
-pub fn sphere_occluded(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32) -> bool {
-    let t = sphere_test(levels, view_proj, center, radius);
+/// CPU reference of `hiz_sphere_occluded` over `levels` (level 0 first) of
+/// the pyramid of a `pixels` target.
+pub fn sphere_occluded(
+    levels: &[Level],
+    pixels: [u32; 2],
+    view_proj: Mat4,
+    center: Vec3,
+    radius: f32,
+) -> bool {
+    let t = sphere_test(levels, pixels, view_proj, center, radius);
     t[3] > 0.5 && t[0] < t[1]
 }
 
 /// CPU reference of `hiz_sphere_test`: (nearest depth of the sphere,
 /// farthest occluder depth under it, level read, 1 = tested; all 0 when it
 /// reaches the eye plane).
-pub fn sphere_test(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32) -> [f32; 4] {
-    let Some(base) = levels.first() else {
+pub fn sphere_test(
+    levels: &[Level],
+    pixels: [u32; 2],
+    view_proj: Mat4,
+    center: Vec3,
+    radius: f32,
+) -> [f32; 4] {
+    if levels.is_empty() {
         return [0.0; 4];
-    };
-    let size = Vec2::new(base.width as f32, base.height as f32);
+    }
+    let size = Vec2::new(pixels[0] as f32, pixels[1] as f32);
     let mut lo = Vec2::splat(1.0e9);
     let mut hi = Vec2::splat(-1.0e9);
     let mut nearest = 0.0f32;
@@ -111,14 +144,14 @@ pub fn sphere_test(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32)
     let p1 =
         (Vec2::new(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size).clamp(Vec2::ZERO, size - Vec2::ONE);
     let span = (p1.x - p0.x).max(p1.y - p0.y).max(1.0).ceil() as u32;
-    let level = if span > 1 {
+    let bits = if span > 1 {
         32 - (span - 1).leading_zeros()
     } else {
         0
-    }
-    .min(levels.len() as u32 - 1);
+    };
+    let level = (bits.max(1) - 1).min(levels.len() as u32 - 1);
     let l = &levels[level as usize];
-    let scale = (1u32 << level) as f32;
+    let scale = (2u32 << level) as f32;
     let t = |p: Vec2| {
         [
             ((p.x / scale).floor() as u32).min(l.width - 1),
@@ -141,19 +174,20 @@ pub fn sphere_test(levels: &[Level], view_proj: Mat4, center: Vec3, radius: f32)
 /// the projection differently there (tests skip such spheres).
 pub fn occlusion_unsure(
     levels: &[Level],
+    pixels: [u32; 2],
     view_proj: Mat4,
     eye: Vec3,
     center: Vec3,
     radius: f32,
 ) -> bool {
-    let answer = sphere_occluded(levels, view_proj, center, radius);
+    let answer = sphere_occluded(levels, pixels, view_proj, center, radius);
     let step = 1.0e-3 * center.distance(eye);
     let moves = [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z];
     moves
         .iter()
         .map(|&m| (center + m * step, radius))
         .chain([(center, radius * 0.98), (center, radius * 1.02)])
-        .any(|(c, r)| sphere_occluded(levels, view_proj, c, r) != answer)
+        .any(|(c, r)| sphere_occluded(levels, pixels, view_proj, c, r) != answer)
 }
 
 /// The pyramid texture and the compute pipelines that build it.
@@ -169,6 +203,9 @@ pub struct HiZ {
 
 /// A pyramid of one size.
 struct Pyramid {
+    /// The target's size in pixels.
+    pixels: [u32; 2],
+    /// Level 0's size ([`base_size`] of `pixels`).
     size: [u32; 2],
     texture: wgpu::Texture,
     /// Every level (what the cull samples).
@@ -268,12 +305,13 @@ impl HiZ {
         })
     }
 
-    /// Makes the pyramid for a target of `size` (a no-op when it exists);
+    /// Makes the pyramid for a target of `pixels` (a no-op when it exists);
     /// returns whether it was (re)made.
-    pub fn ensure(&mut self, device: &wgpu::Device, size: [u32; 2]) -> bool {
-        if self.pyramid.as_ref().is_some_and(|p| p.size == size) {
+    pub fn ensure(&mut self, device: &wgpu::Device, pixels: [u32; 2]) -> bool {
+        if self.pyramid.as_ref().is_some_and(|p| p.pixels == pixels) {
             return false;
         }
+        let size = base_size(pixels);
         let count = level_count(size);
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("grass.hiz"),
@@ -321,6 +359,7 @@ impl HiZ {
             })
             .collect();
         self.pyramid = Some(Pyramid {
+            pixels,
             size,
             texture,
             view,
@@ -340,11 +379,12 @@ impl HiZ {
         self.pyramid.as_ref().map(|p| &p.texture)
     }
 
-    /// Level 0's size and the level count, once made.
-    pub fn shape(&self) -> Option<([u32; 2], u32)> {
+    /// The target's size in pixels, level 0's size and the level count,
+    /// once made.
+    pub fn shape(&self) -> Option<([u32; 2], [u32; 2], u32)> {
         self.pyramid
             .as_ref()
-            .map(|p| (p.size, p.levels.len() as u32))
+            .map(|p| (p.pixels, p.size, p.levels.len() as u32))
     }
 
     /// GPU memory of the pyramid.
@@ -495,7 +535,7 @@ pub(crate) fn probe_sphere_tests(
     spheres: &[[f32; 4]],
 ) -> Vec<[f32; 4]> {
     use wgpu::util::DeviceExt;
-    let (size, levels) = hiz.shape().expect("pyramid made");
+    let (pixels, _, levels) = hiz.shape().expect("pyramid made");
     let shader =
         sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_HIZ).unwrap();
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -507,7 +547,7 @@ pub(crate) fn probe_sphere_tests(
         cache: None,
     });
     let mut uniform = view_proj.to_cols_array().to_vec();
-    uniform.extend_from_slice(&[size[0] as f32, size[1] as f32, levels as f32, 0.0]);
+    uniform.extend_from_slice(&[pixels[0] as f32, pixels[1] as f32, levels as f32, 0.0]);
     let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("probe.hiz.uniform"),
         contents: bytemuck::cast_slice(&uniform),
@@ -567,15 +607,16 @@ mod tests {
     fn levels_are_mips_down_to_one_texel() {
         assert_eq!(level_count([1, 1]), 1);
         assert_eq!(level_count([256, 160]), 9);
-        assert_eq!(level_count([160, 100]), 8);
+        assert_eq!(level_count(base_size([160, 100])), 7);
+        assert_eq!(base_size([1, 5]), [1, 2]);
         assert_eq!(level_size([5, 3], 1), [2, 1]);
         assert_eq!(level_size([5, 3], 3), [1, 1]);
     }
 
     #[test]
     fn reduction_keeps_the_farthest_including_odd_edges() {
-        // 5 x 1: the last column only reaches level 1 through the 3x3
-        // footprint of texel 1 (columns 2..=4).
+        // 5 x 1: the last texel also takes the column an odd size leaves
+        // (columns 2..=4).
         let l0 = Level {
             depth: vec![0.9, 0.8, 0.7, 0.6, 0.1],
             width: 5,
@@ -583,7 +624,10 @@ mod tests {
         };
         let l1 = reduce_level(&l0);
         assert_eq!((l1.width, l1.height), (2, 1));
-        assert_eq!(l1.depth, vec![0.7, 0.1]);
+        assert_eq!(l1.depth, vec![0.8, 0.1]);
+        assert_eq!(footprint(0, 2, 5), (0, 1));
+        assert_eq!(footprint(1, 2, 5), (2, 4));
+        assert_eq!(footprint(0, 1, 1), (0, 0));
     }
 
     #[test]
@@ -598,6 +642,8 @@ mod tests {
         // A wall filling the screen at 20 units ahead.
         let wall = (view_proj * Vec3::new(20.0, 0.0, 0.0).extend(1.0)).z
             / (view_proj * Vec3::new(20.0, 0.0, 0.0).extend(1.0)).w;
+        // A 128 x 128 target: level 0 is 64 x 64.
+        let px = [128, 128];
         let mut levels = vec![Level {
             depth: vec![wall; 64 * 64],
             width: 64,
@@ -609,12 +655,14 @@ mod tests {
         }
         assert!(sphere_occluded(
             &levels,
+            px,
             view_proj,
             Vec3::new(40.0, 0.0, 0.0),
             1.0
         ));
         assert!(!sphere_occluded(
             &levels,
+            px,
             view_proj,
             Vec3::new(10.0, 0.0, 0.0),
             1.0
@@ -622,6 +670,7 @@ mod tests {
         // Straddling the wall: its near side is in front.
         assert!(!sphere_occluded(
             &levels,
+            px,
             view_proj,
             Vec3::new(20.5, 0.0, 0.0),
             1.0
@@ -639,6 +688,7 @@ mod tests {
         }
         assert!(!sphere_occluded(
             &levels,
+            px,
             view_proj,
             Vec3::new(40.0, 0.0, 0.0),
             0.5
@@ -646,6 +696,7 @@ mod tests {
         // Reaching behind the eye: visible.
         assert!(!sphere_occluded(
             &levels,
+            px,
             view_proj,
             Vec3::new(0.2, 0.0, 0.0),
             1.0

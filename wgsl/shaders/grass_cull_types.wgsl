@@ -101,7 +101,8 @@ struct GrassCull {
     lod_floor: f32,
     // occlusion: the view-projection the Hi-Z pyramid was rendered with
     view_proj: mat4x4<f32>,
-    // occlusion: pyramid level 0 size (x, y), mip count (z), 1 = on (w)
+    // occlusion: depth target size in pixels (x, y), pyramid mip count (z),
+    // 1 = on (w)
     hiz: vec4<f32>,
 }
 

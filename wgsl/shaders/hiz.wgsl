@@ -4,16 +4,25 @@
 // `grass::gpu_cull::tests::occlusion_*`.
 //
 // A farthest-depth pyramid (reverse-Z: the farthest depth is the smallest
-// value). Level 0 has the depth target's size and holds, per pixel, the
-// farthest of its samples; each further level is a mip (half the size,
-// rounded down) and holds per texel the farthest of the 3x3 texels of the
-// level below starting at twice its coordinates (clamped): a superset of
-// the 2x2 it covers that also takes in the column or row an odd size leaves.
+// value) at half the target's resolution. Level 0 texel (x, y) holds the
+// farthest sample of pixels 2x..2x+1 by 2y..2y+1; each further level is a
+// mip (half the size, rounded down) and holds the farthest of the 2x2
+// texels below it. The last column (row) of a level also takes the column
+// (row) an odd size leaves over, so every pixel lies under a texel of every
+// level.
 
 @group(0) @binding(0) var hiz_depth: texture_depth_2d;
 @group(0) @binding(1) var hiz_depth_ms: texture_depth_multisampled_2d;
 @group(0) @binding(2) var hiz_src: texture_2d<f32>;
 @group(0) @binding(3) var hiz_dst: texture_storage_2d<r32float, write>;
+
+// The source texels texel `id` of a level of size `dst` covers in a level
+// (or target) of size `src`: [first, last], both inclusive.
+fn hiz_footprint(id: vec2<u32>, dst: vec2<u32>, src: vec2<u32>) -> vec4<u32> {
+    let first = min(id * 2u, src - 1u);
+    let last = select(min(id * 2u + 1u, src - 1u), src - 1u, id == dst - 1u);
+    return vec4<u32>(first, last);
+}
 
 @compute @workgroup_size(8, 8)
 fn hiz_from_depth(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -21,8 +30,14 @@ fn hiz_from_depth(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= size.x || id.y >= size.y) {
         return;
     }
-    let d = textureLoad(hiz_depth, vec2<i32>(id.xy), 0);
-    textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(d, 0.0, 0.0, 0.0));
+    let f = hiz_footprint(id.xy, size, textureDimensions(hiz_depth));
+    var far = 1.0;
+    for (var y = f.y; y <= f.w; y++) {
+        for (var x = f.x; x <= f.z; x++) {
+            far = min(far, textureLoad(hiz_depth, vec2<u32>(x, y), 0));
+        }
+    }
+    textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(far, 0.0, 0.0, 0.0));
 }
 
 @compute @workgroup_size(8, 8)
@@ -31,10 +46,15 @@ fn hiz_from_depth_ms(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= size.x || id.y >= size.y) {
         return;
     }
-    var far = 1.0;
+    let f = hiz_footprint(id.xy, size, textureDimensions(hiz_depth_ms));
     let samples = i32(textureNumSamples(hiz_depth_ms));
-    for (var s = 0; s < samples; s++) {
-        far = min(far, textureLoad(hiz_depth_ms, vec2<i32>(id.xy), s));
+    var far = 1.0;
+    for (var y = f.y; y <= f.w; y++) {
+        for (var x = f.x; x <= f.z; x++) {
+            for (var s = 0; s < samples; s++) {
+                far = min(far, textureLoad(hiz_depth_ms, vec2<u32>(x, y), s));
+            }
+        }
     }
     textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(far, 0.0, 0.0, 0.0));
 }
@@ -45,12 +65,11 @@ fn hiz_reduce(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= size.x || id.y >= size.y) {
         return;
     }
-    let src = vec2<i32>(textureDimensions(hiz_src));
+    let f = hiz_footprint(id.xy, size, textureDimensions(hiz_src));
     var far = 1.0;
-    for (var j = 0; j < 3; j++) {
-        for (var i = 0; i < 3; i++) {
-            let p = min(vec2<i32>(id.xy) * 2 + vec2<i32>(i, j), src - 1);
-            far = min(far, textureLoad(hiz_src, p, 0).r);
+    for (var y = f.y; y <= f.w; y++) {
+        for (var x = f.x; x <= f.z; x++) {
+            far = min(far, textureLoad(hiz_src, vec2<u32>(x, y), 0).r);
         }
     }
     textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(far, 0.0, 0.0, 0.0));

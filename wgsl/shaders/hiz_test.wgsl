@@ -2,12 +2,13 @@
 // test `grass::gpu_cull::tests::occlusion_keeps_the_cpu_reference_clumps`.
 //
 // Occlusion test of a bounding sphere against a farthest-depth pyramid
-// (`hiz.wgsl`, reverse-Z). The sphere's box is projected; its nearest
-// depth is compared with the farthest depth under its screen rectangle,
-// read at the level where the rectangle spans at most 2x2 texels. Anything
-// that reaches the eye plane counts as visible.
+// (`hiz.wgsl`, reverse-Z, half resolution). The sphere's box is projected;
+// its nearest depth is compared with the farthest depth under its screen
+// rectangle, read at the level where the rectangle spans at most 2x2
+// texels. Anything that reaches the eye plane counts as visible.
 
-// `size`: pyramid level 0 in pixels; `levels`: mip count.
+// `size`: the depth target in pixels (pyramid level 0 is half of it);
+// `levels`: mip count.
 fn hiz_sphere_occluded(
     pyramid: texture_2d<f32>,
     view_proj: mat4x4<f32>,
@@ -52,10 +53,12 @@ fn hiz_sphere_test(
     // Pixel rectangle (texture y runs down).
     let p0 = clamp(vec2<f32>(lo.x * 0.5 + 0.5, 0.5 - hi.y * 0.5) * size, vec2<f32>(0.0), size - 1.0);
     let p1 = clamp(vec2<f32>(hi.x * 0.5 + 0.5, 0.5 - lo.y * 0.5) * size, vec2<f32>(0.0), size - 1.0);
-    // The level where the rectangle spans at most 2x2 texels: ceil(log2),
-    // on integers so every ALU picks the same one.
+    // The level where the rectangle spans at most 2x2 texels (a level L
+    // texel covers 2^(L+1) pixels): ceil(log2(span)) - 1, on integers so
+    // every ALU picks the same one.
     let span = u32(ceil(max(p1.x - p0.x, max(p1.y - p0.y, 1.0))));
-    let level = min(select(0u, 32u - countLeadingZeros(span - 1u), span > 1u), levels - 1u);
+    let bits = select(0u, 32u - countLeadingZeros(span - 1u), span > 1u);
+    let level = min(max(bits, 1u) - 1u, levels - 1u);
     // The level goes to textureLoad as a loop counter, the same in every
     // invocation: lavapipe (Mesa 22.3) reads a wrong level when invocations
     // of one SIMD batch pass different levels (a probe of this function
@@ -64,8 +67,8 @@ fn hiz_sphere_test(
     for (var l = 0u; l < levels; l++) {
         if (l == level) {
             let dims = vec2<i32>(textureDimensions(pyramid, l));
-            let t0 = min(vec2<i32>(floor(p0 / f32(1u << l))), dims - 1);
-            let t1 = min(vec2<i32>(floor(p1 / f32(1u << l))), dims - 1);
+            let t0 = min(vec2<i32>(floor(p0 / f32(2u << l))), dims - 1);
+            let t1 = min(vec2<i32>(floor(p1 / f32(2u << l))), dims - 1);
             for (var y = t0.y; y <= t1.y; y++) {
                 for (var x = t0.x; x <= t1.x; x++) {
                     far = min(far, textureLoad(pyramid, vec2<i32>(x, y), i32(l)).r);

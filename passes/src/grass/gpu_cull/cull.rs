@@ -166,7 +166,8 @@ pub struct GrassCull {
     pub lod_floor: f32,
     /// Occlusion: the view-projection of the Hi-Z pyramid's depth.
     pub view_proj: [[f32; 4]; 4],
-    /// Occlusion: pyramid level 0 size (x, y), level count (z), 1 = on (w).
+    /// Occlusion: the depth target's size in pixels (x, y), pyramid level
+    /// count (z), 1 = on (w).
     pub hiz: [f32; 4],
 }
 
@@ -195,8 +196,8 @@ impl GrassCull {
         }
     }
 
-    /// The same testing clumps against a Hi-Z pyramid of `levels` levels
-    /// whose level 0 is `size` (rendered with this view).
+    /// The same testing clumps against a Hi-Z pyramid of `levels` levels of
+    /// a `size` pixel target (rendered with this view).
     pub fn with_occlusion(mut self, size: [u32; 2], levels: u32) -> Self {
         self.hiz = [size[0] as f32, size[1] as f32, levels as f32, 1.0];
         self

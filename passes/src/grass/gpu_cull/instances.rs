@@ -136,7 +136,8 @@ pub fn clump_kept(root: Vec3, scale: f32, seed: u32, model: &CullModel, c: &Gras
 
 /// CPU reference of `cull=instance`: the descriptor indices the GPU draws,
 /// in ascending order (the patch test, then the per-clump test and LOD,
-/// then, with `pyramid`, occlusion against it).
+/// then, with `pyramid`, occlusion against it: its levels, level 0 first,
+/// built from a target of `c.hiz` pixels).
 pub fn cpu_cull_instances(
     set: &PatchSet,
     models: &[CullModel],
@@ -144,6 +145,7 @@ pub fn cpu_cull_instances(
     c: &GrassCull,
     pyramid: Option<&[crate::hiz::Level]>,
 ) -> Vec<u32> {
+    let pixels = [c.hiz[0] as u32, c.hiz[1] as u32];
     let mut kept = Vec::new();
     let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
     for i in super::cull::cpu_cull(set, models, c) {
@@ -158,6 +160,7 @@ pub fn cpu_cull_instances(
                 let hidden = pyramid.is_some_and(|levels| {
                     crate::hiz::sphere_occluded(
                         levels,
+                        pixels,
                         view_proj,
                         root,
                         model.radius * scale + sway,

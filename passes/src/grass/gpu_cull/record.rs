@@ -42,8 +42,8 @@ impl GpuCull {
         if occlude {
             if let Some(hiz) = this.hiz() {
                 hiz_id = hiz.record(graph, targets.depth, view.sample_count);
-                if let Some((size, levels)) = hiz.shape() {
-                    cull = cull.with_occlusion(size, levels);
+                if let Some((pixels, _, levels)) = hiz.shape() {
+                    cull = cull.with_occlusion(pixels, levels);
                 }
             }
         }

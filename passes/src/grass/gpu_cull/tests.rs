@@ -891,7 +891,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
         // The CPU reference over the pyramid the GPU built.
         let hiz = on.hiz().unwrap();
-        let (size, _) = hiz.shape().unwrap();
+        let (pixels, size, _) = hiz.shape().unwrap();
         let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
         // Every level above 0 is the CPU reduction of the one below.
         for k in 1..levels.len() {
@@ -903,7 +903,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         }
         let c = GrassCull::new(&v, on.entry_count(), models.len() as u32, false)
             .with_instances(65_535, DistanceLod::default().at(s.grass_distance))
-            .with_occlusion(size, levels.len() as u32);
+            .with_occlusion(pixels, levels.len() as u32);
         let gpu_set = gpu_visible(gpu, &on, &set);
         let cpu_set: BTreeSet<u32> =
             cpu_cull_instances(&set, &cm, scene.world(), &c, Some(&levels))
@@ -925,6 +925,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
                 instance_margin(root, m.radius * scale, sway, seed, &c) < 1e-2
                     || crate::hiz::occlusion_unsure(
                         &levels,
+                        pixels,
                         view_proj,
                         v.eye(),
                         root,
@@ -962,7 +963,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         let mut verdicts_differ = 0;
         for (s4, g) in spheres.iter().zip(&probed) {
             let centre = glam::Vec3::new(s4[0], s4[1], s4[2]);
-            let cpu = crate::hiz::sphere_test(&levels, view_proj, centre, s4[3]);
+            let cpu = crate::hiz::sphere_test(&levels, pixels, view_proj, centre, s4[3]);
             assert_eq!(
                 (g[2], g[3]),
                 (cpu[2], cpu[3]),
