@@ -19,7 +19,7 @@ use sward_engine::graph::{RenderGraph, TextureId};
 
 use crate::error::PassError;
 
-/// Name of the pyramid pass.
+/// Name of grass `gpu-cull`'s pyramid pass.
 pub const PASS_HIZ: &str = "grass.hiz";
 
 /// Pyramid texel format.
@@ -120,6 +120,35 @@ pub fn sphere_test(
     center: Vec3,
     radius: f32,
 ) -> [f32; 4] {
+    box_test(
+        levels,
+        pixels,
+        view_proj,
+        center - Vec3::splat(radius),
+        center + Vec3::splat(radius),
+    )
+}
+
+/// CPU reference of `hiz_box_occluded`.
+pub fn box_occluded(
+    levels: &[Level],
+    pixels: [u32; 2],
+    view_proj: Mat4,
+    min: Vec3,
+    max: Vec3,
+) -> bool {
+    let t = box_test(levels, pixels, view_proj, min, max);
+    t[3] > 0.5 && t[0] < t[1]
+}
+
+/// CPU reference of `hiz_box_test` (see [`sphere_test`]).
+pub fn box_test(
+    levels: &[Level],
+    pixels: [u32; 2],
+    view_proj: Mat4,
+    min: Vec3,
+    max: Vec3,
+) -> [f32; 4] {
     if levels.is_empty() {
         return [0.0; 4];
     }
@@ -128,8 +157,12 @@ pub fn sphere_test(
     let mut hi = Vec2::splat(-1.0e9);
     let mut nearest = 0.0f32;
     for i in 0..8u32 {
-        let s = |bit: u32| if i & bit != 0 { 1.0 } else { -1.0 };
-        let corner = center + radius * Vec3::new(s(1), s(2), s(4));
+        let pick = |bit: u32, lo: f32, hi: f32| if i & bit != 0 { hi } else { lo };
+        let corner = Vec3::new(
+            pick(1, min.x, max.x),
+            pick(2, min.y, max.y),
+            pick(4, min.z, max.z),
+        );
         let clip = view_proj * corner.extend(1.0);
         if clip.w <= 1.0e-3 {
             return [0.0; 4];
@@ -192,6 +225,8 @@ pub fn occlusion_unsure(
 
 /// The pyramid texture and the compute pipelines that build it.
 pub struct HiZ {
+    /// The pass's name (its pyramid is imported as `NAME.pyramid`).
+    name: &'static str,
     from_depth: wgpu::ComputePipeline,
     from_depth_ms: wgpu::ComputePipeline,
     reduce: wgpu::ComputePipeline,
@@ -247,11 +282,12 @@ fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
 }
 
 impl HiZ {
-    /// The pipelines; the pyramid is made by [`Self::ensure`].
-    pub fn new(device: &wgpu::Device) -> Result<Self, PassError> {
+    /// The pipelines of a pyramid built by pass `name` (e.g. [`PASS_HIZ`]);
+    /// the pyramid is made by [`Self::ensure`].
+    pub fn new(device: &wgpu::Device, name: &'static str) -> Result<Self, PassError> {
         let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::HIZ)
             .map_err(|source| PassError::Shader {
-                technique: "grass.gpu-cull (hi-z)",
+                technique: "hi-z pyramid",
                 source,
             })?;
         let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
@@ -295,6 +331,7 @@ impl HiZ {
             })
         };
         Ok(HiZ {
+            name,
             from_depth: pipeline(&depth_layout, "hiz_from_depth"),
             from_depth_ms: pipeline(&depth_ms_layout, "hiz_from_depth_ms"),
             reduce: pipeline(&reduce_layout, "hiz_reduce"),
@@ -399,7 +436,7 @@ impl HiZ {
         })
     }
 
-    /// Adds `grass.hiz`: reads `depth` (with `samples` samples) after
+    /// Adds the pyramid pass: reads `depth` (with `samples` samples) after
     /// whatever wrote it and builds every level; returns the pyramid's id
     /// (`None` before [`Self::ensure`]).
     pub fn record<'a>(
@@ -408,10 +445,31 @@ impl HiZ {
         depth: TextureId,
         samples: u32,
     ) -> Option<TextureId> {
+        let id = self.import(graph)?;
+        self.record_into(graph, id, depth, samples);
+        Some(id)
+    }
+
+    /// Imports the pyramid into `graph` as `NAME.pyramid` (once made), for
+    /// passes that read it before [`Self::record_into`] rebuilds it.
+    pub fn import(&self, graph: &mut RenderGraph<'_>) -> Option<TextureId> {
         let p = self.pyramid.as_ref()?;
-        let id = graph.import_texture("grass.hiz.pyramid", &p.texture);
+        Some(graph.import_texture(&format!("{}.pyramid", self.name), &p.texture))
+    }
+
+    /// [`Self::record`] into the pyramid `id` (from [`Self::import`]).
+    pub fn record_into<'a>(
+        &'a self,
+        graph: &mut RenderGraph<'a>,
+        id: TextureId,
+        depth: TextureId,
+        samples: u32,
+    ) {
+        let Some(p) = self.pyramid.as_ref() else {
+            return;
+        };
         graph
-            .add_compute_pass(PASS_HIZ)
+            .add_compute_pass(self.name)
             .needs(sward_engine::Capability::Compute)
             .read(depth)
             .write(id)
@@ -459,7 +517,6 @@ impl HiZ {
                     ctx.pass.dispatch_workgroups(gx, gy, 1);
                 }
             });
-        Some(id)
     }
 }
 

@@ -32,14 +32,39 @@ fn hiz_sphere_test(
     center: vec3<f32>,
     radius: f32,
 ) -> vec4<f32> {
+    return hiz_box_test(pyramid, view_proj, size, levels, center - vec3<f32>(radius), center + vec3<f32>(radius));
+}
+
+// Whether an axis-aligned box is hidden (terrain MCNK bounds).
+fn hiz_box_occluded(
+    pyramid: texture_2d<f32>,
+    view_proj: mat4x4<f32>,
+    size: vec2<f32>,
+    levels: u32,
+    bmin: vec3<f32>,
+    bmax: vec3<f32>,
+) -> bool {
+    let t = hiz_box_test(pyramid, view_proj, size, levels, bmin, bmax);
+    return t.w > 0.5 && t.x < t.y;
+}
+
+// `hiz_sphere_test` for an axis-aligned box (the sphere's is its cube).
+fn hiz_box_test(
+    pyramid: texture_2d<f32>,
+    view_proj: mat4x4<f32>,
+    size: vec2<f32>,
+    levels: u32,
+    bmin: vec3<f32>,
+    bmax: vec3<f32>,
+) -> vec4<f32> {
     var lo = vec2<f32>(1.0e9, 1.0e9);
     var hi = vec2<f32>(-1.0e9, -1.0e9);
     var nearest = 0.0;
     for (var i = 0u; i < 8u; i++) {
-        let corner = center + radius * vec3<f32>(
-            select(-1.0, 1.0, (i & 1u) != 0u),
-            select(-1.0, 1.0, (i & 2u) != 0u),
-            select(-1.0, 1.0, (i & 4u) != 0u),
+        let corner = vec3<f32>(
+            select(bmin.x, bmax.x, (i & 1u) != 0u),
+            select(bmin.y, bmax.y, (i & 2u) != 0u),
+            select(bmin.z, bmax.z, (i & 4u) != 0u),
         );
         let clip = view_proj * vec4<f32>(corner, 1.0);
         if (clip.w <= 1.0e-3) {

@@ -67,6 +67,8 @@ shader_modules! {
     HIZ = "hiz";
     /// Bounding-sphere occlusion test against the Hi-Z pyramid.
     HIZ_TEST = "hiz_test";
+    /// Terrain `gpu-cull`, `occlusion=on`: two-phase Hi-Z culling of MCNKs.
+    TERRAIN_CULL_OCCLUSION = "terrain_cull_occlusion";
     /// Compute probe of `hiz_test` against its CPU mirror (tests).
     PROBE_HIZ = "probe_hiz";
     /// Grass `gpu-cull`: a descriptor's root with Z from the height atlas (group 2).

@@ -356,3 +356,145 @@ fn per_frame_uploads() {
         println!("{name}: (bytes uploaded, instances drawn, draw calls) per view {uploads:?}");
     }
 }
+
+#[test]
+fn terrain_occlusion_phases_match_the_cpu_reference() {
+    use super::gpu_cull::occlusion::phases_reference;
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
+        return;
+    }
+    let elwynn = Preset::by_name("elwynn-dense")
+        .and_then(|p| p.build())
+        .expect("elwynn-dense builds");
+    let world = elwynn.world();
+    let best = MdiVariant::for_device(&gpu);
+    let mut on = Tier::Culled(
+        GpuCullTerrain::with_occlusion(&gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+    );
+    let mut off = Tier::Culled(
+        GpuCullTerrain::with_variant(&gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+    );
+    assert!(elwynn.view("behind-ridge").is_some());
+    let mut hidden_behind_ridge = 0;
+    for pose in &elwynn.views {
+        let settings = RenderSettings::default();
+        let camera = camera_from_pose(pose, &settings);
+        let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
+        let name = format!("occlusion-{}", pose.name);
+        // Frame one leaves its pyramid for frame two's phase one.
+        render(&gpu, &mut on, camera, settings, &name);
+        let Tier::Culled(t) = &on else { unreachable!() };
+        let hiz = t.hiz().expect("pyramid made");
+        let (pixels, base, _) = hiz.shape().unwrap();
+        let previous =
+            crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), base);
+        let (a, report) = render(&gpu, &mut on, camera, settings, &name);
+        assert!(report.pass(super::gpu_cull::occlusion::PASS_HIZ).is_some());
+        let Tier::Culled(t) = &on else { unreachable!() };
+        let current = crate::hiz::read_levels(
+            &gpu.device,
+            &gpu.queue,
+            t.hiz().unwrap().texture().unwrap(),
+            base,
+        );
+        let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let want = phases_reference(
+            t.records(),
+            &view.frustum,
+            view.eye(),
+            settings.terrain_distance,
+            view.view_proj,
+            pixels,
+            Some(&previous),
+            &current,
+        );
+        let (b, _) = render(&gpu, &mut off, camera, settings, &format!("{name}-off"));
+        let (rmse, differing) = diff(&a, &b);
+        println!(
+            "{}: phase one {} (CPU {}), phase two {} (CPU {}), occluded {hidden} (CPU {}); image rmse {rmse:.3}, differing {differing:.4}",
+            pose.name,
+            one.len(),
+            want.one.len(),
+            two.len(),
+            want.two.len(),
+            want.occluded.len()
+        );
+        assert_eq!(one, want.one, "{}: phase one", pose.name);
+        assert_eq!(two, want.two, "{}: phase two", pose.name);
+        assert_eq!(
+            hidden as usize,
+            want.occluded.len(),
+            "{}: occluded",
+            pose.name
+        );
+        assert!(
+            rmse < 0.5 && differing < 0.001,
+            "{}: occlusion changed the image (rmse {rmse}, differing {differing})",
+            pose.name
+        );
+        if pose.name == "behind-ridge" {
+            hidden_behind_ridge = hidden;
+        }
+    }
+    assert!(hidden_behind_ridge > 0, "the ridge hides no MCNK");
+    // A camera cut: last frame's pyramid is from another view, so phase one
+    // wrongly hides MCNKs that phase two then draws; the image is unchanged.
+    let mut phase_two_drew = 0;
+    for (from, to) in [("behind-ridge", "ground-yaw0"), ("aerial", "behind-ridge")] {
+        let settings = RenderSettings::default();
+        let cam_from = camera_from_pose(elwynn.view(from).unwrap(), &settings);
+        let cam_to = camera_from_pose(elwynn.view(to).unwrap(), &settings);
+        render(&gpu, &mut on, cam_from, settings, "cut-from");
+        let Tier::Culled(t) = &on else { unreachable!() };
+        let (pixels, base, _) = t.hiz().unwrap().shape().unwrap();
+        let previous = crate::hiz::read_levels(
+            &gpu.device,
+            &gpu.queue,
+            t.hiz().unwrap().texture().unwrap(),
+            base,
+        );
+        let (a, _) = render(&gpu, &mut on, cam_to, settings, &format!("cut-{from}-{to}"));
+        let Tier::Culled(t) = &on else { unreachable!() };
+        let current = crate::hiz::read_levels(
+            &gpu.device,
+            &gpu.queue,
+            t.hiz().unwrap().texture().unwrap(),
+            base,
+        );
+        let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let view = FrameView::new(cam_to, SIZE, 1, 0.0, settings);
+        let want = phases_reference(
+            t.records(),
+            &view.frustum,
+            view.eye(),
+            settings.terrain_distance,
+            view.view_proj,
+            pixels,
+            Some(&previous),
+            &current,
+        );
+        let (b, _) = render(&gpu, &mut off, cam_to, settings, "cut-off");
+        let (rmse, differing) = diff(&a, &b);
+        println!(
+            "cut {from} -> {to}: phase one {}, phase two {} (CPU {}), occluded {hidden}; image rmse {rmse:.3}",
+            one.len(),
+            two.len(),
+            want.two.len()
+        );
+        assert_eq!(
+            (one, two.clone()),
+            (want.one, want.two),
+            "cut {from} -> {to}"
+        );
+        assert_eq!(hidden as usize, want.occluded.len());
+        assert!(
+            rmse < 0.5 && differing < 0.001,
+            "cut {from} -> {to}: rmse {rmse}"
+        );
+        phase_two_drew += two.len();
+    }
+    assert!(phase_two_drew > 0, "no camera cut needed phase two");
+}

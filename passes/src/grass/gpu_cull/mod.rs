@@ -408,7 +408,7 @@ impl GpuCull {
                 &stand_in.create_view(&Default::default()),
             );
             let hiz = if options.occlusion {
-                Some((crate::hiz::HiZ::new(device)?, None))
+                Some((crate::hiz::HiZ::new(device, crate::hiz::PASS_HIZ)?, None))
             } else {
                 None
             };

@@ -16,6 +16,7 @@
 //! - [`cull`]: uniforms, the indirect record and the CPU reference cull.
 
 pub mod cull;
+pub mod occlusion;
 
 use std::sync::Mutex;
 
@@ -81,12 +82,32 @@ pub struct GpuCullTerrain {
     cull_pipeline: wgpu::ComputePipeline,
     cull_bind: wgpu::BindGroup,
     cull_uniforms: wgpu::Buffer,
+    /// Phase-one draws from 0; with occlusion, phase-two draws from
+    /// `chunk_count`.
     args: wgpu::Buffer,
+    /// Draw counts: phase one, phase two, occluded MCNKs, unused.
     count: wgpu::Buffer,
     readback: Mutex<LaggedReadback>,
     /// Frames recorded (paces the readback).
     frame: u64,
-    last_kept: Option<u32>,
+    /// Phase-one draws, phase-two draws and occluded MCNKs of a recent frame.
+    last_counts: Option<[u32; 3]>,
+    occlusion: Option<Occlusion>,
+}
+
+/// Two-phase occlusion state ([`occlusion`]).
+struct Occlusion {
+    hiz: crate::hiz::HiZ,
+    uniforms: wgpu::Buffer,
+    rejected: wgpu::Buffer,
+    bind: wgpu::BindGroup,
+    hiz_layout: wgpu::BindGroupLayout,
+    /// Group 1 over the pyramid (remade with it).
+    hiz_group: Option<wgpu::BindGroup>,
+    phase_one: wgpu::ComputePipeline,
+    phase_two: wgpu::ComputePipeline,
+    /// Whether the pyramid holds last frame's depth.
+    previous: bool,
 }
 
 impl GpuCullTerrain {
@@ -94,6 +115,131 @@ impl GpuCullTerrain {
     /// device has.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
         Self::with_variant(gpu, world, MdiVariant::for_device(gpu))
+    }
+
+    /// [`Self::with_variant`] with two-phase Hi-Z occlusion culling on.
+    pub fn with_occlusion(
+        gpu: &GpuContext,
+        world: &World,
+        variant: MdiVariant,
+    ) -> Result<Self, PassError> {
+        let mut t = Self::with_variant(gpu, world, variant)?;
+        t.occlusion = Some(t.build_occlusion(gpu)?);
+        Ok(t)
+    }
+
+    fn build_occlusion(&self, gpu: &GpuContext) -> Result<Occlusion, PassError> {
+        let device = &gpu.device;
+        let shader = sward_engine::shader::create_shader(
+            device,
+            sward_wgsl::modules::TERRAIN_CULL_OCCLUSION,
+        )
+        .map_err(|source| PassError::Shader {
+            technique: TECHNIQUE,
+            source,
+        })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let buffer_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: cs,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
+        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("terrain.cull.occlusion"),
+            entries: &[
+                buffer_entry(0, wgpu::BufferBindingType::Uniform),
+                buffer_entry(1, storage(true)),
+                buffer_entry(2, storage(false)),
+                buffer_entry(3, storage(false)),
+                buffer_entry(4, wgpu::BufferBindingType::Uniform),
+                buffer_entry(5, storage(false)),
+            ],
+        });
+        let hiz_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("terrain.cull.hiz"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: cs,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            }],
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.occlusion.uniforms"),
+            size: std::mem::size_of::<occlusion::TerrainOcclusion>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let rejected = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.cull.rejected"),
+            size: (u64::from(self.chunk_count) + 1) * 4,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+            wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            }
+        }
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("terrain.cull.occlusion"),
+            layout: &layout0,
+            entries: &[
+                entry(0, &self.cull_uniforms),
+                entry(1, self.draw.atlas.chunk_buffer()),
+                entry(2, &self.args),
+                entry(3, &self.count),
+                entry(4, &uniforms),
+                entry(5, &rejected),
+            ],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("terrain.cull.occlusion"),
+            bind_group_layouts: &[&layout0, &hiz_layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = |entry_point: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(PASS_CULL),
+                layout: Some(&layout),
+                module: &shader,
+                entry_point: Some(entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        Ok(Occlusion {
+            hiz: crate::hiz::HiZ::new(device, occlusion::PASS_HIZ)?,
+            uniforms,
+            rejected,
+            bind,
+            hiz_layout,
+            hiz_group: None,
+            phase_one: pipeline("phase_one"),
+            phase_two: pipeline("phase_two"),
+            previous: false,
+        })
+    }
+
+    /// Whether two-phase occlusion culling is on.
+    pub fn occlusion_on(&self) -> bool {
+        self.occlusion.is_some()
+    }
+
+    /// The Hi-Z pyramid (occlusion on, after a frame; tests).
+    pub fn hiz(&self) -> Option<&crate::hiz::HiZ> {
+        self.occlusion.as_ref().map(|o| &o.hiz)
     }
 
     /// Builds the technique with a given multi-draw variant (tests compare
@@ -115,8 +261,9 @@ impl GpuCullTerrain {
         log::info!("{TECHNIQUE}: drawing with {}", variant.name());
         let draw = AtlasDraw::new(gpu, world, Feed::Culled, TECHNIQUE)?;
         let chunk_count = draw.atlas.chunk_count() as u32;
+        // Two regions: phase one, and phase two of the occlusion cull.
         let args_size =
-            (u64::from(chunk_count.max(1))) * std::mem::size_of::<DrawIndexedArgs>() as u64;
+            2 * (u64::from(chunk_count.max(1))) * std::mem::size_of::<DrawIndexedArgs>() as u64;
         let indirect = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::COPY_DST
@@ -129,11 +276,11 @@ impl GpuCullTerrain {
         });
         let count = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.count"),
-            size: 4,
+            size: 16,
             usage: indirect,
             mapped_at_creation: false,
         });
-        let readback = LaggedReadback::new(device, "terrain.cull.count_readback", 4);
+        let readback = LaggedReadback::new(device, "terrain.cull.count_readback", 16);
         let cull_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.uniforms"),
             size: std::mem::size_of::<TerrainCullUniforms>() as u64,
@@ -206,7 +353,8 @@ impl GpuCullTerrain {
             count,
             readback: Mutex::new(readback),
             frame: 0,
-            last_kept: None,
+            last_counts: None,
+            occlusion: None,
         })
     }
 
@@ -227,7 +375,13 @@ impl GpuCullTerrain {
 
     /// Kept MCNKs of a recent frame (read back a few frames late), if known.
     pub fn last_kept(&self) -> Option<u32> {
-        self.last_kept
+        self.last_counts.map(|[one, two, _]| one + two)
+    }
+
+    /// MCNKs the occlusion cull hid in a recent frame (read back late).
+    pub fn last_occluded(&self) -> Option<u32> {
+        self.occlusion.as_ref()?;
+        self.last_counts.map(|[_, _, hidden]| hidden)
     }
 
     /// Adds `terrain.cull.clear`, `terrain.cull`, (sometimes)
@@ -245,46 +399,132 @@ impl GpuCullTerrain {
         let mut copy_now = false;
         if let Ok(readback) = self.readback.get_mut() {
             readback.poll(frame);
-            if let Some(&[kept, ..]) = readback.latest() {
-                self.last_kept = Some(kept);
+            if let Some(&[one, two, hidden, ..]) = readback.latest() {
+                self.last_counts = Some([one, two, hidden]);
             }
             copy_now = readback.has_free_slot();
         }
+        // Occlusion: the pyramid for this target (a new one holds nothing
+        // of last frame yet).
+        if let Some(o) = self.occlusion.as_mut() {
+            if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
+                o.previous = false;
+                o.hiz_group = o.hiz.view().map(|v| {
+                    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("terrain.cull.hiz"),
+                        layout: &o.hiz_layout,
+                        entries: &[wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(v),
+                        }],
+                    })
+                });
+            }
+        }
         let view = *view;
+        let previous = self.occlusion.as_ref().is_some_and(|o| o.previous);
+        if let Some(o) = self.occlusion.as_mut() {
+            o.previous = true;
+        }
         let this: &'a Self = self;
         let args = graph.import_buffer("terrain.cull.args", &this.args);
         let count = graph.import_buffer("terrain.cull.count", &this.count);
-        graph
-            .add_transfer_pass(PASS_CLEAR)
-            .write(args)
-            .write(count)
-            .record(move |ctx| {
-                ctx.encoder.clear_buffer(&this.count, 0, None);
-                if this.variant == MdiVariant::Plain {
-                    ctx.encoder.clear_buffer(&this.args, 0, None);
-                }
-            });
-        graph
+        let occlusion = this.occlusion.as_ref().filter(|o| o.hiz_group.is_some());
+        let rejected = occlusion.map(|o| graph.import_buffer("terrain.cull.rejected", &o.rejected));
+        let pyramid = occlusion.and_then(|o| o.hiz.import(graph));
+        let mut clear = graph.add_transfer_pass(PASS_CLEAR).write(args).write(count);
+        if let Some(r) = rejected {
+            clear = clear.write(r);
+        }
+        clear.record(move |ctx| {
+            ctx.encoder.clear_buffer(&this.count, 0, None);
+            if this.variant == MdiVariant::Plain {
+                ctx.encoder.clear_buffer(&this.args, 0, None);
+            }
+            if let Some(o) = occlusion {
+                ctx.encoder.clear_buffer(&o.rejected, 0, Some(4));
+            }
+        });
+        let mut cull = graph
             .add_compute_pass(PASS_CULL)
             .read_write(args)
             .read_write(count)
-            .needs(Capability::Compute)
-            .record(move |ctx| {
-                let u = TerrainCullUniforms::new(
-                    view.frustum,
-                    view.eye(),
-                    view.settings.terrain_distance,
-                    this.chunk_count,
-                );
-                let bytes = bytemuck::bytes_of(&u);
-                ctx.queue.write_buffer(&this.cull_uniforms, 0, bytes);
-                ctx.counters.bytes_uploaded += bytes.len() as u64;
-                ctx.pass.set_pipeline(&this.cull_pipeline);
-                ctx.pass.set_bind_group(0, &this.cull_bind, &[]);
-                ctx.pass
-                    .dispatch_workgroups(this.chunk_count.div_ceil(64).max(1), 1, 1);
-                ctx.counters.instances_submitted += u64::from(this.chunk_count);
-            });
+            .needs(Capability::Compute);
+        if let (Some(r), Some(p)) = (rejected, pyramid) {
+            cull = cull.read_write(r).read(p);
+        }
+        cull.record(move |ctx| {
+            let u = TerrainCullUniforms::new(
+                view.frustum,
+                view.eye(),
+                view.settings.terrain_distance,
+                this.chunk_count,
+            );
+            let bytes = bytemuck::bytes_of(&u);
+            ctx.queue.write_buffer(&this.cull_uniforms, 0, bytes);
+            ctx.counters.bytes_uploaded += bytes.len() as u64;
+            ctx.counters.instances_submitted += u64::from(this.chunk_count);
+            let groups = this.chunk_count.div_ceil(64).max(1);
+            match occlusion {
+                Some(o) => {
+                    let (pixels, _, levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
+                    let ou = occlusion::TerrainOcclusion {
+                        view_proj: view.view_proj.to_cols_array_2d(),
+                        hiz: [
+                            pixels[0] as f32,
+                            pixels[1] as f32,
+                            levels as f32,
+                            f32::from(u8::from(previous)),
+                        ],
+                    };
+                    let bytes = bytemuck::bytes_of(&ou);
+                    ctx.queue.write_buffer(&o.uniforms, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                    if let Some(g) = &o.hiz_group {
+                        ctx.pass.set_pipeline(&o.phase_one);
+                        ctx.pass.set_bind_group(0, &o.bind, &[]);
+                        ctx.pass.set_bind_group(1, g, &[]);
+                        ctx.pass.dispatch_workgroups(groups, 1, 1);
+                    }
+                }
+                None => {
+                    ctx.pass.set_pipeline(&this.cull_pipeline);
+                    ctx.pass.set_bind_group(0, &this.cull_bind, &[]);
+                    ctx.pass.dispatch_workgroups(groups, 1, 1);
+                }
+            }
+        });
+        self::record_draw(this, graph, &view, targets, args, count, 0);
+        if let (Some(o), Some(r)) = (occlusion, rejected) {
+            let after = PassTargets {
+                clear: false,
+                ..targets
+            };
+            if let Some(current) = pyramid {
+                o.hiz
+                    .record_into(graph, current, targets.depth, view.sample_count);
+                graph
+                    .add_compute_pass(occlusion::PASS_CULL_TWO)
+                    .read_write(args)
+                    .read_write(count)
+                    .read(r)
+                    .read(current)
+                    .needs(Capability::Compute)
+                    .record(move |ctx| {
+                        if let Some(g) = &o.hiz_group {
+                            ctx.pass.set_pipeline(&o.phase_two);
+                            ctx.pass.set_bind_group(0, &o.bind, &[]);
+                            ctx.pass.set_bind_group(1, g, &[]);
+                            ctx.pass.dispatch_workgroups(
+                                this.chunk_count.div_ceil(64).max(1),
+                                1,
+                                1,
+                            );
+                        }
+                    });
+                self::record_draw(this, graph, &view, after, args, count, 1);
+            }
+        }
         if copy_now {
             graph
                 .add_transfer_pass(PASS_READBACK)
@@ -295,54 +535,6 @@ impl GpuCullTerrain {
                     }
                 });
         }
-        let (color_load, depth_load) = targets.load_ops(&view.settings);
-        let mut pass = graph
-            .add_render_pass(PASS_DRAW)
-            .read(args)
-            .read(count)
-            .needs(Capability::MultiDrawIndirect)
-            .needs(Capability::IndirectFirstInstance)
-            .needs(Capability::VertexStorage);
-        if this.variant == MdiVariant::Count {
-            pass = pass.needs(Capability::MultiDrawIndirectCount);
-        }
-        pass.color(targets.color, color_load, targets.resolve)
-            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
-            .record(move |ctx| {
-                let Some(pipeline) = this.draw.pipeline(ctx.sample_count) else {
-                    log::error!("{PASS_DRAW}: no pipeline for {} samples", ctx.sample_count);
-                    return;
-                };
-                let bytes = TerrainUniforms::from_view(&view).to_bytes();
-                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
-                ctx.counters.bytes_uploaded += bytes.len() as u64;
-                if this.chunk_count == 0 {
-                    return;
-                }
-                this.draw.bind(&mut ctx.pass, pipeline);
-                match this.variant {
-                    MdiVariant::Count => ctx.pass.multi_draw_indexed_indirect_count(
-                        &this.args,
-                        0,
-                        &this.count,
-                        0,
-                        this.chunk_count,
-                    ),
-                    MdiVariant::Plain => {
-                        ctx.pass
-                            .multi_draw_indexed_indirect(&this.args, 0, this.chunk_count)
-                    }
-                }
-                // Draw commands: every resident entry for the plain variant;
-                // the (lagged) kept count for the count variant.
-                let kept = this.last_kept.unwrap_or(this.chunk_count);
-                ctx.counters.draw_calls += u64::from(match this.variant {
-                    MdiVariant::Count => kept,
-                    MdiVariant::Plain => this.chunk_count,
-                });
-                ctx.counters.instances_drawn += u64::from(kept);
-                ctx.counters.triangles += u64::from(kept) * u64::from(TEMPLATE_TRIANGLES);
-            });
     }
 
     /// Facts for the bench report: `terrain_mdi_count` (1 when
@@ -358,8 +550,16 @@ impl GpuCullTerrain {
             "terrain_mcnks_resident".to_owned(),
             f64::from(self.chunk_count),
         );
-        if let Some(k) = self.last_kept {
+        if let Some(k) = self.last_kept() {
             f.insert("terrain_mcnks_kept".to_owned(), f64::from(k));
+        }
+        f.insert(
+            "terrain_occlusion".to_owned(),
+            f64::from(u8::from(self.occlusion_on())),
+        );
+        if let (Some(hidden), Some([_, two, _])) = (self.last_occluded(), self.last_counts) {
+            f.insert("terrain_mcnks_occluded".to_owned(), f64::from(hidden));
+            f.insert("terrain_mcnks_phase_two".to_owned(), f64::from(two));
         }
         f
     }
@@ -389,22 +589,138 @@ impl GpuCullTerrain {
         Ok(slots)
     }
 
-    /// Bytes of GPU memory (atlas, splat data, template, uniforms, args, counter).
+    /// Reads back what the last frame's two phases drew (sorted slots of
+    /// phase one and phase two) and how many MCNKs they hid (blocking; tests).
+    pub fn read_phases(
+        &self,
+        gpu: &GpuContext,
+    ) -> Result<(Vec<u32>, Vec<u32>, u32), sward_engine::targets::TargetError> {
+        let words: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&read_buffer(&gpu.device, &gpu.queue, &self.count, 16)?);
+        let args: Vec<DrawIndexedArgs> = bytemuck::pod_collect_to_vec(&read_buffer(
+            &gpu.device,
+            &gpu.queue,
+            &self.args,
+            self.args.size(),
+        )?);
+        let n = self.chunk_count as usize;
+        let region = |start: usize, count: u32| {
+            let mut slots: Vec<u32> = args[start..start + (count as usize).min(n)]
+                .iter()
+                .map(|a| a.first_instance)
+                .collect();
+            slots.sort_unstable();
+            slots
+        };
+        Ok((region(0, words[0]), region(n, words[1]), words[2]))
+    }
+
+    /// Bytes of GPU memory (atlas, splat data, template, uniforms, args,
+    /// counters, and the occlusion pyramid and lists).
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.draw.gpu_memory_bytes()
             + self.args.size()
             + self.count.size()
             + self.readback.lock().map_or(0, |r| r.bytes())
             + self.cull_uniforms.size()
+            + self.occlusion.as_ref().map_or(0, |o| {
+                o.hiz.gpu_memory_bytes() + o.uniforms.size() + o.rejected.size()
+            })
     }
 }
+
+/// Adds the draw of phase `phase` (0: `terrain.draw`, the only one without
+/// occlusion; 1: `terrain.draw.two`, over the phase-two region).
+fn record_draw<'a>(
+    this: &'a GpuCullTerrain,
+    graph: &mut RenderGraph<'a>,
+    view: &FrameView,
+    targets: PassTargets,
+    args: sward_engine::graph::BufferId,
+    count: sward_engine::graph::BufferId,
+    phase: u32,
+) {
+    let view = *view;
+    let (color_load, depth_load) = targets.load_ops(&view.settings);
+    let name = if phase == 0 {
+        PASS_DRAW
+    } else {
+        occlusion::PASS_DRAW_TWO
+    };
+    let mut pass = graph
+        .add_render_pass(name)
+        .read(args)
+        .read(count)
+        .needs(Capability::MultiDrawIndirect)
+        .needs(Capability::IndirectFirstInstance)
+        .needs(Capability::VertexStorage);
+    if this.variant == MdiVariant::Count {
+        pass = pass.needs(Capability::MultiDrawIndirectCount);
+    }
+    pass.color(targets.color, color_load, targets.resolve)
+        .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+        .record(move |ctx| {
+            let Some(pipeline) = this.draw.pipeline(ctx.sample_count) else {
+                log::error!("{name}: no pipeline for {} samples", ctx.sample_count);
+                return;
+            };
+            if phase == 0 {
+                let bytes = TerrainUniforms::from_view(&view).to_bytes();
+                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+            }
+            if this.chunk_count == 0 {
+                return;
+            }
+            this.draw.bind(&mut ctx.pass, pipeline);
+            let offset = u64::from(phase)
+                * u64::from(this.chunk_count)
+                * std::mem::size_of::<DrawIndexedArgs>() as u64;
+            match this.variant {
+                MdiVariant::Count => ctx.pass.multi_draw_indexed_indirect_count(
+                    &this.args,
+                    offset,
+                    &this.count,
+                    u64::from(phase) * 4,
+                    this.chunk_count,
+                ),
+                MdiVariant::Plain => {
+                    ctx.pass
+                        .multi_draw_indexed_indirect(&this.args, offset, this.chunk_count)
+                }
+            }
+            // Draw commands: every entry of the region for the plain
+            // variant; the (lagged) kept count for the count variant.
+            let kept = match this.last_counts {
+                Some(c) => c[phase as usize],
+                None if phase == 0 => this.chunk_count,
+                None => 0,
+            };
+            ctx.counters.draw_calls += u64::from(match this.variant {
+                MdiVariant::Count => kept,
+                MdiVariant::Plain => this.chunk_count,
+            });
+            ctx.counters.instances_drawn += u64::from(kept);
+            ctx.counters.triangles += u64::from(kept) * u64::from(TEMPLATE_TRIANGLES);
+        });
+}
+
+/// The `occlusion` parameter of terrain `gpu-cull`.
+pub const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "occlusion",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["off", "on"],
+        default: "off",
+    },
+    description: "two-phase Hi-Z occlusion of MCNKs: test against last frame's pyramid, draw, rebuild it, re-test the rejected against this frame's",
+};
 
 /// Registry entry of terrain `gpu-cull`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Terrain,
     name: "gpu-cull",
     summary: "compute culling of MCNKs (distance + frustum) and multi-draw-indirect of the atlas template",
-    params: &[crate::technique::MULTI_DRAW],
+    params: &[crate::technique::MULTI_DRAW, OCCLUSION_PARAM],
     requires: crate::technique::GPU_CULL_CAPABILITIES,
     fallback: Some("atlas-instanced"),
     build: |i, params| {
@@ -413,11 +729,11 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
         } else {
             MdiVariant::Plain
         };
-        Ok(Box::new(GpuCullTerrain::with_variant(
-            i.gpu,
-            i.scene.world,
-            variant,
-        )?))
+        Ok(Box::new(if params.text(&OCCLUSION_PARAM) == "on" {
+            GpuCullTerrain::with_occlusion(i.gpu, i.scene.world, variant)?
+        } else {
+            GpuCullTerrain::with_variant(i.gpu, i.scene.world, variant)?
+        }))
     },
 };
 
