@@ -11,13 +11,11 @@
 //! never missing from a frame because of a stale pyramid: at worst it is
 //! drawn one phase later.
 
-use glam::{Mat4, Vec3};
-
 use crate::atlas::AtlasChunkGpu;
+use crate::frame::FrameView;
 use crate::hiz::Level;
 use crate::terrain::atlas_instanced::record_bounds;
 use crate::terrain::cull::chunk_visible;
-use sward_engine::Frustum;
 
 /// Name of the second cull pass.
 pub const PASS_CULL_TWO: &str = "terrain.cull.two";
@@ -48,23 +46,21 @@ pub struct Phases {
     pub occluded: Vec<u32>,
 }
 
-/// CPU reference of the two phases over the atlas `records`: `previous` is
-/// last frame's pyramid (`None`: phase one rejects nothing) and `current`
-/// this frame's; both of a `pixels` target.
+/// CPU reference of the two phases over the atlas `records` for `view`:
+/// `previous` is last frame's pyramid (`None`: phase one rejects nothing)
+/// and `current` this frame's; both of a `view.size` target.
 pub fn phases_reference(
     records: &[AtlasChunkGpu],
-    frustum: &Frustum,
-    eye: Vec3,
-    max_distance: f32,
-    view_proj: Mat4,
-    pixels: [u32; 2],
+    view: &FrameView,
     previous: Option<&[Level]>,
     current: &[Level],
 ) -> Phases {
     let mut out = Phases::default();
+    let (eye, view_proj, pixels) = (view.eye(), view.view_proj, view.size);
+    let max_distance = view.settings.terrain_distance;
     for (slot, r) in records.iter().enumerate() {
         let b = record_bounds(r);
-        if !chunk_visible(frustum, eye, max_distance, &b) {
+        if !chunk_visible(&view.frustum, eye, max_distance, &b) {
             continue;
         }
         let slot = slot as u32;
