@@ -234,6 +234,9 @@ pub struct HiZ {
     depth_ms_layout: wgpu::BindGroupLayout,
     reduce_layout: wgpu::BindGroupLayout,
     pyramid: Option<Pyramid>,
+    /// The level-0 bind group of the depth texture last read (made again
+    /// only when the depth target changes).
+    depth_group: std::sync::Mutex<Option<(wgpu::Texture, wgpu::BindGroup)>>,
 }
 
 /// A pyramid of one size.
@@ -339,6 +342,7 @@ impl HiZ {
             depth_ms_layout,
             reduce_layout,
             pyramid: None,
+            depth_group: std::sync::Mutex::new(None),
         })
     }
 
@@ -350,6 +354,11 @@ impl HiZ {
         }
         let size = base_size(pixels);
         let count = level_count(size);
+        // The cached level-0 bind group writes the old pyramid.
+        *self
+            .depth_group
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner()) = None;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("grass.hiz"),
             size: wgpu::Extent3d {
@@ -474,40 +483,45 @@ impl HiZ {
             .read(depth)
             .write(id)
             .record(move |ctx| {
-                let depth_view = ctx
-                    .res
-                    .texture(depth)
-                    .create_view(&wgpu::TextureViewDescriptor {
-                        label: Some("grass.hiz.depth"),
+                let depth_texture = ctx.res.texture(depth);
+                let ms = samples > 1;
+                let mut cache = self.depth_group.lock().unwrap_or_else(|e| e.into_inner());
+                if cache.as_ref().is_none_or(|(t, _)| t != depth_texture) {
+                    let depth_view = depth_texture.create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("hiz.depth"),
                         aspect: wgpu::TextureAspect::DepthOnly,
                         ..Default::default()
                     });
-                let ms = samples > 1;
-                let group0 = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("hiz.depth"),
-                    layout: if ms {
-                        &self.depth_ms_layout
-                    } else {
-                        &self.depth_layout
-                    },
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: if ms { 1 } else { 0 },
-                            resource: wgpu::BindingResource::TextureView(&depth_view),
+                    let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("hiz.depth"),
+                        layout: if ms {
+                            &self.depth_ms_layout
+                        } else {
+                            &self.depth_layout
                         },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::TextureView(&p.levels[0]),
-                        },
-                    ],
-                });
+                        entries: &[
+                            wgpu::BindGroupEntry {
+                                binding: if ms { 1 } else { 0 },
+                                resource: wgpu::BindingResource::TextureView(&depth_view),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 3,
+                                resource: wgpu::BindingResource::TextureView(&p.levels[0]),
+                            },
+                        ],
+                    });
+                    *cache = Some((depth_texture.clone(), group));
+                }
+                let Some((_, group0)) = cache.as_ref() else {
+                    return;
+                };
                 let groups = |s: [u32; 2]| [s[0].div_ceil(8), s[1].div_ceil(8)];
                 ctx.pass.set_pipeline(if ms {
                     &self.from_depth_ms
                 } else {
                     &self.from_depth
                 });
-                ctx.pass.set_bind_group(0, &group0, &[]);
+                ctx.pass.set_bind_group(0, group0, &[]);
                 let [gx, gy] = groups(p.size);
                 ctx.pass.dispatch_workgroups(gx, gy, 1);
                 ctx.pass.set_pipeline(&self.reduce);
