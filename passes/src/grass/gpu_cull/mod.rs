@@ -177,6 +177,8 @@ pub struct GpuCull {
     readback: std::sync::Mutex<LaggedReadback>,
     /// Frames recorded (paces the readback).
     frame: u64,
+    /// Whether the "occlusion without terrain" warning was logged.
+    warned_no_occluder: bool,
     /// Resident instances of each model.
     model_instances: Vec<u64>,
     instances: u64,
@@ -539,6 +541,7 @@ impl GpuCull {
             cull_uniform,
             frame_uniform,
             frame: 0,
+            warned_no_occluder: false,
             frame_bind_group,
             draw_bind_group,
             pipelines,

@@ -33,6 +33,12 @@ impl GpuCull {
         self.frame += 1;
         // Occlusion needs the terrain's depth of this frame: only when the
         // terrain drew first (grass does not clear the targets).
+        if targets.clear && self.occlusion_on() && !self.warned_no_occluder {
+            self.warned_no_occluder = true;
+            log::warn!(
+                "grass.gpu-cull: occlusion=on without a terrain tier has no occluder; clumps are not occlusion-tested"
+            );
+        }
         let occlude = !targets.clear && self.prepare_hiz(gpu, view.size);
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
