@@ -56,6 +56,9 @@ struct LevelGpu {
 /// The `clipmap` terrain technique (see the module docs).
 pub struct Clipmap {
     block: u32,
+    /// View distance from the `distance` parameter (`None`: the frame's
+    /// `RenderSettings::terrain_distance`).
+    distance: Option<f32>,
     meshes: ClipmapMeshes,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
@@ -86,6 +89,26 @@ impl Clipmap {
 
     /// As [`Self::new`] with block size `block` (quads, rounded up to even, >= 8).
     pub fn with_block(gpu: &GpuContext, world: &World, block: u32) -> Result<Self, PassError> {
+        Self::with_options(gpu, world, block, None)
+    }
+
+    /// As [`Self::with_block`] with the levels sized for `distance` world
+    /// units instead of the frame's `RenderSettings::terrain_distance`
+    /// (`None`: follow the frame). `distance` must be finite and positive.
+    pub fn with_options(
+        gpu: &GpuContext,
+        world: &World,
+        block: u32,
+        distance: Option<f32>,
+    ) -> Result<Self, PassError> {
+        if let Some(d) = distance {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(PassError::InvalidParams {
+                    technique: TECHNIQUE,
+                    reason: format!("view distance {d}: must be a positive number of world units"),
+                });
+            }
+        }
         let device = &gpu.device;
         let block = ClipmapConfig::for_distance(block, 0.0).block;
         let meshes = ClipmapMeshes::new(block);
@@ -133,6 +156,7 @@ impl Clipmap {
             + splat.gpu_memory_bytes();
         let mut this = Clipmap {
             block,
+            distance,
             meshes,
             vertices,
             indices,
@@ -184,10 +208,19 @@ impl Clipmap {
         self.pipelines.insert(samples, pipeline);
     }
 
-    /// The configuration a view needs: enough levels to reach the view's
-    /// terrain distance.
+    /// The configuration a view needs: enough levels to reach the
+    /// technique's view distance (the `distance` parameter, else the view's
+    /// terrain distance).
     pub fn config_for(&self, view: &FrameView) -> ClipmapConfig {
-        ClipmapConfig::for_distance(self.block, view.settings.terrain_distance)
+        ClipmapConfig::for_distance(
+            self.block,
+            self.distance.unwrap_or(view.settings.terrain_distance),
+        )
+    }
+
+    /// The view distance set by the `distance` parameter, if any.
+    pub fn view_distance(&self) -> Option<f32> {
+        self.distance
     }
 
     /// (Re)allocates the level textures when the level count changes.
@@ -364,6 +397,10 @@ impl Clipmap {
         BTreeMap::from([
             ("clipmap_levels".to_owned(), f64::from(s.levels)),
             ("clipmap_block".to_owned(), f64::from(self.block)),
+            (
+                "clipmap_distance".to_owned(),
+                self.distance.map_or(0.0, f64::from),
+            ),
             ("clipmap_pieces".to_owned(), s.pieces as f64),
             ("clipmap_pieces_drawn".to_owned(), s.pieces_drawn as f64),
             ("clipmap_texels_sampled".to_owned(), s.texels_sampled as f64),
@@ -557,12 +594,43 @@ const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     description: "quads per side of a level block (each level is 4 blocks wide plus fix-up strips)",
 };
 
+/// The `distance` parameter of `clipmap`: the view distance the levels are
+/// sized for (0, the default: the frame's terrain distance, i.e. what
+/// `--view-distance` sets).
+const DISTANCE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "distance",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 50_000.0,
+        default: 0.0,
+    },
+    description: "view distance in world units the levels reach (the bench scales the fog with it); 0: the frame's terrain distance (--view-distance)",
+};
+
+/// The `distance` parameter as an optional view distance; values between 0
+/// and 100 units are refused (a level-0 ring alone reaches 133 units).
+fn distance_of(params: &crate::technique::Params) -> Result<Option<f32>, PassError> {
+    let d = params.float(&DISTANCE_PARAM);
+    if d == 0.0 {
+        Ok(None)
+    } else if d < 100.0 {
+        Err(PassError::InvalidParams {
+            technique: TECHNIQUE,
+            reason: format!(
+                "distance={d}: use 0 (the frame's terrain distance) or at least 100 world units"
+            ),
+        })
+    } else {
+        Ok(Some(d as f32))
+    }
+}
+
 /// Registry entry of terrain `clipmap`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Terrain,
     name: "clipmap",
     summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
-    params: &[BLOCK_PARAM],
+    params: &[BLOCK_PARAM, DISTANCE_PARAM],
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
@@ -570,7 +638,13 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     fallback: Some("gpu-cull"),
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
-        Ok(Box::new(Clipmap::with_block(i.gpu, i.scene.world, block)?))
+        let distance = distance_of(params)?;
+        Ok(Box::new(Clipmap::with_options(
+            i.gpu,
+            i.scene.world,
+            block,
+            distance,
+        )?))
     },
 };
 
@@ -599,5 +673,62 @@ impl crate::technique::Technique for Clipmap {
 
     fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
         Clipmap::facts(self)
+    }
+
+    fn view_distance(&self) -> Option<f32> {
+        Clipmap::view_distance(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::technique::{Subsystem, Tier, TierCombo};
+
+    fn distance(text: &str) -> Result<Option<f32>, PassError> {
+        let tier = Tier::parse(Subsystem::Terrain, text).expect("parses");
+        distance_of(tier.params())
+    }
+
+    /// `clipmap:distance=N` sizes the levels for `N` units whatever the
+    /// frame's terrain distance; the default follows the frame; nonsense is
+    /// refused with the parameter named.
+    #[test]
+    fn distance_parameter_sizes_the_levels() {
+        assert_eq!(distance("clipmap").expect("default"), None);
+        assert_eq!(
+            distance("clipmap:distance=8000").expect("8000"),
+            Some(8000.0)
+        );
+        let err = distance("clipmap:distance=50").expect_err("too short");
+        assert!(err.to_string().contains("distance=50"), "{err}");
+        assert!(Tier::parse(Subsystem::Terrain, "clipmap:distance=-1").is_err());
+        assert!(Tier::parse(Subsystem::Terrain, "clipmap:distance=1e9").is_err());
+        // Two distances are two tiers of one bench run.
+        let combos = TierCombo::parse_list("off+clipmap:distance=1000,off+clipmap:distance=8000")
+            .expect("list");
+        assert_eq!(combos.len(), 2);
+        assert_ne!(combos[0], combos[1]);
+
+        let Some(gpu) = sward_engine::testing::gpu() else {
+            return;
+        };
+        let world = crate::terrain::testutil::cliff_world();
+        let frame = |d: f32| {
+            let settings = crate::frame::RenderSettings {
+                terrain_distance: d,
+                ..Default::default()
+            };
+            FrameView::new(Default::default(), [64, 64], 1, 0.0, settings)
+        };
+        let follow = Clipmap::with_options(&gpu, &world, 32, None).expect("builds");
+        assert_eq!(follow.view_distance(), None);
+        assert_eq!(follow.config_for(&frame(1000.0)).levels, 4);
+        assert_eq!(follow.config_for(&frame(8000.0)).levels, 7);
+        let far = Clipmap::with_options(&gpu, &world, 32, Some(8000.0)).expect("builds");
+        assert_eq!(far.view_distance(), Some(8000.0));
+        assert_eq!(far.config_for(&frame(1000.0)).levels, 7);
+        let bad = Clipmap::with_options(&gpu, &world, 32, Some(f32::NAN));
+        assert!(bad.is_err());
     }
 }
