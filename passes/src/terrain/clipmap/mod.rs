@@ -13,11 +13,13 @@
 //! - [`mesh`]: the static meshes (diagonals towards cell centres).
 //! - [`source`]: where texels come from (resident world, far tile source).
 //! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
+//! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
 //! - `technique`: [`Clipmap`], the pass.
 
 pub mod accuracy;
+pub mod fill;
 pub mod gpu;
 pub mod layout;
 pub mod mesh;
@@ -33,3 +35,5 @@ pub use technique::{Clipmap, ClipmapStats, ENTRY};
 pub const TECHNIQUE: &str = "terrain.clipmap";
 /// Name of the draw pass (also its puffin and GPU timestamp scope).
 pub const PASS: &str = "terrain.clipmap";
+/// Name of the compute pass that fills the level strips.
+pub const PASS_FILL: &str = "terrain.clipmap.fill";

@@ -1,10 +1,12 @@
 //! The `clipmap` terrain technique: owns the static meshes, the level texture
 //! array and its CPU mirror, the chunk index texture (resident MCNK slot and
 //! hole mask per MCNK), the shared splat resources, and records the
-//! `terrain.clipmap` pass. Inside the pass closure (so the bench counts the
-//! CPU cost) it places the levels around the camera, samples and uploads the
-//! texels that entered each level's window, culls every piece against the
-//! frustum on the CPU and issues one instanced draw per mesh kind.
+//! `terrain.clipmap.fill` compute pass and the `terrain.clipmap` draw pass.
+//! Inside the pass closures (so the bench counts the CPU cost) it places the
+//! levels around the camera, dispatches the compute fill of the strips that
+//! entered each level's window (`fill.rs`, `clipmap_fill.wgsl`), culls every
+//! piece against the frustum on the CPU and issues one instanced draw per
+//! mesh kind.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -14,6 +16,7 @@ use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
+use super::fill::{far_extent, level_jobs, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
     camera_level0, level_pieces, place_levels, vertex_world, ClipmapConfig, Piece, PieceKind,
@@ -21,8 +24,8 @@ use super::layout::{
 };
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
-use super::store::{DirtyRegion, LevelStore};
-use super::{PASS, TECHNIQUE};
+use super::{PASS, PASS_FILL, TECHNIQUE};
+use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
@@ -43,14 +46,31 @@ pub struct ClipmapStats {
     pub pieces_drawn: usize,
     /// Triangles drawn.
     pub triangles: u64,
-    /// Texels sampled on the CPU this frame (level windows that moved).
-    pub texels_sampled: usize,
+    /// Texels the compute fill wrote this frame (level windows that moved).
+    pub texels_filled: u64,
 }
 
-/// Level texture array and the bind group that references it.
+/// Level texture array, the far grid, and the bind groups that reference them.
 struct LevelGpu {
+    cfg: ClipmapConfig,
     texture: wgpu::Texture,
     bind_group: wgpu::BindGroup,
+    fill_bind: wgpu::BindGroup,
+    far: FarGrid,
+    far_bytes: u64,
+    /// Conservative height range of every level (culling).
+    z_range: [f32; 2],
+}
+
+/// The compute fill: pipeline, uniforms, job list and where each level's
+/// window was last filled.
+struct FillState {
+    pipeline: wgpu::ComputePipeline,
+    bind_layout: wgpu::BindGroupLayout,
+    params: wgpu::Buffer,
+    jobs: wgpu::Buffer,
+    origins: Vec<Option<[i64; 2]>>,
+    filled: u64,
 }
 
 /// The `clipmap` terrain technique (see the module docs).
@@ -72,7 +92,8 @@ pub struct Clipmap {
     layout: wgpu::PipelineLayout,
     shader: wgpu::ShaderModule,
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
-    store: Option<LevelStore>,
+    atlas: HeightAtlas,
+    fill: FillState,
     level_gpu: Option<LevelGpu>,
     fixed_gpu_bytes: u64,
     stats: ClipmapStats,
@@ -148,7 +169,12 @@ impl Clipmap {
             bind_group_layouts: &[&bind_layout],
             push_constant_ranges: &[],
         });
-        let fixed_gpu_bytes = vertices.size()
+        let atlas = HeightAtlas::new(gpu, world)?;
+        let fill = FillState::new(device)?;
+        let fixed_gpu_bytes = atlas.gpu_memory_bytes()
+            + fill.params.size()
+            + fill.jobs.size()
+            + vertices.size()
             + indices.size()
             + instances.size()
             + uniforms.size()
@@ -170,7 +196,8 @@ impl Clipmap {
             layout,
             shader,
             pipelines: HashMap::new(),
-            store: None,
+            atlas,
+            fill,
             level_gpu: None,
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
@@ -223,11 +250,19 @@ impl Clipmap {
         self.distance
     }
 
-    /// (Re)allocates the level textures when the level count changes.
-    fn ensure_levels(&mut self, device: &wgpu::Device, cfg: ClipmapConfig) {
-        if self.store.as_ref().is_some_and(|s| *s.config() == cfg) && self.level_gpu.is_some() {
+    /// (Re)allocates the level textures and bakes and uploads the far grid
+    /// when the level set changes (the only far-data upload).
+    fn ensure_levels(
+        &mut self,
+        gpu: &GpuContext,
+        cfg: ClipmapConfig,
+        world: &World,
+        far: Option<&dyn TileSource>,
+    ) {
+        if self.level_gpu.as_ref().is_some_and(|l| l.cfg == cfg) {
             return;
         }
+        let device = &gpu.device;
         let n = cfg.texels();
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("terrain.clipmap.levels"),
@@ -240,13 +275,40 @@ impl Clipmap {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: wgpu::TextureFormat::Rgba32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
+        let (lo, hi) = far_extent(world, &cfg);
+        let grid = FarGrid::bake(&TerrainSampler::new(world, far), lo, hi);
+        let far_texture = device.create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("terrain.clipmap.far"),
+                size: wgpu::Extent3d {
+                    width: grid.size[0],
+                    height: grid.size[1],
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::R32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&grid.heights),
+        );
+        let far_view = far_texture.create_view(&Default::default());
+        let params = grid.params(self.atlas.window(), &cfg);
+        gpu.queue
+            .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&params));
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: self.uniforms.as_entire_binding(),
@@ -265,17 +327,53 @@ impl Clipmap {
             layout: &self.bind_layout,
             entries: &entries,
         });
+        let mut fill_entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: self.fill.params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: self.fill.jobs.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(&far_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+        ];
+        fill_entries.extend(self.atlas.bind_entries(4));
+        let fill_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_FILL),
+            layout: &self.fill.bind_layout,
+            entries: &fill_entries,
+        });
+        // Culling range: resident bounds and far heights, widened because the
+        // prefilter may step slightly outside the sampled heights.
+        let z = self.atlas.records().iter().fold(grid.range, |r, c| {
+            [r[0].min(c.bounds_min[2]), r[1].max(c.bounds_max[2])]
+        });
+        let margin = 0.25 * (z[1] - z[0]) + 1.0;
+        self.fill.origins = vec![None; cfg.levels as usize];
         self.level_gpu = Some(LevelGpu {
+            cfg,
             texture,
             bind_group,
+            fill_bind,
+            far_bytes: texture_bytes(grid.size, 1, 1, 4),
+            far: grid,
+            z_range: [z[0] - margin, z[1] + margin],
         });
-        self.store = Some(LevelStore::new(cfg));
     }
 
-    /// Adds `terrain.clipmap`: level placement, incremental texel upload, CPU
-    /// piece culling and one instanced draw per mesh kind, inside the pass.
-    /// `world` is the resident world the technique was built for; `far`
-    /// answers heights beyond it.
+    /// Adds `terrain.clipmap.fill` (level placement, compute fill of the
+    /// strips that entered a window) and `terrain.clipmap` (CPU piece
+    /// culling, one instanced draw per mesh kind). `world` is the resident
+    /// world the technique was built for; `far` answers heights beyond it
+    /// (baked into the far grid when the level set changes).
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
@@ -287,39 +385,74 @@ impl Clipmap {
     ) {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
-        self.ensure_levels(&gpu.device, cfg);
+        self.ensure_levels(gpu, cfg, world, far);
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
-        let this: &'a mut Self = self;
+        let Clipmap {
+            meshes,
+            vertices,
+            indices,
+            instances,
+            uniforms,
+            chunk_origin,
+            chunk_count,
+            pipelines,
+            fill,
+            level_gpu,
+            stats,
+            ..
+        } = self;
+        let Some(level_gpu) = level_gpu.as_ref() else {
+            return;
+        };
+        let (meshes, vertices, indices, instances, uniforms) =
+            (&*meshes, &*vertices, &*indices, &*instances, &*uniforms);
+        let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
+        let eye = view.eye();
+        let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+        graph
+            .add_compute_pass(PASS_FILL)
+            .needs(sward_engine::Capability::Compute)
+            .record(move |ctx| {
+                let places = place_levels(&cfg, cam0);
+                let n = i64::from(cfg.texels());
+                let mut jobs: Vec<FillJob> = Vec::new();
+                for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
+                    jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+                    *old = Some(place.origin);
+                }
+                fill.filled = jobs.iter().map(FillJob::texels).sum();
+                if jobs.is_empty() {
+                    return;
+                }
+                let bytes: &[u8] = bytemuck::cast_slice(&jobs);
+                ctx.queue.write_buffer(&fill.jobs, 0, bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+                let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+                ctx.pass.set_pipeline(&fill.pipeline);
+                ctx.pass.set_bind_group(0, &level_gpu.fill_bind, &[]);
+                ctx.pass
+                    .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
+            });
         graph
             .add_render_pass(PASS)
             .color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
-                let Some(pipeline) = this.pipelines.get(&ctx.sample_count) else {
+                let Some(pipeline) = pipelines.get(&ctx.sample_count) else {
                     log::error!("{PASS}: no pipeline for {} samples", ctx.sample_count);
                     return;
                 };
-                let (Some(store), Some(level_gpu)) = (this.store.as_mut(), this.level_gpu.as_ref())
-                else {
-                    return;
-                };
-                let eye = view.eye();
-                let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
                 let places = place_levels(&cfg, cam0);
-                let sampler = TerrainSampler::new(world, far);
-                let dirty = store.update(&places, &sampler);
-                ctx.counters.bytes_uploaded +=
-                    upload_levels(ctx.queue, &level_gpu.texture, store, &dirty);
                 let params = ClipmapParams::new(&cfg, cam0);
                 let bytes = ClipmapUniforms {
                     terrain: TerrainUniforms::from_view(&view),
                     clip: params,
-                    chunk_origin: this.chunk_origin,
-                    chunk_count: this.chunk_count,
+                    chunk_origin,
+                    chunk_count,
                 }
                 .to_bytes();
-                ctx.queue.write_buffer(&this.uniforms, 0, &bytes);
+                ctx.queue.write_buffer(uniforms, 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
 
                 let pieces: Vec<Piece> = (0..cfg.levels)
@@ -327,11 +460,11 @@ impl Clipmap {
                     .collect();
                 let mut visible: Vec<Piece> = pieces
                     .iter()
-                    .filter(|p| piece_visible(&cfg, store, p, &view))
+                    .filter(|p| piece_visible(&cfg, level_gpu.z_range, p, &view))
                     .copied()
                     .collect();
                 visible.sort_by_key(|p| p.kind);
-                let instances: Vec<ClipInstance> = visible
+                let instance_data: Vec<ClipInstance> = visible
                     .iter()
                     .map(|p| ClipInstance {
                         origin: [p.origin[0] as i32, p.origin[1] as i32],
@@ -339,17 +472,17 @@ impl Clipmap {
                         pad: 0,
                     })
                     .collect();
-                if !instances.is_empty() {
-                    let bytes: &[u8] = bytemuck::cast_slice(&instances);
-                    ctx.queue.write_buffer(&this.instances, 0, bytes);
+                if !instance_data.is_empty() {
+                    let bytes: &[u8] = bytemuck::cast_slice(&instance_data);
+                    ctx.queue.write_buffer(instances, 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
                 }
                 ctx.pass.set_pipeline(pipeline);
                 ctx.pass.set_bind_group(0, &level_gpu.bind_group, &[]);
-                ctx.pass.set_vertex_buffer(0, this.vertices.slice(..));
-                ctx.pass.set_vertex_buffer(1, this.instances.slice(..));
+                ctx.pass.set_vertex_buffer(0, vertices.slice(..));
+                ctx.pass.set_vertex_buffer(1, instances.slice(..));
                 ctx.pass
-                    .set_index_buffer(this.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    .set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
                 let mut triangles = 0;
                 let mut start = 0usize;
                 while start < visible.len() {
@@ -359,7 +492,7 @@ impl Clipmap {
                             .iter()
                             .take_while(|p| p.kind == kind)
                             .count();
-                    let range = this.meshes.range(kind);
+                    let range = meshes.range(kind);
                     ctx.pass.draw_indexed(
                         range.indices.clone(),
                         range.base_vertex,
@@ -375,25 +508,29 @@ impl Clipmap {
                     start = end;
                 }
                 ctx.counters.triangles += triangles;
-                this.stats = ClipmapStats {
+                *stats = ClipmapStats {
                     levels: cfg.levels,
                     pieces: pieces.len(),
                     pieces_drawn: visible.len(),
                     triangles,
-                    texels_sampled: store.last_sampled,
+                    texels_filled: 0,
                 };
             });
     }
 
-    /// What the last recorded frame drew.
-    pub fn stats(&self) -> &ClipmapStats {
-        &self.stats
+    /// What the last recorded frame drew (`texels_filled`: the compute
+    /// fill of that frame).
+    pub fn stats(&self) -> ClipmapStats {
+        ClipmapStats {
+            texels_filled: self.fill.filled,
+            ..self.stats.clone()
+        }
     }
 
     /// Facts for the bench report: levels, block size, pieces drawn, texels
     /// sampled and triangles of the last frame.
     pub fn facts(&self) -> BTreeMap<String, f64> {
-        let s = &self.stats;
+        let s = &self.stats();
         BTreeMap::from([
             ("clipmap_levels".to_owned(), f64::from(s.levels)),
             ("clipmap_block".to_owned(), f64::from(self.block)),
@@ -403,82 +540,127 @@ impl Clipmap {
             ),
             ("clipmap_pieces".to_owned(), s.pieces as f64),
             ("clipmap_pieces_drawn".to_owned(), s.pieces_drawn as f64),
-            ("clipmap_texels_sampled".to_owned(), s.texels_sampled as f64),
+            ("clipmap_texels_filled".to_owned(), s.texels_filled as f64),
             ("clipmap_triangles".to_owned(), s.triangles as f64),
         ])
     }
 
-    /// The level texels (CPU mirror) of the last frame, if any was recorded.
-    pub fn levels(&self) -> Option<&LevelStore> {
-        self.store.as_ref()
+    /// The level texture array (tests read it back) and the far grid it
+    /// was filled from, once a frame was recorded.
+    pub fn level_texture(&self) -> Option<(&wgpu::Texture, &FarGrid)> {
+        self.level_gpu.as_ref().map(|l| (&l.texture, &l.far))
     }
 
     /// Bytes of GPU memory held (meshes, level textures, chunk index, splat).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        let levels = self.store.as_ref().map_or(0, |s| {
-            let c = s.config();
-            texture_bytes([c.texels(); 2], 1, c.levels, 16)
+        let levels = self.level_gpu.as_ref().map_or(0, |l| {
+            let c = l.cfg;
+            texture_bytes([c.texels(); 2], 1, c.levels, 16) + l.far_bytes
         });
         self.fixed_gpu_bytes + levels
     }
 }
 
-/// Frustum test of a piece's box: xy from its extent, z from the heights its
-/// level and the next coarser level hold (the morph blends between them).
-fn piece_visible(cfg: &ClipmapConfig, store: &LevelStore, p: &Piece, view: &FrameView) -> bool {
+/// Frustum test of a piece's box: xy from its extent, z the conservative
+/// height range of the levels (resident bounds and far grid).
+fn piece_visible(cfg: &ClipmapConfig, z: [f32; 2], p: &Piece, view: &FrameView) -> bool {
     let [w, h] = p.kind.quads(i64::from(cfg.block));
     let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
     let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
-    let mut z = store.level(p.level).z_range;
-    if p.level + 1 < cfg.levels {
-        let c = store.level(p.level + 1).z_range;
-        z = [z[0].min(c[0]), z[1].max(c[1])];
-    }
     let min = Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z[0]);
     let max = Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z[1]);
     view.frustum.aabb_visible(min, max)
 }
 
-/// Writes the dirty texel strips of every level; returns the bytes written.
-fn upload_levels(
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-    store: &LevelStore,
-    dirty: &[DirtyRegion],
-) -> u64 {
-    let n = store.config().texels();
-    let mut bytes = 0;
-    for d in dirty {
-        let data: &[u8] = bytemuck::cast_slice(&store.level(d.level).texels);
-        let rects = d
-            .columns
-            .iter()
-            .map(|c| (c.start, 0, c.end - c.start, n))
-            .chain(d.rows.iter().map(|r| (0, r.start, n, r.end - r.start)));
-        for (x, y, w, h) in rects {
-            queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d { x, y, z: d.level },
-                    aspect: wgpu::TextureAspect::All,
+impl FillState {
+    fn new(device: &wgpu::Device) -> Result<Self, PassError> {
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
+            .map_err(|source| PassError::Shader {
+                technique: TECHNIQUE,
+                source,
+            })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let mut entries = vec![
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
                 },
-                data,
-                wgpu::TexelCopyBufferLayout {
-                    offset: u64::from((y * n + x) * 16),
-                    bytes_per_row: Some(n * 16),
-                    rows_per_image: Some(n),
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
                 },
-                wgpu::Extent3d {
-                    width: w,
-                    height: h,
-                    depth_or_array_layers: 1,
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: cs,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
                 },
-            );
-            bytes += u64::from(w * h * 16);
-        }
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: cs,
+                ty: wgpu::BindingType::StorageTexture {
+                    access: wgpu::StorageTextureAccess::WriteOnly,
+                    format: wgpu::TextureFormat::Rgba32Float,
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                },
+                count: None,
+            },
+        ];
+        entries.extend(HeightAtlas::layout_entries(4, cs));
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(PASS_FILL),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS_FILL),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_FILL),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.fill.params"),
+            size: std::mem::size_of::<super::fill::FillParams>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let jobs = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.fill.jobs"),
+            size: u64::from(2 * MAX_LEVELS) * std::mem::size_of::<FillJob>() as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(FillState {
+            pipeline,
+            bind_layout,
+            params,
+            jobs,
+            origins: Vec::new(),
+            filled: 0,
+        })
     }
-    bytes
 }
 
 /// The chunk index texture (Rg32Uint: atlas slot, holes_low_res) over the
@@ -634,6 +816,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
+        sward_engine::Capability::Compute,
     ],
     fallback: Some("gpu-cull"),
     build: |i, params| {
