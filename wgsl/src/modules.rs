@@ -95,6 +95,8 @@ shader_modules! {
     CLIPMAP_LEVEL = "clipmap_level";
     /// Geometry clipmap level update in compute: strips from the height atlas and the far grid, prefiltered.
     CLIPMAP_FILL = "clipmap_fill";
+    /// Geometry clipmap piece culling in compute (frustum + fog distance) into a multi-draw-indirect.
+    CLIPMAP_CULL = "clipmap_cull";
     /// Compute probe comparing `clipmap_level` with its CPU reference (tests).
     PROBE_CLIPMAP = "probe_clipmap";
     /// Terrain `clipmap`: instanced level pieces, per-pixel MCNK lookup, holes, shared shading.

@@ -13,12 +13,14 @@
 //! - [`mesh`]: the static meshes (diagonals towards cell centres).
 //! - [`source`]: where texels come from (resident world, far tile source).
 //! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
+//! - [`cull`]: GPU piece culling into a multi-draw-indirect (CPU reference).
 //! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
 //! - `technique`: [`Clipmap`], the pass.
 
 pub mod accuracy;
+pub mod cull;
 pub mod fill;
 pub mod gpu;
 pub mod layout;
@@ -37,3 +39,7 @@ pub const TECHNIQUE: &str = "terrain.clipmap";
 pub const PASS: &str = "terrain.clipmap";
 /// Name of the compute pass that fills the level strips.
 pub const PASS_FILL: &str = "terrain.clipmap.fill";
+/// Name of the compute pass that culls the pieces.
+pub const PASS_CULL: &str = "terrain.clipmap.cull";
+/// Name of the pass that copies the draw counts for the lagged readback.
+pub const PASS_CULL_READBACK: &str = "terrain.clipmap.cull.readback";

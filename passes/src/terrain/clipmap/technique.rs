@@ -5,32 +5,37 @@
 //! Inside the pass closures (so the bench counts the CPU cost) it places the
 //! levels around the camera, dispatches the compute fill of the strips that
 //! entered each level's window (`fill.rs`, `clipmap_fill.wgsl`), culls every
-//! piece against the frustum on the CPU and issues one instanced draw per
-//! mesh kind.
+//! piece on the GPU (`terrain.clipmap.cull`: frustum and fog distance,
+//! `cull.rs`, `clipmap_cull.wgsl`) and draws the survivors with one
+//! multi-draw-indirect of the shared meshes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
-use glam::{IVec2, Vec3};
+use glam::IVec2;
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
+use super::cull::{
+    empty_args, kind_index, kinds, piece_gpu, CullUniforms, DrawArgs, INSTANCES_PER_KIND, KINDS,
+};
 use super::fill::{far_extent, level_jobs, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
-    camera_level0, level_pieces, place_levels, vertex_world, ClipmapConfig, Piece, PieceKind,
-    DEFAULT_BLOCK, MAX_LEVELS,
+    camera_level0, level_pieces, place_levels, ClipmapConfig, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
 };
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
-use super::{PASS, PASS_FILL, TECHNIQUE};
+use super::{PASS, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
 use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
 use crate::terrain::StaticChunks;
+use sward_engine::lagged::LaggedReadback;
 
 /// Value of the chunk index texture where no MCNK is resident.
 const NO_CHUNK: u32 = u32::MAX;
@@ -42,9 +47,10 @@ pub struct ClipmapStats {
     pub levels: u32,
     /// Pieces considered and drawn.
     pub pieces: usize,
-    /// Pieces that passed frustum culling.
+    /// Pieces that passed the GPU cull (read back a few frames late; all
+    /// pieces until the first readback arrives).
     pub pieces_drawn: usize,
-    /// Triangles drawn.
+    /// Triangles drawn (same lag).
     pub triangles: u64,
     /// Texels the compute fill wrote this frame (level windows that moved).
     pub texels_filled: u64,
@@ -60,6 +66,25 @@ struct LevelGpu {
     far_bytes: u64,
     /// Conservative height range of every level (culling).
     z_range: [f32; 2],
+}
+
+/// The GPU cull: pipeline, its buffers and the lagged readback of the
+/// per-kind instance counts.
+struct CullState {
+    pipeline: wgpu::ComputePipeline,
+    bind: wgpu::BindGroup,
+    uniforms: wgpu::Buffer,
+    pieces: wgpu::Buffer,
+    args: wgpu::Buffer,
+    empty_args: [DrawArgs; KINDS],
+    /// One multi-draw-indirect (the device takes a non-zero first instance
+    /// in indirect args); else one indirect draw per kind with the instance
+    /// buffer bound at the kind's range and first instance 0.
+    multi: bool,
+    readback: Mutex<LaggedReadback>,
+    frame: u64,
+    /// Instances per kind of a recent frame.
+    counts: Option<[u32; KINDS]>,
 }
 
 /// The compute fill: pipeline, uniforms, job list and where each level's
@@ -94,13 +119,11 @@ pub struct Clipmap {
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
     atlas: HeightAtlas,
     fill: FillState,
+    cull: CullState,
     level_gpu: Option<LevelGpu>,
     fixed_gpu_bytes: u64,
     stats: ClipmapStats,
 }
-
-/// Most pieces one level draws (16 blocks, 8 fix-ups, centre, 2 trims, seam).
-const MAX_PIECES_PER_LEVEL: u64 = 28;
 
 impl Clipmap {
     /// Builds the technique for the resident `world` with the default block size.
@@ -145,8 +168,10 @@ impl Clipmap {
         });
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.instances"),
-            size: u64::from(MAX_LEVELS) * MAX_PIECES_PER_LEVEL * 16,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            size: KINDS as u64 * u64::from(INSTANCES_PER_KIND) * 16,
+            usage: wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
@@ -171,9 +196,16 @@ impl Clipmap {
         });
         let atlas = HeightAtlas::new(gpu, world)?;
         let fill = FillState::new(device)?;
+        let multi = gpu
+            .caps
+            .has(sward_engine::Capability::IndirectFirstInstance);
+        let cull = CullState::new(device, block, &meshes, &instances, multi)?;
         let fixed_gpu_bytes = atlas.gpu_memory_bytes()
             + fill.params.size()
             + fill.jobs.size()
+            + cull.uniforms.size()
+            + cull.pieces.size()
+            + cull.args.size()
             + vertices.size()
             + indices.size()
             + instances.size()
@@ -198,6 +230,7 @@ impl Clipmap {
             pipelines: HashMap::new(),
             atlas,
             fill,
+            cull,
             level_gpu: None,
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
@@ -398,6 +431,7 @@ impl Clipmap {
             chunk_count,
             pipelines,
             fill,
+            cull,
             level_gpu,
             stats,
             ..
@@ -410,6 +444,21 @@ impl Clipmap {
         let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
         let eye = view.eye();
         let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+        cull.frame += 1;
+        let frame = cull.frame;
+        let mut copy_now = false;
+        if let Ok(readback) = cull.readback.get_mut() {
+            readback.poll(frame);
+            if let Some(words) = readback.latest() {
+                cull.counts = Some(std::array::from_fn(|k| {
+                    words.get(5 * k + 1).copied().unwrap_or(0)
+                }));
+            }
+            copy_now = readback.has_free_slot();
+        }
+        let cull: &'a CullState = cull;
+        let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
+        let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
         graph
             .add_compute_pass(PASS_FILL)
             .needs(sward_engine::Capability::Compute)
@@ -434,16 +483,70 @@ impl Clipmap {
                 ctx.pass
                     .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
             });
+        let piece_count: u32 = (0..cfg.levels)
+            .map(|l| pieces_per_level(cfg.levels, l) as u32)
+            .sum();
         graph
+            .add_compute_pass(PASS_CULL)
+            .read_write(args)
+            .read_write(instance_id)
+            .needs(sward_engine::Capability::Compute)
+            .record(move |ctx| {
+                let places = place_levels(&cfg, cam0);
+                let pieces: Vec<[i32; 4]> = (0..cfg.levels)
+                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
+                    .map(|p| piece_gpu(&p))
+                    .collect();
+                let u = CullUniforms::new(
+                    &view.frustum,
+                    eye,
+                    cull_distance(&view),
+                    level_gpu.z_range,
+                    pieces.len() as u32,
+                );
+                let writes: [&[u8]; 3] = [
+                    bytemuck::bytes_of(&u),
+                    bytemuck::cast_slice(&pieces),
+                    bytemuck::cast_slice(&cull.empty_args),
+                ];
+                for (buffer, bytes) in [&cull.uniforms, &cull.pieces, &cull.args]
+                    .into_iter()
+                    .zip(writes)
+                {
+                    ctx.queue.write_buffer(buffer, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                }
+                ctx.pass.set_pipeline(&cull.pipeline);
+                ctx.pass.set_bind_group(0, &cull.bind, &[]);
+                ctx.pass
+                    .dispatch_workgroups((pieces.len() as u32).div_ceil(64).max(1), 1, 1);
+                ctx.counters.instances_submitted += pieces.len() as u64;
+            });
+        if copy_now {
+            graph
+                .add_transfer_pass(PASS_CULL_READBACK)
+                .read(args)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = cull.readback.lock() {
+                        readback.copy(ctx.encoder, &cull.args, frame);
+                    }
+                });
+        }
+        let mut draw = graph
             .add_render_pass(PASS)
-            .color(targets.color, color_load, targets.resolve)
+            .read(args)
+            .read(instance_id)
+            .needs(sward_engine::Capability::MultiDrawIndirect);
+        if cull.multi {
+            draw = draw.needs(sward_engine::Capability::IndirectFirstInstance);
+        }
+        draw.color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
                 let Some(pipeline) = pipelines.get(&ctx.sample_count) else {
                     log::error!("{PASS}: no pipeline for {} samples", ctx.sample_count);
                     return;
                 };
-                let places = place_levels(&cfg, cam0);
                 let params = ClipmapParams::new(&cfg, cam0);
                 let bytes = ClipmapUniforms {
                     terrain: TerrainUniforms::from_view(&view),
@@ -454,64 +557,46 @@ impl Clipmap {
                 .to_bytes();
                 ctx.queue.write_buffer(uniforms, 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
-
-                let pieces: Vec<Piece> = (0..cfg.levels)
-                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
-                    .collect();
-                let mut visible: Vec<Piece> = pieces
-                    .iter()
-                    .filter(|p| piece_visible(&cfg, level_gpu.z_range, p, &view))
-                    .copied()
-                    .collect();
-                visible.sort_by_key(|p| p.kind);
-                let instance_data: Vec<ClipInstance> = visible
-                    .iter()
-                    .map(|p| ClipInstance {
-                        origin: [p.origin[0] as i32, p.origin[1] as i32],
-                        level: p.level as i32,
-                        pad: 0,
-                    })
-                    .collect();
-                if !instance_data.is_empty() {
-                    let bytes: &[u8] = bytemuck::cast_slice(&instance_data);
-                    ctx.queue.write_buffer(instances, 0, bytes);
-                    ctx.counters.bytes_uploaded += bytes.len() as u64;
-                }
                 ctx.pass.set_pipeline(pipeline);
                 ctx.pass.set_bind_group(0, &level_gpu.bind_group, &[]);
                 ctx.pass.set_vertex_buffer(0, vertices.slice(..));
-                ctx.pass.set_vertex_buffer(1, instances.slice(..));
                 ctx.pass
                     .set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-                let mut triangles = 0;
-                let mut start = 0usize;
-                while start < visible.len() {
-                    let kind = visible[start].kind;
-                    let end = start
-                        + visible[start..]
-                            .iter()
-                            .take_while(|p| p.kind == kind)
-                            .count();
-                    let range = meshes.range(kind);
-                    ctx.pass.draw_indexed(
-                        range.indices.clone(),
-                        range.base_vertex,
-                        start as u32..end as u32,
-                    );
-                    let count = (end - start) as u64;
-                    ctx.counters.draw_calls += 1;
-                    ctx.counters.instances_submitted += count;
-                    ctx.counters.instances_drawn += count;
-                    if kind != PieceKind::Seam {
-                        triangles += range.triangles() * count;
+                if cull.multi {
+                    ctx.pass.set_vertex_buffer(1, instances.slice(..));
+                    ctx.pass
+                        .multi_draw_indexed_indirect(&cull.args, 0, KINDS as u32);
+                } else {
+                    let range = u64::from(INSTANCES_PER_KIND) * 16;
+                    for k in 0..KINDS as u64 {
+                        ctx.pass
+                            .set_vertex_buffer(1, instances.slice(k * range..(k + 1) * range));
+                        let offset = k * std::mem::size_of::<DrawArgs>() as u64;
+                        ctx.pass.draw_indexed_indirect(&cull.args, offset);
                     }
-                    start = end;
                 }
+                ctx.counters.draw_calls += KINDS as u64;
+                // Until the first readback arrives, count every piece.
+                let (mut drawn, mut triangles) = (0u64, 0u64);
+                for kind in PieceKind::ALL {
+                    let k = kind_index(kind);
+                    let count = match cull.counts {
+                        Some(c) => u64::from(c[k]),
+                        None => (0..cfg.levels)
+                            .map(|l| kind_count_of(cfg.levels, l, kind) as u64)
+                            .sum(),
+                    };
+                    drawn += count;
+                    if kind != PieceKind::Seam {
+                        triangles += meshes.range(kind).triangles() * count;
+                    }
+                }
+                ctx.counters.instances_drawn += drawn;
                 ctx.counters.triangles += triangles;
                 *stats = ClipmapStats {
                     levels: cfg.levels,
-                    pieces: pieces.len(),
-                    pieces_drawn: visible.len(),
+                    pieces: piece_count as usize,
+                    pieces_drawn: drawn as usize,
                     triangles,
                     texels_filled: 0,
                 };
@@ -551,6 +636,43 @@ impl Clipmap {
         self.level_gpu.as_ref().map(|l| (&l.texture, &l.far))
     }
 
+    /// Draws with one indirect draw per kind instead of the multi-draw, as
+    /// on a device without a non-zero first instance in indirect args
+    /// (tests compare the two paths on one device).
+    #[cfg(test)]
+    pub(crate) fn use_single_draws(&mut self) {
+        self.cull.multi = false;
+        for a in &mut self.cull.empty_args {
+            a.first_instance = 0;
+        }
+    }
+
+    /// The conservative height range the cull uses, once a frame was recorded.
+    pub fn z_range(&self) -> Option<[f32; 2]> {
+        self.level_gpu.as_ref().map(|l| l.z_range)
+    }
+
+    /// The pieces the GPU cull of the last submitted frame kept, per kind
+    /// (`[I, J, level, 0]` each), read back now (tests).
+    pub fn read_drawn(&self, gpu: &GpuContext) -> Vec<(PieceKind, [i32; 4])> {
+        let read = |b: &wgpu::Buffer| {
+            sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
+                .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"))
+        };
+        let args_bytes = read(&self.cull.args);
+        let args: &[DrawArgs] = bytemuck::cast_slice(&args_bytes);
+        let inst_bytes = read(&self.instances);
+        let inst: &[[i32; 4]] = bytemuck::cast_slice(&inst_bytes);
+        let mut out = Vec::new();
+        for (k, (kind, a)) in PieceKind::ALL.iter().zip(args).enumerate() {
+            let first = k * INSTANCES_PER_KIND as usize;
+            for p in &inst[first..first + a.instance_count as usize] {
+                out.push((*kind, *p));
+            }
+        }
+        out
+    }
+
     /// Bytes of GPU memory held (meshes, level textures, chunk index, splat).
     pub fn gpu_memory_bytes(&self) -> u64 {
         let levels = self.level_gpu.as_ref().map_or(0, |l| {
@@ -561,15 +683,167 @@ impl Clipmap {
     }
 }
 
-/// Frustum test of a piece's box: xy from its extent, z the conservative
-/// height range of the levels (resident bounds and far grid).
-fn piece_visible(cfg: &ClipmapConfig, z: [f32; 2], p: &Piece, view: &FrameView) -> bool {
-    let [w, h] = p.kind.quads(i64::from(cfg.block));
-    let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
-    let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
-    let min = Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z[0]);
-    let max = Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z[1]);
-    view.frustum.aabb_visible(min, max)
+/// Horizontal distance beyond which a piece is culled: the fog end. Past it
+/// every point of the piece is at least that far (horizontal distance is a
+/// lower bound of the 3D distance the fog uses), so it would shade as the fog
+/// colour, which is also the clear colour: culling it leaves the image as is.
+fn cull_distance(view: &FrameView) -> f32 {
+    view.settings.fog_range[1]
+}
+
+/// Pieces level `l` of `levels` lists (ring: 12 blocks, 4 fix-ups, 2 trims;
+/// the finest adds 4 blocks, 4 fix-ups and the centre, and has no trims;
+/// every level but the coarsest a seam).
+fn pieces_per_level(levels: u32, l: u32) -> usize {
+    PieceKind::ALL
+        .iter()
+        .map(|k| kind_count_of(levels, l, *k))
+        .sum()
+}
+
+/// Pieces of `kind` in level `l` of `levels`.
+fn kind_count_of(levels: u32, l: u32, kind: PieceKind) -> usize {
+    match (kind, l == 0) {
+        (PieceKind::Block, true) => 16,
+        (PieceKind::Block, false) => 12,
+        (PieceKind::FixupV | PieceKind::FixupH, true) => 4,
+        (PieceKind::FixupV | PieceKind::FixupH, false) => 2,
+        (PieceKind::Centre, true) => 1,
+        (PieceKind::Centre, false) => 0,
+        (PieceKind::TrimV | PieceKind::TrimH, true) => 0,
+        (PieceKind::TrimV | PieceKind::TrimH, false) => 1,
+        (PieceKind::Seam, _) => usize::from(l + 1 < levels),
+    }
+}
+
+impl CullState {
+    fn new(
+        device: &wgpu::Device,
+        block: u32,
+        meshes: &ClipmapMeshes,
+        instances: &wgpu::Buffer,
+        multi: bool,
+    ) -> Result<Self, PassError> {
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
+            .map_err(|source| PassError::Shader {
+                technique: TECHNIQUE,
+                source,
+            })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: cs,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let entries = [
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            storage(1, true),
+            storage(2, true),
+            storage(3, false),
+            storage(4, false),
+        ];
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(PASS_CULL),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS_CULL),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_CULL),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.uniforms"),
+            size: std::mem::size_of::<CullUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let kind_table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.cull.kinds"),
+            contents: bytemuck::cast_slice(&kinds(block)),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let pieces = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.pieces"),
+            size: u64::from(MAX_LEVELS) * 28 * 16,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut empty_args = empty_args(meshes);
+        if !multi {
+            for a in &mut empty_args {
+                a.first_instance = 0;
+            }
+        }
+        let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.args"),
+            contents: bytemuck::cast_slice(&empty_args),
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_CULL),
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: kind_table.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: pieces.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: args.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: instances.as_entire_binding(),
+                },
+            ],
+        });
+        let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
+        Ok(CullState {
+            pipeline,
+            bind,
+            uniforms,
+            pieces,
+            args,
+            empty_args,
+            multi,
+            readback: Mutex::new(readback),
+            frame: 0,
+            counts: None,
+        })
+    }
 }
 
 impl FillState {
@@ -817,6 +1091,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
         sward_engine::Capability::Compute,
+        sward_engine::Capability::MultiDrawIndirect,
     ],
     fallback: Some("gpu-cull"),
     build: |i, params| {
@@ -871,6 +1146,26 @@ mod tests {
     fn distance(text: &str) -> Result<Option<f32>, PassError> {
         let tier = Tier::parse(Subsystem::Terrain, text).expect("parses");
         distance_of(tier.params())
+    }
+
+    /// The per-kind piece counts used before the first cull readback are
+    /// what `level_pieces` lists.
+    #[test]
+    fn piece_counts_match_the_layout() {
+        use crate::terrain::clipmap::layout::{level_pieces, place_levels};
+        let cfg = ClipmapConfig {
+            block: 16,
+            levels: 5,
+        };
+        let places = place_levels(&cfg, [12345.6, 9876.5]);
+        for l in 0..cfg.levels {
+            let pieces = level_pieces(&cfg, l, &places[l as usize]);
+            assert_eq!(pieces.len(), pieces_per_level(cfg.levels, l), "level {l}");
+            for kind in PieceKind::ALL {
+                let n = pieces.iter().filter(|p| p.kind == kind).count();
+                assert_eq!(n, kind_count_of(cfg.levels, l, kind), "level {l} {kind:?}");
+            }
+        }
     }
 
     /// `clipmap:distance=N` sizes the levels for `N` units whatever the
