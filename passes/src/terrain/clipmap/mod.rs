@@ -37,9 +37,12 @@ pub use technique::{Clipmap, ClipmapStats, ENTRY};
 pub const TECHNIQUE: &str = "terrain.clipmap";
 /// Name of the draw pass (also its puffin and GPU timestamp scope).
 pub const PASS: &str = "terrain.clipmap";
-/// Name of the compute pass that fills the level strips.
+/// Name of the compute pass that fills the level strips and culls the
+/// pieces (two dispatches).
+pub const PASS_COMPUTE: &str = "terrain.clipmap.compute";
+/// Label of the fill pipeline.
 pub const PASS_FILL: &str = "terrain.clipmap.fill";
-/// Name of the compute pass that culls the pieces.
+/// Label of the cull pipeline.
 pub const PASS_CULL: &str = "terrain.clipmap.cull";
 /// Name of the pass that copies the draw counts for the lagged readback.
 pub const PASS_CULL_READBACK: &str = "terrain.clipmap.cull.readback";

@@ -1,11 +1,12 @@
 //! The `clipmap` terrain technique: owns the static meshes, the level texture
 //! array and its CPU mirror, the chunk index texture (resident MCNK slot and
 //! hole mask per MCNK), the shared splat resources, and records the
-//! `terrain.clipmap.fill` compute pass and the `terrain.clipmap` draw pass.
+//! `terrain.clipmap.compute` pass (fill, then cull) and the `terrain.clipmap`
+//! draw pass.
 //! Inside the pass closures (so the bench counts the CPU cost) it places the
 //! levels around the camera, dispatches the compute fill of the strips that
 //! entered each level's window (`fill.rs`, `clipmap_fill.wgsl`), culls every
-//! piece on the GPU (`terrain.clipmap.cull`: frustum and fog distance,
+//! piece on the GPU (the cull dispatch: frustum and fog distance,
 //! `cull.rs`, `clipmap_cull.wgsl`) and draws the survivors with one
 //! multi-draw-indirect of the shared meshes.
 
@@ -28,7 +29,10 @@ use super::layout::{
 };
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
-use super::{PASS, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
+use super::{PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
+
+/// Frames between two copies of the draw counts for the lagged readback.
+const READBACK_EVERY: u64 = 8;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
@@ -402,9 +406,10 @@ impl Clipmap {
         });
     }
 
-    /// Adds `terrain.clipmap.fill` (level placement, compute fill of the
-    /// strips that entered a window) and `terrain.clipmap` (CPU piece
-    /// culling, one instanced draw per mesh kind). `world` is the resident
+    /// Adds `terrain.clipmap.compute` (level placement, compute fill of the
+    /// strips that entered a window, GPU piece cull), every 8th frame
+    /// `terrain.clipmap.cull.readback`, and `terrain.clipmap` (one
+    /// multi-draw-indirect of the shared meshes). `world` is the resident
     /// world the technique was built for; `far` answers heights beyond it
     /// (baked into the far grid when the level set changes).
     pub fn record<'a>(
@@ -454,13 +459,20 @@ impl Clipmap {
                     words.get(5 * k + 1).copied().unwrap_or(0)
                 }));
             }
-            copy_now = readback.has_free_slot();
+            copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
         }
         let cull: &'a CullState = cull;
         let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
         let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
+        let piece_count: u32 = (0..cfg.levels)
+            .map(|l| pieces_per_level(cfg.levels, l) as u32)
+            .sum();
+        // One compute pass: the fill of the strips that entered a window,
+        // then the cull (which does not read the levels).
         graph
-            .add_compute_pass(PASS_FILL)
+            .add_compute_pass(PASS_COMPUTE)
+            .read_write(args)
+            .read_write(instance_id)
             .needs(sward_engine::Capability::Compute)
             .record(move |ctx| {
                 let places = place_levels(&cfg, cam0);
@@ -471,28 +483,16 @@ impl Clipmap {
                     *old = Some(place.origin);
                 }
                 fill.filled = jobs.iter().map(FillJob::texels).sum();
-                if jobs.is_empty() {
-                    return;
+                if !jobs.is_empty() {
+                    let bytes: &[u8] = bytemuck::cast_slice(&jobs);
+                    ctx.queue.write_buffer(&fill.jobs, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                    let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+                    ctx.pass.set_pipeline(&fill.pipeline);
+                    ctx.pass.set_bind_group(0, &level_gpu.fill_bind, &[]);
+                    ctx.pass
+                        .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
                 }
-                let bytes: &[u8] = bytemuck::cast_slice(&jobs);
-                ctx.queue.write_buffer(&fill.jobs, 0, bytes);
-                ctx.counters.bytes_uploaded += bytes.len() as u64;
-                let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
-                ctx.pass.set_pipeline(&fill.pipeline);
-                ctx.pass.set_bind_group(0, &level_gpu.fill_bind, &[]);
-                ctx.pass
-                    .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
-            });
-        let piece_count: u32 = (0..cfg.levels)
-            .map(|l| pieces_per_level(cfg.levels, l) as u32)
-            .sum();
-        graph
-            .add_compute_pass(PASS_CULL)
-            .read_write(args)
-            .read_write(instance_id)
-            .needs(sward_engine::Capability::Compute)
-            .record(move |ctx| {
-                let places = place_levels(&cfg, cam0);
                 let pieces: Vec<[i32; 4]> = (0..cfg.levels)
                     .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
                     .map(|p| piece_gpu(&p))
