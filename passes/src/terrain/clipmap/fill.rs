@@ -190,8 +190,14 @@ impl FarGrid {
 
 /// The cells `[lo, hi]` a clipmap of `cfg` may cover while the camera stays
 /// over the resident world: the resident rectangle grown by the outermost
-/// level's reach plus one MCNK.
-pub fn far_extent(world: &World, cfg: &ClipmapConfig) -> ([f64; 2], [f64; 2]) {
+/// level's reach plus two MCNKs, no wider than `max_texels` far samples per
+/// side (the device's texture size limit; the third value says whether that
+/// limit shrank the extent around the resident centre).
+pub fn far_extent(
+    world: &World,
+    cfg: &ClipmapConfig,
+    max_texels: u32,
+) -> ([f64; 2], [f64; 2], bool) {
     let cells = f64::from(CHUNK_CELLS);
     let rect = world.mcnks().fold(None, |r: Option<[f64; 4]>, (c, _)| {
         let (x0, y0) = (f64::from(c.x) * cells, f64::from(c.y) * cells);
@@ -207,7 +213,19 @@ pub fn far_extent(world: &World, cfg: &ClipmapConfig) -> ([f64; 2], [f64; 2]) {
     });
     let [x0, y0, x1, y1] = rect.unwrap_or([0.0, 0.0, cells, cells]);
     let grow = cfg.reach(cfg.levels - 1) / UNIT_SIZE + 2.0 * cells;
-    ([x0 - grow, y0 - grow], [x1 + grow, y1 + grow])
+    let (mut lo, mut hi) = ([x0 - grow, y0 - grow], [x1 + grow, y1 + grow]);
+    // Snapping outwards adds up to two samples per side.
+    let widest = f64::from(max_texels.max(4) - 3) * FAR_STEP;
+    let mut clamped = false;
+    for k in 0..2 {
+        if hi[k] - lo[k] > widest {
+            let centre = 0.5 * (lo[k] + hi[k]);
+            lo[k] = centre - 0.5 * widest;
+            hi[k] = centre + 0.5 * widest;
+            clamped = true;
+        }
+    }
+    (lo, hi, clamped)
 }
 
 /// One resident MCNK as the shader sees it.
@@ -369,5 +387,25 @@ mod tests {
             }
             assert!(seen.keys().all(|&v| inside(v, new)), "{old:?} -> {new:?}");
         }
+    }
+
+    /// The far grid never exceeds the texture size it is given, and covers
+    /// the outermost level's reach when the limit allows.
+    #[test]
+    fn far_extent_respects_the_texture_limit() {
+        let world = crate::terrain::testutil::cliff_world();
+        let sampler = TerrainSampler::new(&world, None);
+        let cfg = ClipmapConfig::for_distance(32, 8000.0);
+        let (lo, hi, clamped) = far_extent(&world, &cfg, 8192);
+        assert!(!clamped);
+        assert!(hi[0] - lo[0] > 2.0 * cfg.reach(cfg.levels - 1) / UNIT_SIZE);
+        let (lo, hi, clamped) = far_extent(&world, &cfg, 300);
+        assert!(clamped);
+        let grid = FarGrid::bake(&sampler, lo, hi);
+        assert!(
+            grid.size[0] <= 300 && grid.size[1] <= 300,
+            "{:?}",
+            grid.size
+        );
     }
 }

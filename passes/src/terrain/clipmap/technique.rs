@@ -321,7 +321,15 @@ impl Clipmap {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        let (lo, hi) = far_extent(world, &cfg);
+        let max = device.limits().max_texture_dimension_2d;
+        let (lo, hi, clamped) = far_extent(world, &cfg, max);
+        if clamped {
+            log::warn!(
+                "{TECHNIQUE}: the far grid for {} levels needs more than {max} texels per side; \
+                 it covers a smaller area around the resident world (edge values beyond)",
+                cfg.levels
+            );
+        }
         let grid = FarGrid::bake(&TerrainSampler::new(world, far), lo, hi);
         let far_texture = device.create_texture_with_data(
             &gpu.queue,
