@@ -186,6 +186,14 @@ impl<'s> SceneRenderer<'s> {
         self.terrain.values().find_map(|t| t.terrain_triangles())
     }
 
+    /// The view distance the active terrain tier asks for (see
+    /// [`Technique::view_distance`]), if any.
+    pub fn view_distance(&self) -> Option<f32> {
+        self.terrain
+            .get(&self.combo.terrain)
+            .and_then(|t| t.view_distance())
+    }
+
     /// Adds this frame's passes: terrain first (it clears), grass last (it
     /// resolves MSAA). With both subsystems off a `frame.clear` pass clears.
     pub fn record<'a>(

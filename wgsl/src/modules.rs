@@ -97,6 +97,10 @@ shader_modules! {
     PROBE_CAMERA_GRID = "probe_camera_grid";
     /// Geometry clipmap level sampling: toroidal texel fetch, coarse-level value, geomorph.
     CLIPMAP_LEVEL = "clipmap_level";
+    /// Geometry clipmap level update in compute: strips from the height atlas and the far grid, prefiltered.
+    CLIPMAP_FILL = "clipmap_fill";
+    /// Geometry clipmap piece culling in compute (frustum + fog distance) into a multi-draw-indirect.
+    CLIPMAP_CULL = "clipmap_cull";
     /// Compute probe comparing `clipmap_level` with its CPU reference (tests).
     PROBE_CLIPMAP = "probe_clipmap";
     /// Terrain `clipmap`: instanced level pieces, per-pixel MCNK lookup, holes, shared shading.

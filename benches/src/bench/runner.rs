@@ -100,6 +100,11 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 tier: tier.to_string(),
                 source,
             })?;
+        // A terrain tier with its own view distance (`clipmap:distance=N`)
+        // overrides `--view-distance` for its run.
+        let settings = renderer
+            .view_distance()
+            .map_or(settings, |d| base.with_view_distance(d));
         let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
         let mut samples = RunSamples::new(tier.clone());
         frame.measure(&mut renderer, &poses, &mut samples, &bar)?;

@@ -104,6 +104,14 @@ pub trait Technique {
         None
     }
 
+    /// The terrain view distance this technique was configured with (a tier
+    /// parameter such as `clipmap:distance=8000`), when it overrides the
+    /// frame's `RenderSettings::terrain_distance`. The bench then renders the
+    /// tier with `RenderSettings::with_view_distance` of it (fog scaled).
+    fn view_distance(&self) -> Option<f32> {
+        None
+    }
+
     /// The resident world changed (`scene` is the world after the change).
     /// The default asks the composer to rebuild the technique.
     fn residency_changed(

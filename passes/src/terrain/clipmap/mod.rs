@@ -13,11 +13,15 @@
 //! - [`mesh`]: the static meshes (diagonals towards cell centres).
 //! - [`source`]: where texels come from (resident world, far tile source).
 //! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
+//! - [`cull`]: GPU piece culling into a multi-draw-indirect (CPU reference).
+//! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
 //! - `technique`: [`Clipmap`], the pass.
 
 pub mod accuracy;
+pub mod cull;
+pub mod fill;
 pub mod gpu;
 pub mod layout;
 pub mod mesh;
@@ -33,3 +37,12 @@ pub use technique::{Clipmap, ClipmapStats, ENTRY};
 pub const TECHNIQUE: &str = "terrain.clipmap";
 /// Name of the draw pass (also its puffin and GPU timestamp scope).
 pub const PASS: &str = "terrain.clipmap";
+/// Name of the compute pass that fills the level strips and culls the
+/// pieces (two dispatches).
+pub const PASS_COMPUTE: &str = "terrain.clipmap.compute";
+/// Label of the fill pipeline.
+pub const PASS_FILL: &str = "terrain.clipmap.fill";
+/// Label of the cull pipeline.
+pub const PASS_CULL: &str = "terrain.clipmap.cull";
+/// Name of the pass that copies the draw counts for the lagged readback.
+pub const PASS_CULL_READBACK: &str = "terrain.clipmap.cull.readback";

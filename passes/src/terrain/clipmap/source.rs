@@ -73,6 +73,79 @@ impl<'a> TerrainSampler<'a> {
         }
     }
 
+    /// Height alone at global grid `(gx, gy)`, with the same precedence as
+    /// [`Self::sample`] (resident, far source, extended resident edge).
+    pub fn height(&self, gx: f64, gy: f64) -> f32 {
+        let (x, y) = grid_to_world(gx, gy);
+        if let Some(h) = self.world.height_at(x, y) {
+            return h;
+        }
+        if let Some(h) = self.far.and_then(|far| far.coarse_height(gx, gy)) {
+            return h;
+        }
+        self.sample(gx, gy)[0]
+    }
+
+    /// Prefiltered `(height, normal.xyz)` of vertex `(i, j)` of clipmap level
+    /// `level` (`level` >= 1; level 0 is [`Self::sample`], exact).
+    ///
+    /// The height is the point sample corrected by the binomial
+    /// `[1 2 1] x [1 2 1] / 16` average of the *interpolation residuals* at
+    /// the eight finer-lattice points around the vertex (the finer level's
+    /// vertices: the four edge midpoints, weight 2/16, and the four quad
+    /// diagonal midpoints, weight 1/16): `h = p + K * (f - C(p))`, where
+    /// `f` is the authoritative surface there and `C(p)` what this level's
+    /// mesh draws there from the point samples (edge midpoint, or the
+    /// midpoint of the diagonal the mesh draws: [`super::store::LevelStore::coarse`]).
+    /// A plain low-pass (`K * f`) flattens crests and cliff edges and
+    /// raises the level's max error; correcting by the residual removes the
+    /// chord bias of point sampling instead (a convex crest no longer sits
+    /// entirely below the surface). The normal stays the point sample's.
+    pub fn prefiltered(&self, level: u32, i: i64, j: i64) -> [f32; 4] {
+        let centre = {
+            let scale = f64::from(1u32 << level) * 0.5; // level units -> cells
+            self.sample(i as f64 * scale, j as f64 * scale)
+        };
+        if level == 0 {
+            return centre;
+        }
+        // Half-steps of the level (the finer lattice), in cells.
+        let half = f64::from(1u32 << level) * 0.25;
+        let f = |a: i64, b: i64| {
+            f64::from(self.height((2 * i + a) as f64 * half, (2 * j + b) as f64 * half))
+        };
+        let p0 = f64::from(centre[0]);
+        // Point samples of the neighbouring level vertices (offsets in level units).
+        let p = |di: i64, dj: i64| {
+            if di == 0 && dj == 0 {
+                p0
+            } else {
+                f(2 * di, 2 * dj)
+            }
+        };
+        let mut correction = 0.0;
+        for (di, dj) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let drawn = 0.5 * (p0 + p(di, dj));
+            correction += 2.0 * (f(di, dj) - drawn);
+        }
+        for (di, dj) in [(-1, -1), (1, -1), (-1, 1), (1, 1)] {
+            let (qi, qj) = (i + di.min(0), j + dj.min(0));
+            let (a, b) = (qi - i, qj - j); // quad min corner relative to (i, j)
+            let drawn = if super::mesh::main_diagonal(qi, qj) {
+                0.5 * (p(a, b) + p(a + 1, b + 1))
+            } else {
+                0.5 * (p(a + 1, b) + p(a, b + 1))
+            };
+            correction += f(di, dj) - drawn;
+        }
+        [
+            (p0 + correction / 16.0) as f32,
+            centre[1],
+            centre[2],
+            centre[3],
+        ]
+    }
+
     /// Normal from central differences of the far source (`h` at the centre
     /// stands in for a missing neighbour).
     fn far_normal(&self, far: &dyn TileSource, gx: f64, gy: f64, h: f32) -> [f32; 3] {

@@ -4,12 +4,15 @@
 //! sampled and reported dirty), plus the CPU reference of the vertex stage's
 //! sampling (`clip_sample`, `clip_coarse` in `clipmap_level.wgsl`).
 //!
-//! Level `l` holds the exact surface sampled at its own vertices (which are
-//! MCVT vertices: outer ones for `l >= 1`, outer, centre and mid-edge ones for
-//! level 0). Coarser levels are point samples of the authoritative surface
-//! rather than filtered copies of level 0: every vertex stays on the exact
-//! surface, the error is only the interpolation error between vertices, and
-//! a level never needs the finer one to be resident.
+//! Level 0 holds the exact surface sampled at its vertices (MCVT outer,
+//! centre and mid-edge vertices): `World::height_at` bit for bit. Levels
+//! `l >= 1` are prefiltered from the surface at the finer lattice (the
+//! finer level's vertex positions) by [`TerrainSampler::prefiltered`]: the
+//! point sample plus the binomial average of the interpolation residuals
+//! around it, which removes the chord bias of point sampling; a level still
+//! never needs the finer one to be resident (the finer lattice is sampled
+//! from the same sources). [`LevelFilter::Point`] keeps the plain point
+//! samples as the reference the filter is measured against.
 
 use std::ops::Range;
 
@@ -38,10 +41,24 @@ pub struct DirtyRegion {
     pub rows: Vec<Range<u32>>,
 }
 
+/// How the texels of levels >= 1 are made from the surface (level 0 is
+/// always the exact point sample).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LevelFilter {
+    /// Point samples of the surface at the level's vertices (kept as the
+    /// reference the prefilter is measured against).
+    Point,
+    /// Point sample plus the binomial average of the interpolation
+    /// residuals at the finer lattice ([`TerrainSampler::prefiltered`]).
+    #[default]
+    Residual,
+}
+
 /// Every level's texels.
 #[derive(Debug, Clone)]
 pub struct LevelStore {
     cfg: ClipmapConfig,
+    filter: LevelFilter,
     n: i64,
     levels: Vec<LevelTexels>,
     /// Texels sampled by the last update (diagnostics and tests).
@@ -67,8 +84,13 @@ fn runs(mut xs: Vec<u32>) -> Vec<Range<u32>> {
 }
 
 impl LevelStore {
-    /// Empty levels for `cfg`.
+    /// Empty levels for `cfg`, prefiltered ([`LevelFilter::Residual`]).
     pub fn new(cfg: ClipmapConfig) -> Self {
+        Self::with_filter(cfg, LevelFilter::default())
+    }
+
+    /// Empty levels for `cfg` made with `filter`.
+    pub fn with_filter(cfg: ClipmapConfig, filter: LevelFilter) -> Self {
         let n = i64::from(cfg.texels());
         let empty = LevelTexels {
             origin: None,
@@ -77,6 +99,7 @@ impl LevelStore {
         };
         LevelStore {
             cfg,
+            filter,
             n,
             levels: vec![empty; cfg.levels as usize],
             last_sampled: 0,
@@ -108,10 +131,15 @@ impl LevelStore {
             if lvl.origin == Some(new) {
                 continue;
             }
-            let scale = f64::from(1u32 << l) * 0.5; // level units -> cells
+            let filter = self.filter;
             let fill = |i: i64, j: i64, texels: &mut Vec<[f32; 4]>| {
-                texels[wrap(j, n) * n as usize + wrap(i, n)] =
-                    sampler.sample(i as f64 * scale, j as f64 * scale);
+                texels[wrap(j, n) * n as usize + wrap(i, n)] = match filter {
+                    LevelFilter::Point => {
+                        let scale = f64::from(1u32 << l) * 0.5; // level units -> cells
+                        sampler.sample(i as f64 * scale, j as f64 * scale)
+                    }
+                    LevelFilter::Residual => sampler.prefiltered(l as u32, i, j),
+                };
             };
             let (cols, rows): (Vec<i64>, Vec<i64>);
             let keep_i: Range<i64>;

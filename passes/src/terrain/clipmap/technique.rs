@@ -1,33 +1,45 @@
 //! The `clipmap` terrain technique: owns the static meshes, the level texture
 //! array and its CPU mirror, the chunk index texture (resident MCNK slot and
 //! hole mask per MCNK), the shared splat resources, and records the
-//! `terrain.clipmap` pass. Inside the pass closure (so the bench counts the
-//! CPU cost) it places the levels around the camera, samples and uploads the
-//! texels that entered each level's window, culls every piece against the
-//! frustum on the CPU and issues one instanced draw per mesh kind.
+//! `terrain.clipmap.compute` pass (fill, then cull) and the `terrain.clipmap`
+//! draw pass.
+//! Inside the pass closures (so the bench counts the CPU cost) it places the
+//! levels around the camera, dispatches the compute fill of the strips that
+//! entered each level's window (`fill.rs`, `clipmap_fill.wgsl`), culls every
+//! piece on the GPU (the cull dispatch: frustum and fog distance,
+//! `cull.rs`, `clipmap_cull.wgsl`) and draws the survivors with one
+//! multi-draw-indirect of the shared meshes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
-use glam::{IVec2, Vec3};
+use glam::IVec2;
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
+use super::cull::{
+    empty_args, kind_index, kinds, piece_gpu, CullUniforms, DrawArgs, INSTANCES_PER_KIND, KINDS,
+};
+use super::fill::{far_extent, level_jobs, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
-    camera_level0, level_pieces, place_levels, vertex_world, ClipmapConfig, Piece, PieceKind,
-    DEFAULT_BLOCK, MAX_LEVELS,
+    camera_level0, level_pieces, place_levels, ClipmapConfig, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
 };
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
-use super::store::{DirtyRegion, LevelStore};
-use super::{PASS, TECHNIQUE};
+use super::{PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
+
+/// Frames between two copies of the draw counts for the lagged readback.
+const READBACK_EVERY: u64 = 8;
+use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
 use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
 use crate::terrain::StaticChunks;
+use sward_engine::lagged::LaggedReadback;
 
 /// Value of the chunk index texture where no MCNK is resident.
 const NO_CHUNK: u32 = u32::MAX;
@@ -39,23 +51,63 @@ pub struct ClipmapStats {
     pub levels: u32,
     /// Pieces considered and drawn.
     pub pieces: usize,
-    /// Pieces that passed frustum culling.
+    /// Pieces that passed the GPU cull (read back a few frames late; all
+    /// pieces until the first readback arrives).
     pub pieces_drawn: usize,
-    /// Triangles drawn.
+    /// Triangles drawn (same lag).
     pub triangles: u64,
-    /// Texels sampled on the CPU this frame (level windows that moved).
-    pub texels_sampled: usize,
+    /// Texels the compute fill wrote this frame (level windows that moved).
+    pub texels_filled: u64,
 }
 
-/// Level texture array and the bind group that references it.
+/// Level texture array, the far grid, and the bind groups that reference them.
 struct LevelGpu {
+    cfg: ClipmapConfig,
     texture: wgpu::Texture,
     bind_group: wgpu::BindGroup,
+    fill_bind: wgpu::BindGroup,
+    far: FarGrid,
+    far_bytes: u64,
+    /// Conservative height range of every level (culling).
+    z_range: [f32; 2],
+}
+
+/// The GPU cull: pipeline, its buffers and the lagged readback of the
+/// per-kind instance counts.
+struct CullState {
+    pipeline: wgpu::ComputePipeline,
+    bind: wgpu::BindGroup,
+    uniforms: wgpu::Buffer,
+    pieces: wgpu::Buffer,
+    args: wgpu::Buffer,
+    empty_args: [DrawArgs; KINDS],
+    /// One multi-draw-indirect (the device takes a non-zero first instance
+    /// in indirect args); else one indirect draw per kind with the instance
+    /// buffer bound at the kind's range and first instance 0.
+    multi: bool,
+    readback: Mutex<LaggedReadback>,
+    frame: u64,
+    /// Instances per kind of a recent frame.
+    counts: Option<[u32; KINDS]>,
+}
+
+/// The compute fill: pipeline, uniforms, job list and where each level's
+/// window was last filled.
+struct FillState {
+    pipeline: wgpu::ComputePipeline,
+    bind_layout: wgpu::BindGroupLayout,
+    params: wgpu::Buffer,
+    jobs: wgpu::Buffer,
+    origins: Vec<Option<[i64; 2]>>,
+    filled: u64,
 }
 
 /// The `clipmap` terrain technique (see the module docs).
 pub struct Clipmap {
     block: u32,
+    /// View distance from the `distance` parameter (`None`: the frame's
+    /// `RenderSettings::terrain_distance`).
+    distance: Option<f32>,
     meshes: ClipmapMeshes,
     vertices: wgpu::Buffer,
     indices: wgpu::Buffer,
@@ -69,14 +121,13 @@ pub struct Clipmap {
     layout: wgpu::PipelineLayout,
     shader: wgpu::ShaderModule,
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
-    store: Option<LevelStore>,
+    atlas: HeightAtlas,
+    fill: FillState,
+    cull: CullState,
     level_gpu: Option<LevelGpu>,
     fixed_gpu_bytes: u64,
     stats: ClipmapStats,
 }
-
-/// Most pieces one level draws (16 blocks, 8 fix-ups, centre, 2 trims, seam).
-const MAX_PIECES_PER_LEVEL: u64 = 28;
 
 impl Clipmap {
     /// Builds the technique for the resident `world` with the default block size.
@@ -86,6 +137,26 @@ impl Clipmap {
 
     /// As [`Self::new`] with block size `block` (quads, rounded up to even, >= 8).
     pub fn with_block(gpu: &GpuContext, world: &World, block: u32) -> Result<Self, PassError> {
+        Self::with_options(gpu, world, block, None)
+    }
+
+    /// As [`Self::with_block`] with the levels sized for `distance` world
+    /// units instead of the frame's `RenderSettings::terrain_distance`
+    /// (`None`: follow the frame). `distance` must be finite and positive.
+    pub fn with_options(
+        gpu: &GpuContext,
+        world: &World,
+        block: u32,
+        distance: Option<f32>,
+    ) -> Result<Self, PassError> {
+        if let Some(d) = distance {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(PassError::InvalidParams {
+                    technique: TECHNIQUE,
+                    reason: format!("view distance {d}: must be a positive number of world units"),
+                });
+            }
+        }
         let device = &gpu.device;
         let block = ClipmapConfig::for_distance(block, 0.0).block;
         let meshes = ClipmapMeshes::new(block);
@@ -101,8 +172,10 @@ impl Clipmap {
         });
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.instances"),
-            size: u64::from(MAX_LEVELS) * MAX_PIECES_PER_LEVEL * 16,
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            size: KINDS as u64 * u64::from(INSTANCES_PER_KIND) * 16,
+            usage: wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
@@ -125,7 +198,19 @@ impl Clipmap {
             bind_group_layouts: &[&bind_layout],
             push_constant_ranges: &[],
         });
-        let fixed_gpu_bytes = vertices.size()
+        let atlas = HeightAtlas::new(gpu, world)?;
+        let fill = FillState::new(device)?;
+        let multi = gpu
+            .caps
+            .has(sward_engine::Capability::IndirectFirstInstance);
+        let cull = CullState::new(device, block, &meshes, &instances, multi)?;
+        let fixed_gpu_bytes = atlas.gpu_memory_bytes()
+            + fill.params.size()
+            + fill.jobs.size()
+            + cull.uniforms.size()
+            + cull.pieces.size()
+            + cull.args.size()
+            + vertices.size()
             + indices.size()
             + instances.size()
             + uniforms.size()
@@ -133,6 +218,7 @@ impl Clipmap {
             + splat.gpu_memory_bytes();
         let mut this = Clipmap {
             block,
+            distance,
             meshes,
             vertices,
             indices,
@@ -146,7 +232,9 @@ impl Clipmap {
             layout,
             shader,
             pipelines: HashMap::new(),
-            store: None,
+            atlas,
+            fill,
+            cull,
             level_gpu: None,
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
@@ -184,17 +272,34 @@ impl Clipmap {
         self.pipelines.insert(samples, pipeline);
     }
 
-    /// The configuration a view needs: enough levels to reach the view's
-    /// terrain distance.
+    /// The configuration a view needs: enough levels to reach the
+    /// technique's view distance (the `distance` parameter, else the view's
+    /// terrain distance).
     pub fn config_for(&self, view: &FrameView) -> ClipmapConfig {
-        ClipmapConfig::for_distance(self.block, view.settings.terrain_distance)
+        ClipmapConfig::for_distance(
+            self.block,
+            self.distance.unwrap_or(view.settings.terrain_distance),
+        )
     }
 
-    /// (Re)allocates the level textures when the level count changes.
-    fn ensure_levels(&mut self, device: &wgpu::Device, cfg: ClipmapConfig) {
-        if self.store.as_ref().is_some_and(|s| *s.config() == cfg) && self.level_gpu.is_some() {
+    /// The view distance set by the `distance` parameter, if any.
+    pub fn view_distance(&self) -> Option<f32> {
+        self.distance
+    }
+
+    /// (Re)allocates the level textures and bakes and uploads the far grid
+    /// when the level set changes (the only far-data upload).
+    fn ensure_levels(
+        &mut self,
+        gpu: &GpuContext,
+        cfg: ClipmapConfig,
+        world: &World,
+        far: Option<&dyn TileSource>,
+    ) {
+        if self.level_gpu.as_ref().is_some_and(|l| l.cfg == cfg) {
             return;
         }
+        let device = &gpu.device;
         let n = cfg.texels();
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("terrain.clipmap.levels"),
@@ -207,13 +312,48 @@ impl Clipmap {
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: wgpu::TextureFormat::Rgba32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::STORAGE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
+        let max = device.limits().max_texture_dimension_2d;
+        let (lo, hi, clamped) = far_extent(world, &cfg, max);
+        if clamped {
+            log::warn!(
+                "{TECHNIQUE}: the far grid for {} levels needs more than {max} texels per side; \
+                 it covers a smaller area around the resident world (edge values beyond)",
+                cfg.levels
+            );
+        }
+        let grid = FarGrid::bake(&TerrainSampler::new(world, far), lo, hi);
+        let far_texture = device.create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("terrain.clipmap.far"),
+                size: wgpu::Extent3d {
+                    width: grid.size[0],
+                    height: grid.size[1],
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::R32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&grid.heights),
+        );
+        let far_view = far_texture.create_view(&Default::default());
+        let params = grid.params(self.atlas.window(), &cfg);
+        gpu.queue
+            .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&params));
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: self.uniforms.as_entire_binding(),
@@ -232,17 +372,54 @@ impl Clipmap {
             layout: &self.bind_layout,
             entries: &entries,
         });
+        let mut fill_entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: self.fill.params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: self.fill.jobs.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(&far_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&view),
+            },
+        ];
+        fill_entries.extend(self.atlas.bind_entries(4));
+        let fill_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_FILL),
+            layout: &self.fill.bind_layout,
+            entries: &fill_entries,
+        });
+        // Culling range: resident bounds and far heights, widened because the
+        // prefilter may step slightly outside the sampled heights.
+        let z = self.atlas.records().iter().fold(grid.range, |r, c| {
+            [r[0].min(c.bounds_min[2]), r[1].max(c.bounds_max[2])]
+        });
+        let margin = 0.25 * (z[1] - z[0]) + 1.0;
+        self.fill.origins = vec![None; cfg.levels as usize];
         self.level_gpu = Some(LevelGpu {
+            cfg,
             texture,
             bind_group,
+            fill_bind,
+            far_bytes: texture_bytes(grid.size, 1, 1, 4),
+            far: grid,
+            z_range: [z[0] - margin, z[1] + margin],
         });
-        self.store = Some(LevelStore::new(cfg));
     }
 
-    /// Adds `terrain.clipmap`: level placement, incremental texel upload, CPU
-    /// piece culling and one instanced draw per mesh kind, inside the pass.
-    /// `world` is the resident world the technique was built for; `far`
-    /// answers heights beyond it.
+    /// Adds `terrain.clipmap.compute` (level placement, compute fill of the
+    /// strips that entered a window, GPU piece cull), every 8th frame
+    /// `terrain.clipmap.cull.readback`, and `terrain.clipmap` (one
+    /// multi-draw-indirect of the shared meshes). `world` is the resident
+    /// world the technique was built for; `far` answers heights beyond it
+    /// (baked into the far grid when the level set changes).
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
@@ -254,194 +431,518 @@ impl Clipmap {
     ) {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
-        self.ensure_levels(&gpu.device, cfg);
+        self.ensure_levels(gpu, cfg, world, far);
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
-        let this: &'a mut Self = self;
+        let Clipmap {
+            meshes,
+            vertices,
+            indices,
+            instances,
+            uniforms,
+            chunk_origin,
+            chunk_count,
+            pipelines,
+            fill,
+            cull,
+            level_gpu,
+            stats,
+            ..
+        } = self;
+        let Some(level_gpu) = level_gpu.as_ref() else {
+            return;
+        };
+        let (meshes, vertices, indices, instances, uniforms) =
+            (&*meshes, &*vertices, &*indices, &*instances, &*uniforms);
+        let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
+        let eye = view.eye();
+        let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+        cull.frame += 1;
+        let frame = cull.frame;
+        let mut copy_now = false;
+        if let Ok(readback) = cull.readback.get_mut() {
+            readback.poll(frame);
+            if let Some(words) = readback.latest() {
+                cull.counts = Some(std::array::from_fn(|k| {
+                    words.get(5 * k + 1).copied().unwrap_or(0)
+                }));
+            }
+            copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
+        }
+        let cull: &'a CullState = cull;
+        let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
+        let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
+        let piece_count: u32 = (0..cfg.levels)
+            .map(|l| pieces_per_level(cfg.levels, l) as u32)
+            .sum();
+        // One compute pass: the fill of the strips that entered a window,
+        // then the cull (which does not read the levels).
         graph
+            .add_compute_pass(PASS_COMPUTE)
+            .read_write(args)
+            .read_write(instance_id)
+            .needs(sward_engine::Capability::Compute)
+            .record(move |ctx| {
+                let places = place_levels(&cfg, cam0);
+                let n = i64::from(cfg.texels());
+                let mut jobs: Vec<FillJob> = Vec::new();
+                for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
+                    jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+                    *old = Some(place.origin);
+                }
+                fill.filled = jobs.iter().map(FillJob::texels).sum();
+                if !jobs.is_empty() {
+                    let bytes: &[u8] = bytemuck::cast_slice(&jobs);
+                    ctx.queue.write_buffer(&fill.jobs, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                    let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+                    ctx.pass.set_pipeline(&fill.pipeline);
+                    ctx.pass.set_bind_group(0, &level_gpu.fill_bind, &[]);
+                    ctx.pass
+                        .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
+                }
+                let pieces: Vec<[i32; 4]> = (0..cfg.levels)
+                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
+                    .map(|p| piece_gpu(&p))
+                    .collect();
+                let u = CullUniforms::new(
+                    &view.frustum,
+                    eye,
+                    cull_distance(&view),
+                    level_gpu.z_range,
+                    pieces.len() as u32,
+                );
+                let writes: [&[u8]; 3] = [
+                    bytemuck::bytes_of(&u),
+                    bytemuck::cast_slice(&pieces),
+                    bytemuck::cast_slice(&cull.empty_args),
+                ];
+                for (buffer, bytes) in [&cull.uniforms, &cull.pieces, &cull.args]
+                    .into_iter()
+                    .zip(writes)
+                {
+                    ctx.queue.write_buffer(buffer, 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                }
+                ctx.pass.set_pipeline(&cull.pipeline);
+                ctx.pass.set_bind_group(0, &cull.bind, &[]);
+                ctx.pass
+                    .dispatch_workgroups((pieces.len() as u32).div_ceil(64).max(1), 1, 1);
+                ctx.counters.instances_submitted += pieces.len() as u64;
+            });
+        if copy_now {
+            graph
+                .add_transfer_pass(PASS_CULL_READBACK)
+                .read(args)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = cull.readback.lock() {
+                        readback.copy(ctx.encoder, &cull.args, frame);
+                    }
+                });
+        }
+        let mut draw = graph
             .add_render_pass(PASS)
-            .color(targets.color, color_load, targets.resolve)
+            .read(args)
+            .read(instance_id)
+            .needs(sward_engine::Capability::MultiDrawIndirect);
+        if cull.multi {
+            draw = draw.needs(sward_engine::Capability::IndirectFirstInstance);
+        }
+        draw.color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
-                let Some(pipeline) = this.pipelines.get(&ctx.sample_count) else {
+                let Some(pipeline) = pipelines.get(&ctx.sample_count) else {
                     log::error!("{PASS}: no pipeline for {} samples", ctx.sample_count);
                     return;
                 };
-                let (Some(store), Some(level_gpu)) = (this.store.as_mut(), this.level_gpu.as_ref())
-                else {
-                    return;
-                };
-                let eye = view.eye();
-                let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
-                let places = place_levels(&cfg, cam0);
-                let sampler = TerrainSampler::new(world, far);
-                let dirty = store.update(&places, &sampler);
-                ctx.counters.bytes_uploaded +=
-                    upload_levels(ctx.queue, &level_gpu.texture, store, &dirty);
                 let params = ClipmapParams::new(&cfg, cam0);
                 let bytes = ClipmapUniforms {
                     terrain: TerrainUniforms::from_view(&view),
                     clip: params,
-                    chunk_origin: this.chunk_origin,
-                    chunk_count: this.chunk_count,
+                    chunk_origin,
+                    chunk_count,
                 }
                 .to_bytes();
-                ctx.queue.write_buffer(&this.uniforms, 0, &bytes);
+                ctx.queue.write_buffer(uniforms, 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
-
-                let pieces: Vec<Piece> = (0..cfg.levels)
-                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
-                    .collect();
-                let mut visible: Vec<Piece> = pieces
-                    .iter()
-                    .filter(|p| piece_visible(&cfg, store, p, &view))
-                    .copied()
-                    .collect();
-                visible.sort_by_key(|p| p.kind);
-                let instances: Vec<ClipInstance> = visible
-                    .iter()
-                    .map(|p| ClipInstance {
-                        origin: [p.origin[0] as i32, p.origin[1] as i32],
-                        level: p.level as i32,
-                        pad: 0,
-                    })
-                    .collect();
-                if !instances.is_empty() {
-                    let bytes: &[u8] = bytemuck::cast_slice(&instances);
-                    ctx.queue.write_buffer(&this.instances, 0, bytes);
-                    ctx.counters.bytes_uploaded += bytes.len() as u64;
-                }
                 ctx.pass.set_pipeline(pipeline);
                 ctx.pass.set_bind_group(0, &level_gpu.bind_group, &[]);
-                ctx.pass.set_vertex_buffer(0, this.vertices.slice(..));
-                ctx.pass.set_vertex_buffer(1, this.instances.slice(..));
+                ctx.pass.set_vertex_buffer(0, vertices.slice(..));
                 ctx.pass
-                    .set_index_buffer(this.indices.slice(..), wgpu::IndexFormat::Uint32);
-                let mut triangles = 0;
-                let mut start = 0usize;
-                while start < visible.len() {
-                    let kind = visible[start].kind;
-                    let end = start
-                        + visible[start..]
-                            .iter()
-                            .take_while(|p| p.kind == kind)
-                            .count();
-                    let range = this.meshes.range(kind);
-                    ctx.pass.draw_indexed(
-                        range.indices.clone(),
-                        range.base_vertex,
-                        start as u32..end as u32,
-                    );
-                    let count = (end - start) as u64;
-                    ctx.counters.draw_calls += 1;
-                    ctx.counters.instances_submitted += count;
-                    ctx.counters.instances_drawn += count;
-                    if kind != PieceKind::Seam {
-                        triangles += range.triangles() * count;
+                    .set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+                if cull.multi {
+                    ctx.pass.set_vertex_buffer(1, instances.slice(..));
+                    ctx.pass
+                        .multi_draw_indexed_indirect(&cull.args, 0, KINDS as u32);
+                } else {
+                    let range = u64::from(INSTANCES_PER_KIND) * 16;
+                    for k in 0..KINDS as u64 {
+                        ctx.pass
+                            .set_vertex_buffer(1, instances.slice(k * range..(k + 1) * range));
+                        let offset = k * std::mem::size_of::<DrawArgs>() as u64;
+                        ctx.pass.draw_indexed_indirect(&cull.args, offset);
                     }
-                    start = end;
                 }
+                ctx.counters.draw_calls += KINDS as u64;
+                // Until the first readback arrives, count every piece.
+                let (mut drawn, mut triangles) = (0u64, 0u64);
+                for kind in PieceKind::ALL {
+                    let k = kind_index(kind);
+                    let count = match cull.counts {
+                        Some(c) => u64::from(c[k]),
+                        None => (0..cfg.levels)
+                            .map(|l| kind_count_of(cfg.levels, l, kind) as u64)
+                            .sum(),
+                    };
+                    drawn += count;
+                    if kind != PieceKind::Seam {
+                        triangles += meshes.range(kind).triangles() * count;
+                    }
+                }
+                ctx.counters.instances_drawn += drawn;
                 ctx.counters.triangles += triangles;
-                this.stats = ClipmapStats {
+                *stats = ClipmapStats {
                     levels: cfg.levels,
-                    pieces: pieces.len(),
-                    pieces_drawn: visible.len(),
+                    pieces: piece_count as usize,
+                    pieces_drawn: drawn as usize,
                     triangles,
-                    texels_sampled: store.last_sampled,
+                    texels_filled: 0,
                 };
             });
     }
 
-    /// What the last recorded frame drew.
-    pub fn stats(&self) -> &ClipmapStats {
-        &self.stats
+    /// What the last recorded frame drew (`texels_filled`: the compute
+    /// fill of that frame).
+    pub fn stats(&self) -> ClipmapStats {
+        ClipmapStats {
+            texels_filled: self.fill.filled,
+            ..self.stats.clone()
+        }
     }
 
     /// Facts for the bench report: levels, block size, pieces drawn, texels
     /// sampled and triangles of the last frame.
     pub fn facts(&self) -> BTreeMap<String, f64> {
-        let s = &self.stats;
+        let s = &self.stats();
         BTreeMap::from([
             ("clipmap_levels".to_owned(), f64::from(s.levels)),
             ("clipmap_block".to_owned(), f64::from(self.block)),
+            (
+                "clipmap_distance".to_owned(),
+                self.distance.map_or(0.0, f64::from),
+            ),
             ("clipmap_pieces".to_owned(), s.pieces as f64),
             ("clipmap_pieces_drawn".to_owned(), s.pieces_drawn as f64),
-            ("clipmap_texels_sampled".to_owned(), s.texels_sampled as f64),
+            ("clipmap_texels_filled".to_owned(), s.texels_filled as f64),
             ("clipmap_triangles".to_owned(), s.triangles as f64),
         ])
     }
 
-    /// The level texels (CPU mirror) of the last frame, if any was recorded.
-    pub fn levels(&self) -> Option<&LevelStore> {
-        self.store.as_ref()
+    /// The level texture array (tests read it back) and the far grid it
+    /// was filled from, once a frame was recorded.
+    pub fn level_texture(&self) -> Option<(&wgpu::Texture, &FarGrid)> {
+        self.level_gpu.as_ref().map(|l| (&l.texture, &l.far))
+    }
+
+    /// Draws with one indirect draw per kind instead of the multi-draw, as
+    /// on a device without a non-zero first instance in indirect args
+    /// (tests compare the two paths on one device).
+    #[cfg(test)]
+    pub(crate) fn use_single_draws(&mut self) {
+        self.cull.multi = false;
+        for a in &mut self.cull.empty_args {
+            a.first_instance = 0;
+        }
+    }
+
+    /// The conservative height range the cull uses, once a frame was recorded.
+    pub fn z_range(&self) -> Option<[f32; 2]> {
+        self.level_gpu.as_ref().map(|l| l.z_range)
+    }
+
+    /// The pieces the GPU cull of the last submitted frame kept, per kind
+    /// (`[I, J, level, 0]` each), read back now (tests).
+    pub fn read_drawn(&self, gpu: &GpuContext) -> Vec<(PieceKind, [i32; 4])> {
+        let read = |b: &wgpu::Buffer| {
+            sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
+                .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"))
+        };
+        let args_bytes = read(&self.cull.args);
+        let args: &[DrawArgs] = bytemuck::cast_slice(&args_bytes);
+        let inst_bytes = read(&self.instances);
+        let inst: &[[i32; 4]] = bytemuck::cast_slice(&inst_bytes);
+        let mut out = Vec::new();
+        for (k, (kind, a)) in PieceKind::ALL.iter().zip(args).enumerate() {
+            let first = k * INSTANCES_PER_KIND as usize;
+            for p in &inst[first..first + a.instance_count as usize] {
+                out.push((*kind, *p));
+            }
+        }
+        out
     }
 
     /// Bytes of GPU memory held (meshes, level textures, chunk index, splat).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        let levels = self.store.as_ref().map_or(0, |s| {
-            let c = s.config();
-            texture_bytes([c.texels(); 2], 1, c.levels, 16)
+        let levels = self.level_gpu.as_ref().map_or(0, |l| {
+            let c = l.cfg;
+            texture_bytes([c.texels(); 2], 1, c.levels, 16) + l.far_bytes
         });
         self.fixed_gpu_bytes + levels
     }
 }
 
-/// Frustum test of a piece's box: xy from its extent, z from the heights its
-/// level and the next coarser level hold (the morph blends between them).
-fn piece_visible(cfg: &ClipmapConfig, store: &LevelStore, p: &Piece, view: &FrameView) -> bool {
-    let [w, h] = p.kind.quads(i64::from(cfg.block));
-    let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
-    let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
-    let mut z = store.level(p.level).z_range;
-    if p.level + 1 < cfg.levels {
-        let c = store.level(p.level + 1).z_range;
-        z = [z[0].min(c[0]), z[1].max(c[1])];
-    }
-    let min = Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z[0]);
-    let max = Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z[1]);
-    view.frustum.aabb_visible(min, max)
+/// Horizontal distance beyond which a piece is culled: the fog end. Past it
+/// every point of the piece is at least that far (horizontal distance is a
+/// lower bound of the 3D distance the fog uses), so it would shade as the fog
+/// colour, which is also the clear colour: culling it leaves the image as is.
+fn cull_distance(view: &FrameView) -> f32 {
+    view.settings.fog_range[1]
 }
 
-/// Writes the dirty texel strips of every level; returns the bytes written.
-fn upload_levels(
-    queue: &wgpu::Queue,
-    texture: &wgpu::Texture,
-    store: &LevelStore,
-    dirty: &[DirtyRegion],
-) -> u64 {
-    let n = store.config().texels();
-    let mut bytes = 0;
-    for d in dirty {
-        let data: &[u8] = bytemuck::cast_slice(&store.level(d.level).texels);
-        let rects = d
-            .columns
-            .iter()
-            .map(|c| (c.start, 0, c.end - c.start, n))
-            .chain(d.rows.iter().map(|r| (0, r.start, n, r.end - r.start)));
-        for (x, y, w, h) in rects {
-            queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d { x, y, z: d.level },
-                    aspect: wgpu::TextureAspect::All,
-                },
-                data,
-                wgpu::TexelCopyBufferLayout {
-                    offset: u64::from((y * n + x) * 16),
-                    bytes_per_row: Some(n * 16),
-                    rows_per_image: Some(n),
-                },
-                wgpu::Extent3d {
-                    width: w,
-                    height: h,
-                    depth_or_array_layers: 1,
-                },
-            );
-            bytes += u64::from(w * h * 16);
-        }
+/// Pieces level `l` of `levels` lists (ring: 12 blocks, 4 fix-ups, 2 trims;
+/// the finest adds 4 blocks, 4 fix-ups and the centre, and has no trims;
+/// every level but the coarsest a seam).
+fn pieces_per_level(levels: u32, l: u32) -> usize {
+    PieceKind::ALL
+        .iter()
+        .map(|k| kind_count_of(levels, l, *k))
+        .sum()
+}
+
+/// Pieces of `kind` in level `l` of `levels`.
+fn kind_count_of(levels: u32, l: u32, kind: PieceKind) -> usize {
+    match (kind, l == 0) {
+        (PieceKind::Block, true) => 16,
+        (PieceKind::Block, false) => 12,
+        (PieceKind::FixupV | PieceKind::FixupH, true) => 4,
+        (PieceKind::FixupV | PieceKind::FixupH, false) => 2,
+        (PieceKind::Centre, true) => 1,
+        (PieceKind::Centre, false) => 0,
+        (PieceKind::TrimV | PieceKind::TrimH, true) => 0,
+        (PieceKind::TrimV | PieceKind::TrimH, false) => 1,
+        (PieceKind::Seam, _) => usize::from(l + 1 < levels),
     }
-    bytes
+}
+
+impl CullState {
+    fn new(
+        device: &wgpu::Device,
+        block: u32,
+        meshes: &ClipmapMeshes,
+        instances: &wgpu::Buffer,
+        multi: bool,
+    ) -> Result<Self, PassError> {
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
+            .map_err(|source| PassError::Shader {
+                technique: TECHNIQUE,
+                source,
+            })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: cs,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let entries = [
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            storage(1, true),
+            storage(2, true),
+            storage(3, false),
+            storage(4, false),
+        ];
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(PASS_CULL),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS_CULL),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_CULL),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.uniforms"),
+            size: std::mem::size_of::<CullUniforms>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let kind_table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.cull.kinds"),
+            contents: bytemuck::cast_slice(&kinds(block)),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let pieces = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.pieces"),
+            size: u64::from(MAX_LEVELS) * 28 * 16,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut empty_args = empty_args(meshes);
+        if !multi {
+            for a in &mut empty_args {
+                a.first_instance = 0;
+            }
+        }
+        let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.clipmap.args"),
+            contents: bytemuck::cast_slice(&empty_args),
+            usage: wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_CULL),
+            layout: &bind_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: kind_table.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: pieces.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: args.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: instances.as_entire_binding(),
+                },
+            ],
+        });
+        let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
+        Ok(CullState {
+            pipeline,
+            bind,
+            uniforms,
+            pieces,
+            args,
+            empty_args,
+            multi,
+            readback: Mutex::new(readback),
+            frame: 0,
+            counts: None,
+        })
+    }
+}
+
+impl FillState {
+    fn new(device: &wgpu::Device) -> Result<Self, PassError> {
+        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
+            .map_err(|source| PassError::Shader {
+                technique: TECHNIQUE,
+                source,
+            })?;
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let mut entries = vec![
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: cs,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: cs,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: cs,
+                ty: wgpu::BindingType::StorageTexture {
+                    access: wgpu::StorageTextureAccess::WriteOnly,
+                    format: wgpu::TextureFormat::Rgba32Float,
+                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                },
+                count: None,
+            },
+        ];
+        entries.extend(HeightAtlas::layout_entries(4, cs));
+        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(PASS_FILL),
+            entries: &entries,
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(PASS_FILL),
+            bind_group_layouts: &[&bind_layout],
+            push_constant_ranges: &[],
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(PASS_FILL),
+            layout: Some(&layout),
+            module: &shader,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.fill.params"),
+            size: std::mem::size_of::<super::fill::FillParams>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let jobs = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.fill.jobs"),
+            size: u64::from(2 * MAX_LEVELS) * std::mem::size_of::<FillJob>() as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(FillState {
+            pipeline,
+            bind_layout,
+            params,
+            jobs,
+            origins: Vec::new(),
+            filled: 0,
+        })
+    }
 }
 
 /// The chunk index texture (Rg32Uint: atlas slot, holes_low_res) over the
@@ -557,20 +1058,59 @@ const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     description: "quads per side of a level block (each level is 4 blocks wide plus fix-up strips)",
 };
 
+/// The `distance` parameter of `clipmap`: the view distance the levels are
+/// sized for (0, the default: the frame's terrain distance, i.e. what
+/// `--view-distance` sets).
+const DISTANCE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "distance",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 50_000.0,
+        default: 0.0,
+    },
+    description: "view distance in world units the levels reach (the bench scales the fog with it); 0: the frame's terrain distance (--view-distance)",
+};
+
+/// The `distance` parameter as an optional view distance; values between 0
+/// and 100 units are refused (a level-0 ring alone reaches 133 units).
+fn distance_of(params: &crate::technique::Params) -> Result<Option<f32>, PassError> {
+    let d = params.float(&DISTANCE_PARAM);
+    if d == 0.0 {
+        Ok(None)
+    } else if d < 100.0 {
+        Err(PassError::InvalidParams {
+            technique: TECHNIQUE,
+            reason: format!(
+                "distance={d}: use 0 (the frame's terrain distance) or at least 100 world units"
+            ),
+        })
+    } else {
+        Ok(Some(d as f32))
+    }
+}
+
 /// Registry entry of terrain `clipmap`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Terrain,
     name: "clipmap",
     summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
-    params: &[BLOCK_PARAM],
+    params: &[BLOCK_PARAM, DISTANCE_PARAM],
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
+        sward_engine::Capability::Compute,
+        sward_engine::Capability::MultiDrawIndirect,
     ],
     fallback: Some("gpu-cull"),
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
-        Ok(Box::new(Clipmap::with_block(i.gpu, i.scene.world, block)?))
+        let distance = distance_of(params)?;
+        Ok(Box::new(Clipmap::with_options(
+            i.gpu,
+            i.scene.world,
+            block,
+            distance,
+        )?))
     },
 };
 
@@ -599,5 +1139,82 @@ impl crate::technique::Technique for Clipmap {
 
     fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
         Clipmap::facts(self)
+    }
+
+    fn view_distance(&self) -> Option<f32> {
+        Clipmap::view_distance(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::technique::{Subsystem, Tier, TierCombo};
+
+    fn distance(text: &str) -> Result<Option<f32>, PassError> {
+        let tier = Tier::parse(Subsystem::Terrain, text).expect("parses");
+        distance_of(tier.params())
+    }
+
+    /// The per-kind piece counts used before the first cull readback are
+    /// what `level_pieces` lists.
+    #[test]
+    fn piece_counts_match_the_layout() {
+        use crate::terrain::clipmap::layout::{level_pieces, place_levels};
+        let cfg = ClipmapConfig {
+            block: 16,
+            levels: 5,
+        };
+        let places = place_levels(&cfg, [12345.6, 9876.5]);
+        for l in 0..cfg.levels {
+            let pieces = level_pieces(&cfg, l, &places[l as usize]);
+            assert_eq!(pieces.len(), pieces_per_level(cfg.levels, l), "level {l}");
+            for kind in PieceKind::ALL {
+                let n = pieces.iter().filter(|p| p.kind == kind).count();
+                assert_eq!(n, kind_count_of(cfg.levels, l, kind), "level {l} {kind:?}");
+            }
+        }
+    }
+
+    /// `clipmap:distance=N` sizes the levels for `N` units whatever the
+    /// frame's terrain distance; the default follows the frame; nonsense is
+    /// refused with the parameter named.
+    #[test]
+    fn distance_parameter_sizes_the_levels() {
+        assert_eq!(distance("clipmap").expect("default"), None);
+        assert_eq!(
+            distance("clipmap:distance=8000").expect("8000"),
+            Some(8000.0)
+        );
+        let err = distance("clipmap:distance=50").expect_err("too short");
+        assert!(err.to_string().contains("distance=50"), "{err}");
+        assert!(Tier::parse(Subsystem::Terrain, "clipmap:distance=-1").is_err());
+        assert!(Tier::parse(Subsystem::Terrain, "clipmap:distance=1e9").is_err());
+        // Two distances are two tiers of one bench run.
+        let combos = TierCombo::parse_list("off+clipmap:distance=1000,off+clipmap:distance=8000")
+            .expect("list");
+        assert_eq!(combos.len(), 2);
+        assert_ne!(combos[0], combos[1]);
+
+        let Some(gpu) = sward_engine::testing::gpu() else {
+            return;
+        };
+        let world = crate::terrain::testutil::cliff_world();
+        let frame = |d: f32| {
+            let settings = crate::frame::RenderSettings {
+                terrain_distance: d,
+                ..Default::default()
+            };
+            FrameView::new(Default::default(), [64, 64], 1, 0.0, settings)
+        };
+        let follow = Clipmap::with_options(&gpu, &world, 32, None).expect("builds");
+        assert_eq!(follow.view_distance(), None);
+        assert_eq!(follow.config_for(&frame(1000.0)).levels, 4);
+        assert_eq!(follow.config_for(&frame(8000.0)).levels, 7);
+        let far = Clipmap::with_options(&gpu, &world, 32, Some(8000.0)).expect("builds");
+        assert_eq!(far.view_distance(), Some(8000.0));
+        assert_eq!(far.config_for(&frame(1000.0)).levels, 7);
+        let bad = Clipmap::with_options(&gpu, &world, 32, Some(f32::NAN));
+        assert!(bad.is_err());
     }
 }

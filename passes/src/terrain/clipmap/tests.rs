@@ -18,7 +18,7 @@ use super::accuracy::height_error;
 use super::gpu::{params_bytes, ClipmapParams};
 use super::layout::{camera_level0, morph_weight, place_levels, ClipmapConfig};
 use super::source::TerrainSampler;
-use super::store::LevelStore;
+use super::store::{LevelFilter, LevelStore};
 use super::Clipmap;
 use crate::frame::{FrameView, PassTargets, RenderSettings};
 use crate::terrain::testutil::cliff_world;
@@ -96,6 +96,61 @@ fn finest_level_is_exact_and_errors_grow_with_level() {
         4,
     );
     assert!(e1[0].max < 1e-4, "level 0 alone: {:?}", e1[0]);
+}
+
+/// Per-level error over the cliff world for eyes at several distances from
+/// the cliff (so every level's own area spans it), block 8, 4 levels: the
+/// largest `max_unmorphed` and `rms` over the eyes, per level.
+fn cliff_errors(filter: LevelFilter) -> Vec<(f64, f64)> {
+    let world = cliff_world();
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let mut worst = vec![(0.0f64, 0.0f64); cfg.levels as usize];
+    for gx in [3872.0, 3886.0, 3894.0, 3899.5, 3905.0, 3914.0, 3930.0] {
+        let (x, y) = grid_to_world(gx, 5184.3);
+        let cam0 = camera_level0(x, y);
+        let places = place_levels(&cfg, cam0);
+        let mut store = LevelStore::with_filter(cfg, filter);
+        store.update(&places, &TerrainSampler::new(&world, None));
+        let params = ClipmapParams::new(&cfg, cam0);
+        for e in height_error(&store, &places, &params, &world, None, 4) {
+            let w = &mut worst[e.level as usize];
+            *w = (w.0.max(e.max_unmorphed), w.1.max(e.rms));
+        }
+    }
+    worst
+}
+
+/// The prefiltered levels (point sample + binomial average of the
+/// interpolation residuals at the finer lattice) are closer to the exact
+/// surface than point samples at every coarse level of the cliff world, in
+/// max error outside the morph band and in RMS; level 0 stays exact.
+#[test]
+fn prefiltered_levels_beat_point_samples() {
+    let point = cliff_errors(LevelFilter::Point);
+    let filtered = cliff_errors(LevelFilter::Residual);
+    eprintln!("point    (max unmorphed, rms) per level: {point:?}");
+    eprintln!("filtered (max unmorphed, rms) per level: {filtered:?}");
+    // Level 0 is exact outside its band (f32 heights of a 70-unit cliff).
+    assert!(filtered[0].0 < 1e-3, "level 0 exact: {filtered:?}");
+    // Level 0 is not filtered (its RMS differs: its band blends to level 1).
+    assert_eq!(point[0].0, filtered[0].0, "level 0 is not filtered");
+    for l in 1..point.len() {
+        assert!(
+            filtered[l].0 < point[l].0,
+            "level {l}: max {} vs point {}",
+            filtered[l].0,
+            point[l].0
+        );
+        assert!(
+            filtered[l].1 < point[l].1,
+            "level {l}: rms {} vs point {}",
+            filtered[l].1,
+            point[l].1
+        );
+    }
 }
 
 /// The vertex stage's `clip_sample` (run by the probe) equals the CPU mirror
@@ -343,10 +398,8 @@ fn levels_meet_without_cracks_and_holes_show() {
     );
     let stats = clipmap.stats().clone();
     assert_eq!(stats.levels, 4, "{stats:?}");
-    assert!(
-        stats.pieces_drawn > 0 && stats.pieces_drawn < stats.pieces,
-        "{stats:?}"
-    );
+    let drawn = clipmap.read_drawn(gpu).len();
+    assert!(drawn > 0 && drawn < stats.pieces, "{drawn} of {stats:?}");
     let cfg = ClipmapConfig {
         block: 8,
         levels: 4,
@@ -500,23 +553,31 @@ fn clipmap_error_figures() {
         let view = FrameView::new(camera, [960, 540], 1, 0.0, settings);
         let eye = (f64::from(pose.eye[0]), f64::from(pose.eye[1]));
         let cam0 = camera_level0(eye.0, eye.1);
-        let mut store = LevelStore::new(cfg);
         let sampler = TerrainSampler::new(scene.world(), Some(scene.source.as_ref()));
         let places = place_levels(&cfg, cam0);
-        store.update(&places, &sampler);
         let params = ClipmapParams::new(&cfg, cam0);
-        let err = height_error(
-            &store,
-            &places,
-            &params,
-            scene.world(),
-            Some(&view.frustum),
-            4,
-        );
+        let errors = |filter| {
+            let mut store = LevelStore::with_filter(cfg, filter);
+            store.update(&places, &sampler);
+            height_error(
+                &store,
+                &places,
+                &params,
+                scene.world(),
+                Some(&view.frustum),
+                4,
+            )
+        };
+        let point = errors(LevelFilter::Point);
+        let err = errors(LevelFilter::Residual);
         println!(
-            "{name} view {} (levels {}, block {}):",
-            pose.name, cfg.levels, cfg.block
+            "{name} view {} (levels {}, block {}), point samples: max outside the band per level {:?}",
+            pose.name,
+            cfg.levels,
+            cfg.block,
+            point.iter().map(|e| (e.max_unmorphed * 1e4).round() / 1e4).collect::<Vec<_>>()
         );
+        println!("prefiltered:");
         println!(
             "| level | spacing | samples | max error | RMS error | max outside the morph band |"
         );
@@ -533,5 +594,260 @@ fn clipmap_error_figures() {
             );
         }
         assert!(err[0].samples > 0);
+    }
+}
+
+/// Reads every layer of the level texture back: `[level][J mod N][I mod N]`.
+fn read_levels(
+    gpu: &GpuContext,
+    texture: &wgpu::Texture,
+    cfg: ClipmapConfig,
+) -> Vec<Vec<[f32; 4]>> {
+    let n = cfg.texels();
+    let row = (n * 16).div_ceil(256) * 256;
+    let size = u64::from(row * n * cfg.levels);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("levels.readback"),
+        size,
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    enc.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(n),
+            },
+        },
+        wgpu::Extent3d {
+            width: n,
+            height: n,
+            depth_or_array_layers: cfg.levels,
+        },
+    );
+    gpu.queue.submit([enc.finish()]);
+    let bytes =
+        read_buffer(&gpu.device, &gpu.queue, &buffer, size).unwrap_or_else(|e| panic!("{e}"));
+    (0..cfg.levels)
+        .map(|l| {
+            (0..n)
+                .flat_map(|y| {
+                    let at = ((l * n + y) * row) as usize;
+                    let texels: &[[f32; 4]] =
+                        bytemuck::cast_slice(&bytes[at..at + (n * 16) as usize]);
+                    texels.to_vec()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The compute fill (`clipmap_fill.wgsl`) equals its CPU reference
+/// (`fill::FillReference`) at every texel of every level, after the first
+/// frame (whole windows) and after the camera moved (incremental strips,
+/// levels moving by different amounts); resident level-0 texels are the
+/// exact `height_at`; the far grid answers outside the resident world.
+#[test]
+fn gpu_fill_matches_cpu_reference() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let (fx, fy) = focus(&world);
+    let mut filled = Vec::new();
+    for (k, (dx, dy)) in [(0.0, 0.0), (9.3, -4.1), (-30.0, 61.7)]
+        .into_iter()
+        .enumerate()
+    {
+        let (x, y) = (fx + dx, fy + dy);
+        let ground = world.height_at(x, y).expect("resident");
+        let camera = Camera {
+            eye: Vec3::new(x as f32, y as f32, ground + 170.0),
+            yaw_deg: 0.0,
+            pitch_deg: -90.0,
+            fov_y_deg: 60.0,
+            near: 0.5,
+            far: 2000.0,
+        };
+        render(
+            gpu,
+            camera,
+            black_settings(250.0),
+            &format!("fill-{k}"),
+            Tech::Clip(&mut clipmap, &world),
+        );
+        let stats = clipmap.stats();
+        assert_eq!(stats.levels, 4);
+        filled.push(stats.texels_filled);
+        let (texture, far) = clipmap.level_texture().expect("levels");
+        let got = read_levels(gpu, texture, cfg);
+        let reference = super::fill::FillReference::new(&world, far);
+        let places = place_levels(&cfg, camera_level0(x, y));
+        let n = i64::from(cfg.texels());
+        // The CPU level store the accuracy figures use (f64 prefilter over
+        // `TerrainSampler`): the same filter, so resident texels agree.
+        let mut store = LevelStore::new(cfg);
+        store.update(&places, &TerrainSampler::new(&world, None));
+        let (mut resident, mut outside, mut same_filter) = (0, 0, 0);
+        for (l, place) in places.iter().enumerate() {
+            for j in place.origin[1]..place.origin[1] + n {
+                for i in place.origin[0]..place.origin[0] + n {
+                    let want = reference.texel(l as u32, i as i32, j as i32);
+                    let g = got[l][(j.rem_euclid(n) * n + i.rem_euclid(n)) as usize];
+                    for c in 0..4 {
+                        assert!(
+                            (g[c] - want[c]).abs() <= 2e-5 * want[c].abs().max(1.0),
+                            "frame {k} level {l} vertex ({i}, {j}) component {c}: GPU {} CPU {}",
+                            g[c],
+                            want[c]
+                        );
+                    }
+                    let s = f64::from(1u32 << l) * 0.5;
+                    let (wx, wy) = grid_to_world(i as f64 * s, j as f64 * s);
+                    let inside = [-2.0, 2.0].iter().all(|d: &f64| {
+                        let (ax, ay) = grid_to_world((i as f64 + d) * s, (j as f64 + d) * s);
+                        world.height_at(ax, ay).is_some()
+                    });
+                    if inside {
+                        let c = store.texel(l as u32, i, j)[0];
+                        assert!(
+                            (g[0] - c).abs() <= 1e-4 * c.abs().max(1.0),
+                            "level {l} ({i}, {j}): GPU {} vs CPU store {c}",
+                            g[0]
+                        );
+                        same_filter += 1;
+                    }
+                    match world.height_at(wx, wy) {
+                        Some(h) if l == 0 => {
+                            // The fill evaluates the fan at the exact local
+                            // lattice position; `height_at` goes through f64
+                            // world coordinates, which moves the point by
+                            // ~1e-6 cells: equal to f32 precision.
+                            assert!(
+                                (g[0] - h).abs() <= 1e-5 * h.abs().max(1.0),
+                                "level 0 ({i}, {j}): {} vs {h}",
+                                g[0]
+                            );
+                            resident += 1;
+                        }
+                        None => outside += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(
+            resident > 1000,
+            "level-0 resident texels checked: {resident}"
+        );
+        assert!(outside > 200, "texels from the far grid checked: {outside}");
+        assert!(
+            same_filter > 2000,
+            "texels compared with the store: {same_filter}"
+        );
+    }
+    let full = 4 * u64::from(cfg.texels() * cfg.texels());
+    assert_eq!(filled[0], full, "first frame fills every texel");
+    assert!(
+        filled[1] > 0 && filled[1] < full / 4,
+        "a small move fills strips: {filled:?}"
+    );
+}
+
+/// The GPU cull keeps exactly the pieces its CPU reference
+/// (`cull::piece_visible`: frustum box test and horizontal fog distance)
+/// keeps, for a ground view with a short fog (both tests cull something),
+/// skipping pieces within 0.05 units of a decision; every kept piece lands in
+/// its own kind's draw.
+#[test]
+fn gpu_cull_matches_cpu_reference() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let mut single = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    single.use_single_draws();
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let (fx, fy) = focus(&world);
+    let ground = world.height_at(fx, fy).expect("resident");
+    for (k, yaw) in [0.0f32, 70.0, 200.0].into_iter().enumerate() {
+        let camera = Camera {
+            eye: Vec3::new(fx as f32, fy as f32, ground + 6.0),
+            yaw_deg: yaw,
+            pitch_deg: -10.0,
+            fov_y_deg: 60.0,
+            near: 0.5,
+            far: 2000.0,
+        };
+        let settings = RenderSettings {
+            fog_range: [60.0, 160.0],
+            ..black_settings(250.0)
+        };
+        let (img, view) = render(
+            gpu,
+            camera,
+            settings,
+            &format!("cull-{k}"),
+            Tech::Clip(&mut clipmap, &world),
+        );
+        // One indirect draw per kind draws the same picture.
+        let (img_single, _) = render(
+            gpu,
+            camera,
+            settings,
+            &format!("cull-single-{k}"),
+            Tech::Clip(&mut single, &world),
+        );
+        assert!(
+            img == img_single,
+            "view {k}: multi-draw and single draws differ"
+        );
+        let z = clipmap.z_range().expect("levels");
+        let drawn = clipmap.read_drawn(gpu);
+        let places = place_levels(&cfg, camera_level0(fx, fy));
+        let pieces: Vec<_> = (0..cfg.levels)
+            .flat_map(|l| super::layout::level_pieces(&cfg, l, &places[l as usize]))
+            .collect();
+        let (mut kept, mut culled_frustum, mut culled_fog) = (0, 0, 0);
+        for p in &pieces {
+            let eye = view.eye();
+            let want = super::cull::piece_visible(8, z, p, &view.frustum, eye, 160.0);
+            if super::cull::piece_margin(8, z, p, &view.frustum, eye, 160.0) < 0.05 {
+                continue;
+            }
+            let key = [p.origin[0] as i32, p.origin[1] as i32, p.level as i32, 0];
+            let got = drawn
+                .iter()
+                .filter(|(kind, q)| *kind == p.kind && *q == key)
+                .count();
+            assert_eq!(got, usize::from(want), "view {k}: {p:?}");
+            if want {
+                kept += 1;
+            } else if super::cull::piece_visible(8, z, p, &view.frustum, eye, f32::MAX) {
+                culled_fog += 1;
+            } else {
+                culled_frustum += 1;
+            }
+        }
+        assert!(
+            kept > 0 && culled_frustum > 0 && culled_fog > 0,
+            "view {k}: kept {kept}, frustum {culled_frustum}, fog {culled_fog}"
+        );
+        assert!(drawn.len() <= pieces.len());
     }
 }

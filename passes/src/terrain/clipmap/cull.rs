@@ -1,0 +1,197 @@
+//! GPU culling of clipmap pieces (`clipmap_cull.wgsl`): the CPU lists every
+//! piece of every level (`layout::level_pieces`, at most 28 per level, 16
+//! bytes each) and resets seven indexed indirect draws (one per mesh kind,
+//! instance count 0); a compute pass tests each piece's box against the
+//! frustum and its horizontal distance against the fog end, and appends the
+//! visible ones to their kind's instance range; the draw pass issues one
+//! multi-draw-indirect of the shared meshes. The triangle and instance
+//! counters come from a lagged readback of the seven instance counts.
+//!
+//! [`piece_visible`] is the CPU reference of the shader's test.
+
+use glam::{Vec2, Vec3};
+use sward_engine::Frustum;
+
+use super::layout::{vertex_world, Piece, PieceKind, MAX_LEVELS};
+use super::mesh::ClipmapMeshes;
+
+/// Mesh kinds (one indirect draw each).
+pub const KINDS: usize = PieceKind::ALL.len();
+/// Instances reserved per kind (more than any level set can produce).
+pub const INSTANCES_PER_KIND: u32 = MAX_LEVELS * 28;
+
+/// Uniforms of the cull pass (WGSL `CullUniforms`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullUniforms {
+    /// Frustum planes (left, right, bottom, top, near, far).
+    pub planes: [[f32; 4]; 6],
+    /// Eye (xyz) and cull distance (w).
+    pub eye: [f32; 4],
+    /// Lowest and highest height of any level.
+    pub z_range: [f32; 2],
+    /// Pieces listed.
+    pub count: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+impl CullUniforms {
+    /// Uniforms for `count` pieces seen through `frustum` from `eye`,
+    /// culled beyond `distance` (horizontal), heights within `z_range`.
+    pub fn new(frustum: &Frustum, eye: Vec3, distance: f32, z_range: [f32; 2], count: u32) -> Self {
+        CullUniforms {
+            planes: frustum.planes.map(|p| p.to_array()),
+            eye: [eye.x, eye.y, eye.z, distance],
+            z_range,
+            count,
+            pad: 0,
+        }
+    }
+}
+
+/// Per mesh kind (WGSL `CullKind`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullKind {
+    /// Quads along `I` and `J`.
+    pub quads: [i32; 2],
+    /// First instance of the kind's range.
+    pub first_instance: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+/// wgpu's `DrawIndexedIndirectArgs` (WGSL `DrawArgs`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawArgs {
+    /// Indices per instance.
+    pub index_count: u32,
+    /// Instances (the cull counts them).
+    pub instance_count: u32,
+    /// First index in the shared index buffer.
+    pub first_index: u32,
+    /// Added to every index.
+    pub base_vertex: i32,
+    /// First instance (the kind's range).
+    pub first_instance: u32,
+}
+
+/// The kind table for block size `block`.
+pub fn kinds(block: u32) -> [CullKind; KINDS] {
+    PieceKind::ALL.map(|k| {
+        let [w, h] = k.quads(i64::from(block));
+        CullKind {
+            quads: [w as i32, h as i32],
+            first_instance: kind_index(k) as u32 * INSTANCES_PER_KIND,
+            pad: 0,
+        }
+    })
+}
+
+/// Position of `kind` in [`PieceKind::ALL`].
+pub fn kind_index(kind: PieceKind) -> usize {
+    PieceKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+/// The seven draws with no instance (reset every frame).
+pub fn empty_args(meshes: &ClipmapMeshes) -> [DrawArgs; KINDS] {
+    PieceKind::ALL.map(|k| {
+        let r = meshes.range(k);
+        DrawArgs {
+            index_count: r.indices.end - r.indices.start,
+            instance_count: 0,
+            first_index: r.indices.start,
+            base_vertex: r.base_vertex,
+            first_instance: kind_index(k) as u32 * INSTANCES_PER_KIND,
+        }
+    })
+}
+
+/// A piece as the shader reads it: origin, level, kind.
+pub fn piece_gpu(p: &Piece) -> [i32; 4] {
+    [
+        p.origin[0] as i32,
+        p.origin[1] as i32,
+        p.level as i32,
+        kind_index(p.kind) as i32,
+    ]
+}
+
+/// The box the cull tests for `p`: xy from its extent, z `z_range`.
+pub fn piece_box(block: u32, z_range: [f32; 2], p: &Piece) -> (Vec3, Vec3) {
+    let [w, h] = p.kind.quads(i64::from(block));
+    let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
+    let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
+    (
+        Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z_range[0]),
+        Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z_range[1]),
+    )
+}
+
+/// CPU reference of the shader's test: the box touches the frustum and its
+/// nearest point is within `distance` of the eye horizontally.
+pub fn piece_visible(
+    block: u32,
+    z_range: [f32; 2],
+    p: &Piece,
+    frustum: &Frustum,
+    eye: Vec3,
+    distance: f32,
+) -> bool {
+    let (min, max) = piece_box(block, z_range, p);
+    if !frustum.aabb_visible(min, max) {
+        return false;
+    }
+    let e = eye.truncate();
+    let nearest = e.clamp(min.truncate(), max.truncate());
+    Vec2::distance(nearest, e) <= distance
+}
+
+/// How far `p` is from flipping the test (world units, for tests that skip
+/// f32 ties): the smaller of the frustum margin and the distance margin.
+pub fn piece_margin(
+    block: u32,
+    z_range: [f32; 2],
+    p: &Piece,
+    frustum: &Frustum,
+    eye: Vec3,
+    distance: f32,
+) -> f32 {
+    let (min, max) = piece_box(block, z_range, p);
+    let e = eye.truncate();
+    let nearest = e.clamp(min.truncate(), max.truncate());
+    frustum
+        .aabb_margin(min, max)
+        .abs()
+        .min((Vec2::distance(nearest, e) - distance).abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each kind's draw points at its mesh and its own instance range, and
+    /// the ranges do not overlap.
+    #[test]
+    fn draws_point_at_their_meshes_and_ranges() {
+        let meshes = ClipmapMeshes::new(8);
+        let args = empty_args(&meshes);
+        let table = kinds(8);
+        for (k, kind) in PieceKind::ALL.iter().enumerate() {
+            let r = meshes.range(*kind);
+            assert_eq!(args[k].first_index, r.indices.start);
+            assert_eq!(u64::from(args[k].index_count) / 3, r.triangles());
+            assert_eq!(args[k].instance_count, 0);
+            assert_eq!(args[k].first_instance, table[k].first_instance);
+            assert_eq!(table[k].quads[0] as i64, kind.quads(8)[0]);
+        }
+        for w in table.windows(2) {
+            assert_eq!(
+                w[1].first_instance - w[0].first_instance,
+                INSTANCES_PER_KIND
+            );
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! Level updates in compute (`clipmap_fill.wgsl`): when a level moves, the
+//! strips that entered its window become jobs ([`level_jobs`]) and a compute
+//! pass fills their texels from the exact height/normal atlas
+//! ([`crate::atlas::HeightAtlas`]) where an MCNK is resident and from the
+//! far-height grid ([`FarGrid`], baked once from the tile source's far
+//! heights and uploaded when the level set changes) elsewhere, prefiltering
+//! levels >= 1 exactly like [`super::source::TerrainSampler::prefiltered`]
+//! does from its sources. The CPU's per-frame work is the level placement,
+//! at most two jobs per level that moved and a 32-byte uniform.
+//!
+//! [`FillReference`] is the CPU mirror of the shader (same lookups, same
+//! f32 operations in the same order); `gpu_fill_matches_cpu_reference`
+//! compares the two over every texel of every level, after a fresh fill and
+//! after incremental moves.
+
+use std::collections::HashMap;
+
+use sward_scenes::world::coords::{ChunkCoord, CHUNK_CELLS, UNIT_SIZE};
+use sward_scenes::World;
+
+use super::layout::ClipmapConfig;
+use super::source::TerrainSampler;
+use crate::atlas::cpu::{height_atlas_local, normal_atlas_local, HeightTile};
+use crate::atlas::layout::{height_tile, normal_tile, TILE_TEXELS};
+use crate::atlas::IndexWindow;
+
+/// Cells between far-grid samples: one WDL inner/outer point spacing (half
+/// an MCNK), so level 3 and coarser vertices land on far samples.
+pub const FAR_STEP: f64 = 4.0;
+/// Cells per side of the whole map (64 ADTs of 128 cells).
+const MAP_CELLS: f64 = 64.0 * 128.0;
+/// Step (cells) of the central differences of far normals (WGSL `FILL_NORMAL_STEP`).
+const NORMAL_STEP: f32 = 0.25;
+
+/// Uniforms of the fill pass (WGSL `FillParams`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FillParams {
+    /// Global MCNK coordinate of the chunk index texture's texel (0, 0).
+    pub window_origin: [u32; 2],
+    /// Grid position (cells) of far texel (0, 0).
+    pub far_origin: [f32; 2],
+    /// Far texels per side.
+    pub far_size: [u32; 2],
+    /// Cells between far texels.
+    pub far_step: f32,
+    /// Texels per level side (N).
+    pub texels: u32,
+}
+
+/// One strip to fill (WGSL `FillJob`): vertices `origin .. origin + size`
+/// of `level`, in level units.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FillJob {
+    /// First vertex `(I, J)`.
+    pub origin: [i32; 2],
+    /// Vertices along `I` and `J`.
+    pub size: [u32; 2],
+    /// Level (array layer).
+    pub level: u32,
+    /// Padding.
+    pub pad: [u32; 3],
+}
+
+impl FillJob {
+    /// Texels the job writes.
+    pub fn texels(&self) -> u64 {
+        u64::from(self.size[0]) * u64::from(self.size[1])
+    }
+}
+
+/// The jobs that bring `level` from window `old` (min corner, level units;
+/// `None`: never filled) to `new`, with `n` texels per side: the whole
+/// window, or the columns that entered (full height) and the rows that
+/// entered (over the kept columns only). Empty when the level did not move.
+pub fn level_jobs(level: u32, old: Option<[i64; 2]>, new: [i64; 2], n: i64) -> Vec<FillJob> {
+    let job = |i0: i64, j0: i64, w: i64, h: i64| FillJob {
+        origin: [i0 as i32, j0 as i32],
+        size: [w as u32, h as u32],
+        level,
+        pad: [0; 3],
+    };
+    let Some(old) = old.filter(|o| (new[0] - o[0]).abs() < n && (new[1] - o[1]).abs() < n) else {
+        return vec![job(new[0], new[1], n, n)];
+    };
+    if old == new {
+        return Vec::new();
+    }
+    // Entering range along one axis: [a, b).
+    let entering = |nw: i64, od: i64| {
+        if nw > od {
+            (od + n, nw + n)
+        } else {
+            (nw, od)
+        }
+    };
+    let mut out = Vec::new();
+    let (c0, c1) = entering(new[0], old[0]);
+    if c1 > c0 {
+        out.push(job(c0, new[1], c1 - c0, n));
+    }
+    let (r0, r1) = entering(new[1], old[1]);
+    let (k0, k1) = (new[0].max(old[0]), (new[0] + n).min(old[0] + n));
+    if r1 > r0 && k1 > k0 {
+        out.push(job(k0, r0, k1 - k0, r1 - r0));
+    }
+    out
+}
+
+/// Far heights on a regular grid of [`FAR_STEP`] cells, baked from a
+/// [`TerrainSampler`]'s height (resident world, else the tile source's far
+/// height, else the extended resident edge), read bilinearly.
+#[derive(Debug, Clone)]
+pub struct FarGrid {
+    /// Grid position (cells) of sample (0, 0).
+    pub origin: [f64; 2],
+    /// Samples per side.
+    pub size: [u32; 2],
+    /// Heights, row-major (`y * size.x + x`).
+    pub heights: Vec<f32>,
+    /// Lowest and highest height.
+    pub range: [f32; 2],
+}
+
+impl FarGrid {
+    /// Bakes the grid over the cells `lo ..= hi` (snapped outwards to
+    /// [`FAR_STEP`], clamped to the map).
+    pub fn bake(sampler: &TerrainSampler, lo: [f64; 2], hi: [f64; 2]) -> Self {
+        let snap_lo = |v: f64| ((v / FAR_STEP).floor() * FAR_STEP).clamp(0.0, MAP_CELLS);
+        let snap_hi = |v: f64| ((v / FAR_STEP).ceil() * FAR_STEP).clamp(0.0, MAP_CELLS);
+        let origin = [snap_lo(lo[0]), snap_lo(lo[1])];
+        let end = [snap_hi(hi[0]), snap_hi(hi[1])];
+        let size = [0, 1].map(|k| (((end[k] - origin[k]) / FAR_STEP) as u32 + 1).max(2));
+        let mut heights = Vec::with_capacity((size[0] * size[1]) as usize);
+        for y in 0..size[1] {
+            for x in 0..size[0] {
+                let g = [
+                    origin[0] + f64::from(x) * FAR_STEP,
+                    origin[1] + f64::from(y) * FAR_STEP,
+                ];
+                heights.push(sampler.height(g[0], g[1]));
+            }
+        }
+        let range = heights
+            .iter()
+            .fold([f32::INFINITY, f32::NEG_INFINITY], |r, h| {
+                [r[0].min(*h), r[1].max(*h)]
+            });
+        FarGrid {
+            origin,
+            size,
+            heights,
+            range,
+        }
+    }
+
+    fn at(&self, x: i32, y: i32) -> f32 {
+        self.heights[(y as u32 * self.size[0] + x as u32) as usize]
+    }
+
+    /// Bilinear height at grid `g` (cells), clamped to the grid (WGSL `far_height`).
+    pub fn height(&self, g: [f32; 2]) -> f32 {
+        let last = [(self.size[0] - 1) as f32, (self.size[1] - 1) as f32];
+        let step = FAR_STEP as f32;
+        let origin = [self.origin[0] as f32, self.origin[1] as f32];
+        let t = [0, 1].map(|k| ((g[k] - origin[k]) / step).clamp(0.0, last[k]));
+        let c0 = [0, 1].map(|k| t[k].floor().min((last[k] - 1.0).max(0.0)));
+        let f = [t[0] - c0[0], t[1] - c0[1]];
+        let i0 = [c0[0] as i32, c0[1] as i32];
+        let i1 = [0, 1].map(|k| (i0[k] + 1).min(self.size[k] as i32 - 1));
+        let (h00, h10) = (self.at(i0[0], i0[1]), self.at(i1[0], i0[1]));
+        let (h01, h11) = (self.at(i0[0], i1[1]), self.at(i1[0], i1[1]));
+        let a = h00 * (1.0 - f[0]) + h10 * f[0];
+        let b = h01 * (1.0 - f[0]) + h11 * f[0];
+        a * (1.0 - f[1]) + b * f[1]
+    }
+
+    /// Shader uniforms for this grid, the atlas window `window` and `cfg`.
+    pub fn params(&self, window: IndexWindow, cfg: &ClipmapConfig) -> FillParams {
+        FillParams {
+            window_origin: window.origin,
+            far_origin: [self.origin[0] as f32, self.origin[1] as f32],
+            far_size: self.size,
+            far_step: FAR_STEP as f32,
+            texels: cfg.texels(),
+        }
+    }
+}
+
+/// The cells `[lo, hi]` a clipmap of `cfg` may cover while the camera stays
+/// over the resident world: the resident rectangle grown by the outermost
+/// level's reach plus two MCNKs, no wider than `max_texels` far samples per
+/// side (the device's texture size limit; the third value says whether that
+/// limit shrank the extent around the resident centre).
+pub fn far_extent(
+    world: &World,
+    cfg: &ClipmapConfig,
+    max_texels: u32,
+) -> ([f64; 2], [f64; 2], bool) {
+    let cells = f64::from(CHUNK_CELLS);
+    let rect = world.mcnks().fold(None, |r: Option<[f64; 4]>, (c, _)| {
+        let (x0, y0) = (f64::from(c.x) * cells, f64::from(c.y) * cells);
+        Some(match r {
+            None => [x0, y0, x0 + cells, y0 + cells],
+            Some(r) => [
+                r[0].min(x0),
+                r[1].min(y0),
+                r[2].max(x0 + cells),
+                r[3].max(y0 + cells),
+            ],
+        })
+    });
+    let [x0, y0, x1, y1] = rect.unwrap_or([0.0, 0.0, cells, cells]);
+    let grow = cfg.reach(cfg.levels - 1) / UNIT_SIZE + 2.0 * cells;
+    let (mut lo, mut hi) = ([x0 - grow, y0 - grow], [x1 + grow, y1 + grow]);
+    // Snapping outwards adds up to two samples per side.
+    let widest = f64::from(max_texels.max(4) - 3) * FAR_STEP;
+    let mut clamped = false;
+    for k in 0..2 {
+        if hi[k] - lo[k] > widest {
+            let centre = 0.5 * (lo[k] + hi[k]);
+            lo[k] = centre - 0.5 * widest;
+            hi[k] = centre + 0.5 * widest;
+            clamped = true;
+        }
+    }
+    (lo, hi, clamped)
+}
+
+/// One resident MCNK as the shader sees it.
+struct RefChunk {
+    base_z: f32,
+    heights: HeightTile,
+    normals: [u8; TILE_TEXELS * 4],
+}
+
+/// CPU mirror of `clipmap_fill.wgsl` over the resident `world` and `far`.
+pub struct FillReference<'a> {
+    window: IndexWindow,
+    chunks: HashMap<ChunkCoord, RefChunk>,
+    far: &'a FarGrid,
+}
+
+impl<'a> FillReference<'a> {
+    /// The reference for `world` (its atlas window) and `far`.
+    pub fn new(world: &World, far: &'a FarGrid) -> Self {
+        let chunks = world
+            .mcnks()
+            .map(|(c, m)| {
+                (
+                    c,
+                    RefChunk {
+                        base_z: m.header.position[2],
+                        heights: height_tile(m),
+                        normals: normal_tile(m),
+                    },
+                )
+            })
+            .collect();
+        FillReference {
+            window: IndexWindow::covering(world.mcnks().map(|(c, _)| c)),
+            chunks,
+            far,
+        }
+    }
+
+    /// The resident MCNK under grid `g` and its local position (WGSL `fill_slot`).
+    fn chunk(&self, g: [f32; 2]) -> Option<(&RefChunk, [f32; 2])> {
+        let o = self.window.origin;
+        let cell = [g[0] - o[0] as f32 * 8.0, g[1] - o[1] as f32 * 8.0];
+        let c = [(cell[0] / 8.0).floor(), (cell[1] / 8.0).floor()];
+        if c[0] < 0.0
+            || c[1] < 0.0
+            || c[0] >= self.window.size[0] as f32
+            || c[1] >= self.window.size[1] as f32
+        {
+            return None;
+        }
+        let coord = ChunkCoord {
+            x: o[0] + c[0] as u32,
+            y: o[1] + c[1] as u32,
+        };
+        let chunk = self.chunks.get(&coord)?;
+        let l = [g[0] - coord.x as f32 * 8.0, g[1] - coord.y as f32 * 8.0];
+        Some((chunk, l))
+    }
+
+    /// Height at grid `g` (WGSL `fill_height`).
+    pub fn height(&self, g: [f32; 2]) -> f32 {
+        match self.chunk(g) {
+            Some((c, l)) => c.base_z + height_atlas_local(&c.heights, l[0], l[1]),
+            None => self.far.height(g),
+        }
+    }
+
+    /// `(height, normal)` at grid `g` (WGSL `fill_sample`).
+    pub fn sample(&self, g: [f32; 2]) -> [f32; 4] {
+        if let Some((c, l)) = self.chunk(g) {
+            let h = c.base_z + height_atlas_local(&c.heights, l[0], l[1]);
+            let n = normal_atlas_local(&c.normals, l[0], l[1]);
+            return [h, n[0], n[1], n[2]];
+        }
+        let far = |x: f32, y: f32| self.far.height([x, y]);
+        let h = far(g[0], g[1]);
+        let e = NORMAL_STEP;
+        let unit = UNIT_SIZE as f32;
+        let hgx = (far(g[0] + e, g[1]) - far(g[0] - e, g[1])) / (2.0 * e * unit);
+        let hgy = (far(g[0], g[1] + e) - far(g[0], g[1] - e)) / (2.0 * e * unit);
+        let len = (hgx * hgx + hgy * hgy + 1.0).sqrt();
+        [h, hgy / len, hgx / len, 1.0 / len]
+    }
+
+    /// Texel of vertex `(i, j)` of `level` (WGSL `fill_texel`).
+    pub fn texel(&self, level: u32, i: i32, j: i32) -> [f32; 4] {
+        let scale = (1u32 << level) as f32 * 0.5;
+        let centre = self.sample([i as f32 * scale, j as f32 * scale]);
+        if level == 0 {
+            return centre;
+        }
+        let half = scale * 0.5;
+        let p0 = centre[0];
+        let point =
+            |di: i32, dj: i32| self.height([(i + di) as f32 * scale, (j + dj) as f32 * scale]);
+        let finer = |di: i32, dj: i32| {
+            self.height([(2 * i + di) as f32 * half, (2 * j + dj) as f32 * half])
+        };
+        let mut corr = 0.0f32;
+        for (di, dj) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let drawn = 0.5 * (p0 + point(di, dj));
+            corr += 2.0 * (finer(di, dj) - drawn);
+        }
+        for (di, dj) in [(-1, -1), (1, -1), (-1, 1), (1, 1)] {
+            let (a, b) = (di.min(0), dj.min(0));
+            let drawn = if (i + a + j + b) & 1 == 0 {
+                0.5 * (point(a, b) + point(a + 1, b + 1))
+            } else {
+                0.5 * (point(a + 1, b) + point(a, b + 1))
+            };
+            corr += finer(di, dj) - drawn;
+        }
+        [p0 + corr / 16.0, centre[1], centre[2], centre[3]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Jobs cover exactly the texels that entered the window, once each.
+    #[test]
+    fn jobs_cover_the_entering_texels_once() {
+        let n = 20i64;
+        let cases: [(Option<[i64; 2]>, [i64; 2]); 6] = [
+            (None, [4, -6]),
+            (Some([0, 0]), [0, 0]),
+            (Some([0, 0]), [2, 0]),
+            (Some([0, 0]), [-2, 4]),
+            (Some([10, 10]), [6, 14]),
+            (Some([0, 0]), [40, 0]),
+        ];
+        for (old, new) in cases {
+            let jobs = level_jobs(3, old, new, n);
+            let mut seen = HashMap::new();
+            for job in &jobs {
+                assert_eq!(job.level, 3);
+                for dj in 0..i64::from(job.size[1]) {
+                    for di in 0..i64::from(job.size[0]) {
+                        let v = (i64::from(job.origin[0]) + di, i64::from(job.origin[1]) + dj);
+                        *seen.entry(v).or_insert(0) += 1;
+                    }
+                }
+            }
+            let inside = |v: (i64, i64), o: [i64; 2]| {
+                v.0 >= o[0] && v.0 < o[0] + n && v.1 >= o[1] && v.1 < o[1] + n
+            };
+            for j in new[1]..new[1] + n {
+                for i in new[0]..new[0] + n {
+                    let kept = old.is_some_and(|o| inside((i, j), o));
+                    let want = usize::from(!kept);
+                    assert_eq!(
+                        seen.get(&(i, j)).copied().unwrap_or(0),
+                        want,
+                        "{old:?} -> {new:?} vertex ({i}, {j})"
+                    );
+                }
+            }
+            assert!(seen.keys().all(|&v| inside(v, new)), "{old:?} -> {new:?}");
+        }
+    }
+
+    /// The far grid never exceeds the texture size it is given, and covers
+    /// the outermost level's reach when the limit allows.
+    #[test]
+    fn far_extent_respects_the_texture_limit() {
+        let world = crate::terrain::testutil::cliff_world();
+        let sampler = TerrainSampler::new(&world, None);
+        let cfg = ClipmapConfig::for_distance(32, 8000.0);
+        let (lo, hi, clamped) = far_extent(&world, &cfg, 8192);
+        assert!(!clamped);
+        assert!(hi[0] - lo[0] > 2.0 * cfg.reach(cfg.levels - 1) / UNIT_SIZE);
+        let (lo, hi, clamped) = far_extent(&world, &cfg, 300);
+        assert!(clamped);
+        let grid = FarGrid::bake(&sampler, lo, hi);
+        assert!(
+            grid.size[0] <= 300 && grid.size[1] <= 300,
+            "{:?}",
+            grid.size
+        );
+    }
+}

@@ -1,0 +1,83 @@
+// Rust mirror: sward_passes::terrain::clipmap::cull (CullUniforms, CullKind,
+// DrawArgs and the CPU reference piece_visible). Parity: clipmap tests
+// (gpu_cull_matches_cpu_reference).
+//
+// GPU culling of clipmap pieces (blocks, fix-ups, trims, centre, seams): one
+// invocation per piece of every level tests the piece's box (xy from its
+// extent, z from the levels' conservative height range) against the frustum
+// and its horizontal distance against the fog end (beyond it the terrain is
+// the fog colour, i.e. the clear colour), and appends the visible ones to
+// their mesh kind's instance range, counting them in that kind's indexed
+// indirect draw (one multi-draw-indirect of the shared meshes).
+
+//! import frustum
+
+struct CullUniforms {
+    frustum: Frustum,
+    // Eye position (xyz) and the distance beyond which a piece is culled (w).
+    eye: vec4<f32>,
+    // Lowest and highest height of any level.
+    z_range: vec2<f32>,
+    // Pieces in `pieces`.
+    count: u32,
+    pad: u32,
+}
+
+// Per mesh kind: quads along I and J (x, y), first instance of its range (z).
+struct CullKind {
+    quads: vec2<i32>,
+    first_instance: u32,
+    pad: u32,
+}
+
+// wgpu's DrawIndexedIndirectArgs with an atomic instance count.
+struct DrawArgs {
+    index_count: u32,
+    instance_count: atomic<u32>,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+// World X/Y of the map origin corner and level-0 spacing (half a cell).
+const CULL_ORIGIN: f32 = 17066.666666666668;
+const CULL_SPACING0: f32 = 2.0833333333333335;
+
+@group(0) @binding(0) var<uniform> cu: CullUniforms;
+@group(0) @binding(1) var<storage, read> kinds: array<CullKind, 7>;
+// Per piece: origin in level units (x, y), level (z), kind (w).
+@group(0) @binding(2) var<storage, read> pieces: array<vec4<i32>>;
+@group(0) @binding(3) var<storage, read_write> args: array<DrawArgs, 7>;
+// Per drawn instance: origin (x, y), level (z), 0.
+@group(0) @binding(4) var<storage, read_write> instances: array<vec4<i32>>;
+
+// World (x, y) of level vertex (i, j): x = O - j * s, y = O - i * s.
+fn cull_vertex_world(level: u32, i: i32, j: i32) -> vec2<f32> {
+    let s = CULL_SPACING0 * f32(1u << level);
+    return vec2<f32>(CULL_ORIGIN - f32(j) * s, CULL_ORIGIN - f32(i) * s);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= cu.count) {
+        return;
+    }
+    let p = pieces[k];
+    let level = u32(p.z);
+    let kind = u32(p.w);
+    let q = kinds[kind].quads;
+    let a = cull_vertex_world(level, p.x, p.y);
+    let b = cull_vertex_world(level, p.x + q.x, p.y + q.y);
+    let bmin = vec3<f32>(min(a, b), cu.z_range.x);
+    let bmax = vec3<f32>(max(a, b), cu.z_range.y);
+    if (!frustum_aabb_visible(cu.frustum, bmin, bmax)) {
+        return;
+    }
+    let nearest = clamp(cu.eye.xy, bmin.xy, bmax.xy);
+    if (distance(nearest, cu.eye.xy) > cu.eye.w) {
+        return;
+    }
+    let slot = atomicAdd(&args[kind].instance_count, 1u);
+    instances[kinds[kind].first_instance + slot] = vec4<i32>(p.x, p.y, p.z, 0);
+}
