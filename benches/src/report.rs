@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sward_passes::technique::{ParamValue, TierCombo};
 
+pub use crate::stats::Hitch;
 use crate::stats::Stats;
 
 /// The schema tag written into every report.
@@ -265,6 +266,41 @@ pub struct Run {
     /// Run-specific settings and notes (e.g. `multi_draw_count_used`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// Frames over twice the median CPU frame and over the median + 4 ms,
+    /// each with its largest named CPU section (absent in reports written
+    /// before it was recorded).
+    #[serde(default)]
+    pub hitch_list: Vec<Hitch>,
+    /// What moving the world window cost, for runs along a camera path
+    /// that slides it (`--path flight`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<Streaming>,
+}
+
+/// What streaming the world did during one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Streaming {
+    /// How tiles reach the renderer: `render-thread-rebuild` (the window
+    /// loads tiles on the render thread and every technique is rebuilt).
+    pub mode: String,
+    /// Window slides during the measured frames.
+    pub slides: u32,
+    /// Tiles loaded (and placed).
+    pub tiles_loaded: u32,
+    /// Tiles evicted.
+    pub tiles_evicted: u32,
+    /// CPU bytes of tile and placement data produced.
+    pub tile_bytes: u64,
+    /// Bytes uploaded to the GPU by streaming (a rebuild uploads every
+    /// buffer and texture of the rebuilt techniques and the detail models).
+    pub bytes_uploaded: u64,
+    /// Largest render-thread streaming time in one frame (ms): loading,
+    /// applying and rebuilding.
+    pub max_frame_ms: f64,
+    /// Largest number of tiles queued for workers at once (0 without workers).
+    pub max_queue_depth: u32,
+    /// Measured-frame index of every slide (the frame-series charts mark them).
+    pub slide_frames: Vec<u32>,
 }
 
 /// Per-frame times of one run, in the order the camera path visited them.

@@ -52,6 +52,10 @@ pub struct BenchOptions {
 pub const FULL: (u32, u32, [u32; 2]) = (24, 4, [960, 540]);
 /// Defaults of `--quick`: under a minute on lavapipe.
 pub const QUICK: (u32, u32, [u32; 2]) = (6, 2, [320, 180]);
+/// Measured frames along a camera path named by `--path` (full, `--quick`)
+/// when `--frames` is not given: enough for several frames per tile of
+/// `continent`'s `flight`.
+pub const PATH_FRAMES: (u32, u32) = (160, 60);
 /// The default preset.
 pub const DEFAULT_PRESET: &str = "elwynn-dense";
 
@@ -108,7 +112,12 @@ impl BenchOptions {
             ));
         }
         let (frames, warmup, size) = if self.quick { QUICK } else { FULL };
-        let frames = self.frames.unwrap_or(frames);
+        let frames = match (self.frames, &self.path) {
+            (Some(n), _) => n,
+            (None, Some(_)) if self.quick => PATH_FRAMES.1,
+            (None, Some(_)) => PATH_FRAMES.0,
+            (None, None) => frames,
+        };
         if frames == 0 {
             return Err(BenchError::Usage("--frames must be at least 1".into()));
         }

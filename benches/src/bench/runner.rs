@@ -8,16 +8,18 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use sward_engine::graph::{GraphExecutor, RenderGraph};
 use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::grass::{TextureUpload, TextureUploadStats};
 use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
 use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
-use sward_scenes::presets::{Scene, ViewPose};
+use sward_scenes::presets::{CameraPath, Scene, ViewPose};
+use sward_scenes::world::coords;
 
 use super::{BenchError, BenchOptions, BenchPlan};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
 use crate::imagediff::diff_images;
 use crate::report::{
-    AdapterInfo, Report, SceneInfo, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
+    AdapterInfo, Report, SceneInfo, Streaming, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
     CONFIG_TEXTURE_UPLOAD, SCHEMA,
 };
 use crate::writer::{ensure_writable_dir, ReportStaging};
@@ -53,7 +55,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         log::warn!("{w}");
         eprintln!("warning: {w}");
     }
-    let scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
+    let mut scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
     let shot_view =
         scene.views.first().cloned().ok_or_else(|| {
             BenchError::Usage(format!("preset `{}` has no named view", scene.name))
@@ -65,8 +67,6 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         tier: "setup".into(),
         source,
     })?;
-    let data = SceneData::from_scene(&scene);
-    let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
     let base = RenderSettings::default().with_grass(scene.grass);
     let settings = match opts.view_distance {
         None => base,
@@ -82,6 +82,9 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         shot_view,
         at: measured_at,
     } = measured_poses(&scene, opts, plan.frames, shot_view)?;
+    // A camera path named by `--path` that leaves the resident window
+    // moves it, as the viewer does; without `--path` the window stays put.
+    let streams = opts.path.is_some() && scene.adts > scene.window.tiles().len();
 
     let per_run = u64::from(plan.warmup + plan.frames + 1);
     let bar = ProgressBar::new(per_run * combos.len() as u64);
@@ -91,20 +94,12 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     );
     let mut runs = Vec::new();
     let mut images = BTreeMap::new();
-    for combo in &combos {
-        let tier = TierPair::of(combo);
-        bar.set_message(tier.to_string());
-        renderer
-            .set_tiers(&gpu, combo)
-            .map_err(|source| BenchError::Pass {
-                tier: tier.to_string(),
-                source,
-            })?;
-        let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
-        let mut samples = RunSamples::new(tier.clone());
-        frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
-        let image = frame.screenshot(&mut renderer, &shot_view)?;
-        bar.inc(1);
+    let mut texture_stats = None;
+    let mut finish = |mut samples: RunSamples,
+                      image: image::RgbaImage,
+                      done: Finished|
+     -> Result<(), BenchError> {
+        let tier = samples.tier.clone();
         let file = format!("{}.png", tier.file_stem());
         image
             .save(staging.dir().join(&file))
@@ -113,8 +108,8 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 message: e.to_string(),
             })?;
         samples.image = Some(file);
-        samples.gpu_memory_bytes = renderer.gpu_memory_bytes();
-        for (key, value) in renderer.facts() {
+        samples.gpu_memory_bytes = done.gpu_memory_bytes;
+        for (key, value) in done.facts {
             samples.extra.insert(key, value.into());
         }
         let (key, name) = &measured_at;
@@ -124,6 +119,46 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             .insert("screenshot_view".into(), shot_view.name.clone().into());
         runs.push(build_run(&samples)?);
         images.insert(tier, image);
+        texture_stats = done.texture_stats.or(texture_stats);
+        Ok(())
+    };
+    if streams {
+        for combo in &combos {
+            let tier = TierPair::of(combo);
+            bar.set_message(tier.to_string());
+            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
+            let mut samples = RunSamples::new(tier.clone());
+            let (image, done) = frame.measure_streaming(
+                &mut scene,
+                combo,
+                opts.texture_upload,
+                &poses,
+                &shot_view,
+                &mut samples,
+                &bar,
+            )?;
+            bar.inc(1);
+            finish(samples, image, done)?;
+        }
+    } else {
+        let data = SceneData::from_scene(&scene);
+        let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
+        for combo in &combos {
+            let tier = TierPair::of(combo);
+            bar.set_message(tier.to_string());
+            renderer
+                .set_tiers(&gpu, combo)
+                .map_err(|source| BenchError::Pass {
+                    tier: tier.to_string(),
+                    source,
+                })?;
+            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
+            let mut samples = RunSamples::new(tier.clone());
+            frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
+            let image = frame.screenshot(&mut renderer, &shot_view)?;
+            bar.inc(1);
+            finish(samples, image, Finished::of(&renderer))?;
+        }
     }
     bar.finish_and_clear();
 
@@ -188,7 +223,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         frames: plan.frames,
         warmup: plan.warmup,
         scene: SceneInfo {
-            textures: renderer.texture_stats().map(|t| TextureCounts {
+            textures: texture_stats.map(|t: TextureUploadStats| TextureCounts {
                 bc: t.bc,
                 decoded: t.decoded,
                 rgba: t.rgba,
@@ -279,29 +314,38 @@ fn measured_poses(
             at: ("view", name.clone()),
         });
     }
-    if let Some(name) = opts.path.as_deref().filter(|n| *n != scene.path.name) {
-        return Err(BenchError::Usage(format!(
-            "--path `{name}`: preset `{}` has no such camera path; paths: {}",
-            scene.name, scene.path.name
-        )));
-    }
+    let path = match opts.path.as_deref() {
+        None => &scene.path,
+        Some(name) => scene.camera_path(name).ok_or_else(|| {
+            let names: Vec<&str> = scene.camera_paths().map(|p| p.name.as_str()).collect();
+            BenchError::Usage(if names.is_empty() {
+                format!(
+                    "--path `{name}`: preset `{}` has no camera paths",
+                    scene.name
+                )
+            } else {
+                format!(
+                    "--path `{name}`: preset `{}` has no such camera path; paths: {}",
+                    scene.name,
+                    names.join(", ")
+                )
+            })
+        })?,
+    };
     Ok(Measured {
-        poses: path_poses(scene, frames),
+        poses: path_poses(scene, path, frames),
         shot_view,
-        at: ("path", scene.path.name.clone()),
+        at: ("path", path.name.clone()),
     })
 }
 
-/// `frames` poses evenly spaced along the preset's camera path.
-pub(crate) fn path_poses(scene: &Scene, frames: u32) -> Vec<ViewPose> {
-    let duration = scene.path.duration();
+/// `frames` poses evenly spaced along `path` (one of the scene's).
+pub(crate) fn path_poses(scene: &Scene, path: &CameraPath, frames: u32) -> Vec<ViewPose> {
+    let duration = path.duration();
     (0..frames)
         .map(|i| {
             let t = duration * i as f32 / (frames.max(2) - 1) as f32;
-            scene
-                .path
-                .sample(t)
-                .unwrap_or_else(|| scene.views[0].clone())
+            path.sample(t).unwrap_or_else(|| scene.views[0].clone())
         })
         .collect()
 }
@@ -329,6 +373,63 @@ fn scene_info(scene: &Scene) -> SceneInfo {
         missing_models: scene.missing_models.len() as u32,
         textures: None,
     }
+}
+
+/// What a run leaves for the report besides its frames.
+struct Finished {
+    gpu_memory_bytes: u64,
+    facts: BTreeMap<String, f64>,
+    texture_stats: Option<TextureUploadStats>,
+}
+
+impl Finished {
+    fn of(renderer: &SceneRenderer<'_>) -> Self {
+        Finished {
+            gpu_memory_bytes: renderer.gpu_memory_bytes(),
+            facts: renderer.facts(),
+            texture_stats: renderer.texture_stats(),
+        }
+    }
+}
+
+/// A renderer for `scene`'s resident window with `combo` built, and how
+/// long building took (ms).
+fn build_renderer<'s>(
+    gpu: &GpuContext,
+    scene: &'s Scene,
+    combo: &TierCombo,
+    upload: TextureUpload,
+    tier: &str,
+) -> Result<(SceneRenderer<'s>, f64), BenchError> {
+    let t0 = Instant::now();
+    let mut renderer = SceneRenderer::new(SceneData::from_scene(scene)).with_texture_upload(upload);
+    renderer
+        .set_tiers(gpu, combo)
+        .map_err(|source| BenchError::Pass {
+            tier: tier.to_owned(),
+            source,
+        })?;
+    Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// Whether a camera at `pose` is outside the window's centre tile (the
+/// window then slides, as `Scene::follow` decides).
+fn leaves_centre(scene: &Scene, pose: &ViewPose) -> bool {
+    coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1])) != Some(scene.window.centre())
+}
+
+/// Slides `scene`'s window to the tile under `pose` (an error names the pose).
+fn follow(
+    scene: &mut Scene,
+    pose: &ViewPose,
+) -> Result<Option<sward_scenes::window::WindowSlide>, BenchError> {
+    let [x, y, _] = pose.eye.map(f64::from);
+    scene.follow(x, y).map_err(|e| {
+        BenchError::Usage(format!(
+            "camera path `{}` at ({x:.0}, {y:.0}): {e}",
+            pose.name
+        ))
+    })
 }
 
 /// What every frame of a run shares.
@@ -381,23 +482,9 @@ impl<'f> Frame<'f> {
             // frame's GPU work, or per-pass CPU times would absorb driver waits.
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
-            samples.frames.push(FrameSample {
-                cpu_frame_ms,
-                cpu_pass_ms: report
-                    .passes
-                    .iter()
-                    .map(|p| (p.name.clone(), p.cpu_ms))
-                    .collect(),
-                gpu_frame_ms: None,
-                gpu_pass_ms: BTreeMap::new(),
-                counters: FrameCounters {
-                    draw_calls: report.counters.draw_calls,
-                    instances_submitted: report.counters.instances_submitted,
-                    instances_drawn: report.counters.instances_drawn,
-                    triangles: report.counters.triangles,
-                    bytes_uploaded: report.counters.bytes_uploaded,
-                },
-            });
+            samples
+                .frames
+                .push(sample_of(&report, cpu_frame_ms, Vec::new()));
             for times in self.executor.poll_gpu_times(self.gpu) {
                 attach_gpu_times(samples, &by_frame, times);
             }
@@ -407,6 +494,113 @@ impl<'f> Frame<'f> {
             attach_gpu_times(samples, &by_frame, times);
         }
         Ok(())
+    }
+
+    /// Warm-up, then the measured frames along `poses`, sliding the
+    /// world window whenever a pose leaves its centre tile, as the viewer
+    /// does today: the window loads the new tiles on the render thread and
+    /// every technique is rebuilt for the new resident world. A slide's
+    /// cost lands in the frame that needs it (as the `streaming.load` and
+    /// `streaming.rebuild` sections). Then the window goes back to the
+    /// screenshot view's tile for the screenshot.
+    #[allow(clippy::too_many_arguments)]
+    fn measure_streaming(
+        &mut self,
+        scene: &mut Scene,
+        combo: &TierCombo,
+        upload: TextureUpload,
+        poses: &[ViewPose],
+        shot: &ViewPose,
+        samples: &mut RunSamples,
+        bar: &ProgressBar,
+    ) -> Result<(image::RgbaImage, Finished), BenchError> {
+        let tier = samples.tier.to_string();
+        let gpu = self.gpu;
+        // Unmeasured: the window starts at the path's first tile.
+        follow(scene, &poses[0])?;
+        let mut stream = Streaming {
+            mode: "render-thread-rebuild".into(),
+            slides: 0,
+            tiles_loaded: 0,
+            tiles_evicted: 0,
+            tile_bytes: 0,
+            bytes_uploaded: 0,
+            max_frame_ms: 0.0,
+            max_queue_depth: 0,
+            slide_frames: Vec::new(),
+        };
+        let mut by_frame = HashMap::new();
+        // A slide made for the next frame: when it started and how long
+        // loading took.
+        let mut pending: Option<(Instant, f64)> = None;
+        let mut warmed = false;
+        let mut i = 0;
+        while i < poses.len() {
+            let (mut renderer, rebuild_ms) = build_renderer(gpu, scene, combo, upload, &tier)?;
+            if pending.is_some() {
+                stream.bytes_uploaded +=
+                    renderer.gpu_memory_bytes() + renderer.models_gpu_memory_bytes();
+            }
+            if !warmed {
+                for w in 0..self.plan.warmup {
+                    self.render(&mut renderer, &poses[0], w as f32 * FRAME_DT, &tier)?;
+                    bar.inc(1);
+                }
+                self.executor.flush(self.gpu);
+                warmed = true;
+            }
+            while i < poses.len() {
+                let pose = &poses[i];
+                let (started, sections) = match pending.take() {
+                    Some((started, load_ms)) => (
+                        started,
+                        vec![
+                            ("streaming.load".to_owned(), load_ms),
+                            ("streaming.rebuild".to_owned(), rebuild_ms),
+                        ],
+                    ),
+                    None if leaves_centre(scene, pose) => break,
+                    None => (Instant::now(), Vec::new()),
+                };
+                let report = self.render(&mut renderer, pose, i as f32 * FRAME_DT, &tier)?;
+                let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+                self.gpu.wait_idle();
+                if !sections.is_empty() {
+                    let ms: f64 = sections.iter().map(|(_, ms)| ms).sum();
+                    stream.max_frame_ms = stream.max_frame_ms.max(ms);
+                    stream.slide_frames.push(i as u32);
+                }
+                by_frame.insert(report.frame, samples.frames.len());
+                samples
+                    .frames
+                    .push(sample_of(&report, cpu_frame_ms, sections));
+                for times in self.executor.poll_gpu_times(self.gpu) {
+                    attach_gpu_times(samples, &by_frame, times);
+                }
+                bar.inc(1);
+                i += 1;
+            }
+            drop(renderer);
+            if i < poses.len() {
+                let started = Instant::now();
+                if let Some(slide) = follow(scene, &poses[i])? {
+                    stream.slides += 1;
+                    stream.tiles_loaded += slide.loaded.len() as u32;
+                    stream.tiles_evicted += slide.dropped as u32;
+                    stream.tile_bytes += slide.bytes as u64;
+                }
+                pending = Some((started, started.elapsed().as_secs_f64() * 1e3));
+            }
+        }
+        for times in self.executor.flush(self.gpu) {
+            attach_gpu_times(samples, &by_frame, times);
+        }
+        samples.streaming = Some(stream);
+        // Unmeasured: back to the screenshot view's tile.
+        follow(scene, shot)?;
+        let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
+        let image = self.screenshot(&mut renderer, shot)?;
+        Ok((image, Finished::of(&renderer)))
     }
 
     /// Records and submits one frame.
@@ -451,6 +645,33 @@ impl<'f> Frame<'f> {
                 what: format!("reading back {tier}"),
                 message: e.to_string(),
             })
+    }
+}
+
+/// One measured frame's sample: its CPU time, the graph's per-pass CPU
+/// times plus `sections` (named CPU work outside the graph), its counters.
+fn sample_of(
+    report: &sward_engine::graph::FrameReport,
+    cpu_frame_ms: f64,
+    sections: Vec<(String, f64)>,
+) -> FrameSample {
+    FrameSample {
+        cpu_frame_ms,
+        cpu_pass_ms: report
+            .passes
+            .iter()
+            .map(|p| (p.name.clone(), p.cpu_ms))
+            .chain(sections)
+            .collect(),
+        gpu_frame_ms: None,
+        gpu_pass_ms: BTreeMap::new(),
+        counters: FrameCounters {
+            draw_calls: report.counters.draw_calls,
+            instances_submitted: report.counters.instances_submitted,
+            instances_drawn: report.counters.instances_drawn,
+            triangles: report.counters.triangles,
+            bytes_uploaded: report.counters.bytes_uploaded,
+        },
     }
 }
 

@@ -312,3 +312,50 @@ fn bench_at_a_named_view_measures_there_and_unknown_names_list_the_choices() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn bench_along_the_flight_moves_the_window_and_reports_streaming() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    // Two frames: the flight's start and its end, one tile row over, so
+    // the second frame slides the window (3 tiles in, 3 out).
+    let out = out_dir("flight");
+    let opts = BenchOptions {
+        preset: Some("continent".into()),
+        tiers: Some("static-batch".into()),
+        frames: Some(2),
+        warmup: Some(0),
+        size: Some("64x48".into()),
+        quick: true,
+        path: Some("flight".into()),
+        out: out.clone(),
+        ..BenchOptions::default()
+    };
+    let outcome = run_bench(&opts).expect("bench along the flight");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("parses");
+    validate_report(&value).unwrap_or_else(|errs| panic!("invalid report: {errs:#?}"));
+    let run = &outcome.report.runs[0];
+    assert_eq!(run.extra["path"], "flight");
+    let s = run.streaming.as_ref().expect("streaming section");
+    assert_eq!(
+        (s.slides, s.tiles_loaded, s.tiles_evicted),
+        (1, 3, 3),
+        "{s:?}"
+    );
+    assert_eq!(s.slide_frames, [1]);
+    assert!(s.tile_bytes > 0 && s.bytes_uploaded > 0);
+    assert!(run.cpu_frame_ms.p99.is_some());
+    // The slide's frame carries the named streaming sections.
+    assert!(s.max_frame_ms > 0.0);
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        md.contains("## Streaming"),
+        "report.md lacks the streaming table"
+    );
+    // The screenshot is taken back at the preset's first view, in the
+    // window the bench started with.
+    assert_eq!(run.extra["screenshot_view"], "ground-yaw0");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -255,3 +255,51 @@ fn elwynn_dense_has_a_view_behind_a_ridge() {
     assert!((view.eye[2] - ground - super::views::EYE_HEIGHT).abs() < 1e-3);
     eprintln!("behind-ridge: {view:?}");
 }
+
+#[test]
+fn continent_flight_crosses_eight_borders_with_a_back_and_forth() {
+    let preset = Preset::by_name("continent").expect("continent");
+    let source = preset.source();
+    let flights = preset.flights(&source);
+    assert_eq!(flights.len(), 1);
+    let flight = &flights[0];
+    assert_eq!(flight.name, "flight");
+    let k = &flight.keyframes;
+    assert!(k.windows(2).all(|w| w[1].t > w[0].t), "times increase");
+    // Tiles visited in order, one entry per border crossed.
+    let mut tiles: Vec<TileCoord> = Vec::new();
+    for kf in k {
+        let t = coords::tile_at(f64::from(kf.eye[0]), f64::from(kf.eye[1])).expect("in world");
+        assert!(source.contains(t), "flight leaves the continent at {t:?}");
+        if tiles.last() != Some(&t) {
+            tiles.push(t);
+        }
+    }
+    let borders = tiles.len() - 1;
+    assert!(borders >= 8, "{borders} borders: {tiles:?}");
+    // The back-and-forth: some border is crossed and then crossed back
+    // at once (A -> B -> A).
+    assert!(
+        tiles.windows(3).any(|w| w[0] == w[2]),
+        "no back-and-forth in {tiles:?}"
+    );
+    // Speed: path length over duration.
+    let length: f64 = k
+        .windows(2)
+        .map(|w| {
+            let d = |i: usize| f64::from(w[1].eye[i] - w[0].eye[i]);
+            (d(0) * d(0) + d(1) * d(1)).sqrt()
+        })
+        .sum();
+    let speed = length / f64::from(flight.duration());
+    assert!((speed - f64::from(FLIGHT_SPEED)).abs() < 0.5, "{speed}");
+    // Always above the terrain by the stated altitude.
+    for kf in k {
+        let (gx, gy) = coords::world_to_grid(f64::from(kf.eye[0]), f64::from(kf.eye[1]));
+        let ground = source.coarse_height(gx, gy).expect("height");
+        assert!((kf.eye[2] - ground - FLIGHT_ALTITUDE).abs() < 1e-3);
+    }
+    // Other presets have no flight.
+    let dense = Preset::by_name("elwynn-dense").expect("dense");
+    assert!(dense.flights(&dense.source()).is_empty());
+}
