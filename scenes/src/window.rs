@@ -256,4 +256,64 @@ impl WorldWindow {
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
+
+    /// Where tiles come from.
+    pub fn source(&self) -> &Arc<dyn TileSource> {
+        &self.source
+    }
+
+    /// The resolved ground effects placement uses.
+    pub fn effects(&self) -> &Arc<ResolvedEffects> {
+        &self.effects
+    }
+
+    /// Number of detail models placement indexes.
+    pub fn model_count(&self) -> usize {
+        self.model_count
+    }
+
+    /// The resident radius in tiles (1 = 3x3).
+    pub fn radius(&self) -> u32 {
+        self.radius
+    }
+
+    /// Whether tile `t` is resident.
+    pub fn is_resident(&self, t: TileCoord) -> bool {
+        self.resident.contains_key(&(t.y, t.x))
+    }
+
+    /// Makes a tile that was loaded and placed elsewhere (a streaming
+    /// worker) resident, whole: its terrain and its placements together.
+    /// Replaces the tile if it was resident.
+    pub fn insert_loaded(
+        &mut self,
+        tile: Arc<AdtTile>,
+        placements: Arc<Placements>,
+        stats: PlacementStats,
+    ) -> Result<(), WindowError> {
+        let t = tile.coord;
+        self.world.remove(t);
+        self.world.insert(Arc::clone(&tile))?;
+        self.resident.insert(
+            (t.y, t.x),
+            Resident {
+                tile,
+                placements,
+                stats,
+            },
+        );
+        Ok(())
+    }
+
+    /// Evicts tile `t` (terrain and placements); whether it was resident.
+    pub fn evict(&mut self, t: TileCoord) -> bool {
+        self.world.remove(t);
+        self.resident.remove(&(t.y, t.x)).is_some()
+    }
+
+    /// Moves the centre to `centre` without loading or dropping anything
+    /// (a streamer decides what is resident).
+    pub fn set_centre(&mut self, centre: TileCoord) {
+        self.centre = centre;
+    }
 }

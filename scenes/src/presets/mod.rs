@@ -655,6 +655,27 @@ impl GrassRange {
 }
 
 impl Scene {
+    /// One streaming frame with the camera at `(x, y)` (see
+    /// [`crate::streaming::Streamer::update`]); refreshes `placements` and
+    /// `stats` when the resident world changed (that time is part of the
+    /// step's `ms`).
+    pub fn stream(
+        &mut self,
+        streamer: &mut crate::streaming::Streamer,
+        x: f64,
+        y: f64,
+        block: bool,
+    ) -> Result<crate::streaming::StreamStep, WindowError> {
+        let start = Instant::now();
+        let mut step = streamer.update(&mut self.window, x, y, block)?;
+        if step.changed() {
+            self.placements = self.window.placements();
+            self.stats = self.window.stats();
+        }
+        step.ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok(step)
+    }
+
     /// Moves the window with the camera; refreshes `placements` and `stats`
     /// when it slides.
     pub fn follow(&mut self, x: f64, y: f64) -> Result<Option<WindowSlide>, WindowError> {

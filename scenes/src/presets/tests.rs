@@ -303,3 +303,123 @@ fn continent_flight_crosses_eight_borders_with_a_back_and_forth() {
     let dense = Preset::by_name("elwynn-dense").expect("dense");
     assert!(dense.flights(&dense.source()).is_empty());
 }
+
+/// The continent preset, built fresh (streaming tests change its window).
+fn continent() -> Scene {
+    Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds")
+}
+
+#[test]
+fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let reference: Vec<(TileCoord, Placements)> = scene
+        .window
+        .tiles()
+        .into_iter()
+        .map(|t| (t, scene.window.tile_placements(t).unwrap().as_ref().clone()))
+        .collect();
+    let config = StreamConfig {
+        hysteresis: 0,
+        ..StreamConfig::default()
+    };
+    let mut streamer = Streamer::new(&scene.window, config);
+    // Step one tile along +column: the window wants 3 new tiles; until the
+    // workers finish, the world keeps the resident ones and nothing half.
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    let [x1, y1] = coords::tile_centre(CENTRE.offset(1, 0).unwrap());
+    let first = scene.stream(&mut streamer, x0, y0, false).expect("step");
+    assert!(first.applied.is_empty() && first.evicted.is_empty());
+    let mut applied = Vec::new();
+    let mut evicted = Vec::new();
+    for _ in 0..2000 {
+        let step = scene.stream(&mut streamer, x1, y1, false).expect("step");
+        // Budget: with the default 4 ms a frame, tiles arrive one or a few
+        // at a time, never half: every resident tile has all 256 MCNKs and
+        // its placements.
+        for t in scene.window.tiles() {
+            assert_eq!(scene.world().tile(t).map(|t| t.mcnks.len()), Some(256));
+            assert!(scene.window.tile_placements(t).is_some());
+        }
+        applied.extend(step.applied);
+        evicted.extend(step.evicted);
+        if step.missing == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(applied.len(), 3, "{applied:?}");
+    assert_eq!(evicted.len(), 3, "{evicted:?}");
+    assert_eq!(scene.window.tiles().len(), 9);
+    // Merged placements follow the resident tiles.
+    let sum: usize = scene
+        .window
+        .tiles()
+        .iter()
+        .map(|t| scene.window.tile_placements(*t).unwrap().len())
+        .sum();
+    assert_eq!(scene.placements.len(), sum);
+    // Fly back, blocking: the revisited tiles are bit-identical to what
+    // the synchronous window loaded at first.
+    let back = scene.stream(&mut streamer, x0, y0, true).expect("back");
+    assert_eq!(back.missing, 0);
+    for (t, p) in &reference {
+        let now = scene.window.tile_placements(*t).expect("resident again");
+        assert_eq!(
+            now.as_ref(),
+            p,
+            "tile {t:?} changed after flying out and back"
+        );
+    }
+}
+
+#[test]
+fn streaming_keeps_tiles_within_the_hysteresis_and_prefetches_ahead() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    let [x1, y1] = coords::tile_centre(CENTRE.offset(1, 0).unwrap());
+    scene.stream(&mut streamer, x0, y0, true).expect("start");
+    let step = scene.stream(&mut streamer, x1, y1, true).expect("move");
+    // Hysteresis 1: nothing of the old 3x3 is two tiles away yet.
+    assert!(step.evicted.is_empty(), "{step:?}");
+    assert_eq!(scene.window.tiles().len(), 12);
+    // Prefetch: the ring ahead (+column, two tiles over) was requested.
+    let ahead = CENTRE.offset(3, 0).unwrap();
+    let mut seen = step.queue_depth > 0;
+    for _ in 0..2000 {
+        let s = scene
+            .stream(&mut streamer, x1 + 1.0, y1, false)
+            .expect("step");
+        seen |= s.queue_depth > 0;
+        if s.queue_depth == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(seen, "nothing was prefetched");
+    // Prefetched tiles wait finished, not resident.
+    assert!(!scene.window.is_resident(ahead));
+    // Moving on evicts what fell out of radius + hysteresis.
+    let [x3, y3] = coords::tile_centre(CENTRE.offset(2, 0).unwrap());
+    let s = scene.stream(&mut streamer, x3, y3, true).expect("on");
+    assert_eq!(s.evicted.len(), 3, "{s:?}");
+    assert!(
+        s.applied.len() == 3,
+        "prefetched tiles applied at once: {s:?}"
+    );
+}
+
+#[test]
+fn streaming_outside_the_world_is_an_error() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let err = scene
+        .stream(&mut streamer, 1e9, 0.0, false)
+        .expect_err("outside");
+    assert!(err.to_string().contains("outside the world"), "{err}");
+}
