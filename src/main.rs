@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use sward_benches::bench::{BenchOptions, OneOffOptions};
+use sward_benches::bench::{BenchOptions, OneOffOptions, StreamMode};
 use sward_passes::grass::TextureUpload;
 
 /// GPU-driven terrain and grass renderer research engine.
@@ -165,9 +165,15 @@ struct BenchArgs {
     /// --view` names them) instead of along its camera path.
     #[arg(long, value_name = "NAME")]
     view: Option<String>,
-    /// Fly this named camera path of the preset (default: its walk).
+    /// Fly this named camera path of the preset (default: its walk);
+    /// `continent` has `flight`, which moves the world window.
     #[arg(long, value_name = "NAME")]
     path: Option<String>,
+    /// How `--path` streams the world: `workers` loads tiles on worker
+    /// threads and applies them within a per-frame budget; `render-thread`
+    /// loads them on the render thread when the camera enters a tile.
+    #[arg(long, default_value = "workers", value_name = "workers|render-thread", value_parser = StreamMode::parse)]
+    stream: StreamMode,
     #[command(flatten)]
     textures: TextureUploadArg,
 }
@@ -471,6 +477,7 @@ fn run(cli: Cli) -> Result<()> {
                 view_distance: args.view_distance,
                 view: args.view,
                 path: args.path,
+                stream: args.stream,
                 texture_upload: args.textures.texture_upload,
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;

@@ -280,11 +280,17 @@ pub struct Run {
 /// What streaming the world did during one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Streaming {
-    /// How tiles reach the renderer: `render-thread-rebuild` (the window
-    /// loads tiles on the render thread and every technique is rebuilt).
+    /// How tiles reach the renderer (`--stream`): `workers` (loaded and
+    /// placed on worker threads, applied within a per-frame budget) or
+    /// `render-thread` (loaded when the camera enters a tile). Either way
+    /// every technique is rebuilt when the resident world changes.
     pub mode: String,
-    /// Window slides during the measured frames.
+    /// Resident radius in tiles (1 = 3x3).
+    pub radius: u32,
+    /// Times the camera entered another tile during the measured frames.
     pub slides: u32,
+    /// Frames in which the resident world changed (tiles applied or evicted).
+    pub changes: u32,
     /// Tiles loaded (and placed).
     pub tiles_loaded: u32,
     /// Tiles evicted.
@@ -299,7 +305,8 @@ pub struct Streaming {
     pub max_frame_ms: f64,
     /// Largest number of tiles queued for workers at once (0 without workers).
     pub max_queue_depth: u32,
-    /// Measured-frame index of every slide (the frame-series charts mark them).
+    /// Measured-frame index of every slide: the frame in which the camera
+    /// entered another tile (the frame-series charts mark them).
     pub slide_frames: Vec<u32>,
 }
 

@@ -332,6 +332,55 @@ impl Streamer {
             .collect()
     }
 
+    fn track(&mut self, x: f64, y: f64) -> Result<TileCoord, WindowError> {
+        let centre = coords::tile_at(x, y).ok_or(WindowError::OutsideWorld { x, y })?;
+        if let Some([lx, ly]) = self.last {
+            let (dx, dy) = (x - lx, y - ly);
+            if dx != 0.0 || dy != 0.0 {
+                self.heading = [dx, dy];
+            }
+        }
+        self.last = Some([x, y]);
+        Ok(centre)
+    }
+
+    /// Queues every tile of the resident square that is neither resident,
+    /// finished nor queued, then the prefetch ring.
+    fn request(&mut self, window: &WorldWindow, centre: TileCoord) -> Result<(), WindowError> {
+        let wanted = Self::square(window, centre, self.config.radius);
+        for t in wanted.iter().chain(self.ahead(window, centre).iter()) {
+            if !window.is_resident(*t)
+                && !self.ready.contains_key(t)
+                && !self.loader.is_in_flight(*t)
+            {
+                self.loader.request(*t)?;
+            }
+        }
+        let done = self.loader.poll();
+        self.collect(done)
+    }
+
+    /// The read-only half of a frame, for a caller that must not touch the
+    /// window while something borrows it: with the camera at `(x, y)`,
+    /// queues missing and prefetch tiles, collects finished ones, and
+    /// answers whether [`Self::update`] would change the resident world now
+    /// (a tile to evict or a finished tile to apply).
+    pub fn pending(&mut self, window: &WorldWindow, x: f64, y: f64) -> Result<bool, WindowError> {
+        let centre = self.track(x, y)?;
+        self.request(window, centre)?;
+        let keep = self.config.radius + self.config.hysteresis;
+        let evict = window.tiles().iter().any(|t| distance(*t, centre) > keep);
+        let apply = Self::square(window, centre, self.config.radius)
+            .iter()
+            .any(|t| !window.is_resident(*t) && self.ready.contains_key(t));
+        Ok(evict || apply)
+    }
+
+    /// Tiles queued for or being loaded by the workers.
+    pub fn queue_depth(&self) -> usize {
+        self.loader.queue_depth()
+    }
+
     /// One frame: the camera is at world `(x, y)`. Requests missing and
     /// prefetch tiles, evicts far ones, applies finished ones within the
     /// budget. With `block`, waits for every tile of the resident square
@@ -344,14 +393,7 @@ impl Streamer {
         block: bool,
     ) -> Result<StreamStep, WindowError> {
         let start = Instant::now();
-        let centre = coords::tile_at(x, y).ok_or(WindowError::OutsideWorld { x, y })?;
-        if let Some([lx, ly]) = self.last {
-            let (dx, dy) = (x - lx, y - ly);
-            if dx != 0.0 || dy != 0.0 {
-                self.heading = [dx, dy];
-            }
-        }
-        self.last = Some([x, y]);
+        let centre = self.track(x, y)?;
         window.set_centre(centre);
         let wanted = Self::square(window, centre, self.config.radius);
         let mut step = StreamStep::default();
@@ -367,16 +409,7 @@ impl Streamer {
         self.ready.retain(|t, _| distance(*t, centre) <= far);
 
         // Requests: the resident square first (nearest first), then ahead.
-        for t in wanted.iter().chain(self.ahead(window, centre).iter()) {
-            if !window.is_resident(*t)
-                && !self.ready.contains_key(t)
-                && !self.loader.is_in_flight(*t)
-            {
-                self.loader.request(*t)?;
-            }
-        }
-        let done = self.loader.poll();
-        self.collect(done)?;
+        self.request(window, centre)?;
         if block {
             while wanted
                 .iter()

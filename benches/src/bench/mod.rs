@@ -12,7 +12,7 @@ mod options;
 mod runner;
 
 pub use oneoff::{capture, shot, OneOffOptions};
-pub use options::{BenchOptions, BenchPlan};
+pub use options::{BenchOptions, BenchPlan, StreamMode};
 pub use runner::{run_bench, BenchOutcome};
 
 use std::path::PathBuf;

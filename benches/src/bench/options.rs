@@ -46,6 +46,43 @@ pub struct BenchOptions {
     /// How DXT detail textures reach the GPU (`--texture-upload`): BC
     /// blocks where the device has them (default), or CPU-decoded.
     pub texture_upload: TextureUpload,
+    /// How a camera path named by `--path` streams the world (`--stream`).
+    pub stream: StreamMode,
+}
+
+/// How the bench streams the world along a camera path (`--stream`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StreamMode {
+    /// Tiles load on worker threads ([`sward_scenes::streaming::Streamer`],
+    /// default configuration); the render thread applies finished tiles
+    /// within the frame budget, then rebuilds every technique.
+    #[default]
+    Workers,
+    /// Entering another tile slides the window on the render thread
+    /// (`Scene::follow`: loads and places the new tiles there), then every
+    /// technique is rebuilt: what the viewer did before streaming.
+    RenderThread,
+}
+
+impl StreamMode {
+    /// The `--stream` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamMode::Workers => "workers",
+            StreamMode::RenderThread => "render-thread",
+        }
+    }
+
+    /// Parses `workers` or `render-thread`; the error lists both.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "workers" => Ok(StreamMode::Workers),
+            "render-thread" => Ok(StreamMode::RenderThread),
+            _ => Err(format!(
+                "unknown streaming mode `{s}`; valid: workers, render-thread"
+            )),
+        }
+    }
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.

@@ -13,9 +13,10 @@ use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
 use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
 use sward_scenes::presets::{CameraPath, Scene, ViewPose};
+use sward_scenes::streaming::{StreamConfig, Streamer};
 use sward_scenes::world::coords;
 
-use super::{BenchError, BenchOptions, BenchPlan};
+use super::{BenchError, BenchOptions, BenchPlan, StreamMode};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
 use crate::imagediff::diff_images;
 use crate::report::{
@@ -132,6 +133,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 &mut scene,
                 combo,
                 opts.texture_upload,
+                opts.stream,
                 &poses,
                 &shot_view,
                 &mut samples,
@@ -418,6 +420,15 @@ fn leaves_centre(scene: &Scene, pose: &ViewPose) -> bool {
     coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1])) != Some(scene.window.centre())
 }
 
+/// A streaming error at `pose`, naming it.
+fn at_pose(pose: &ViewPose, e: sward_scenes::window::WindowError) -> BenchError {
+    let [x, y, _] = pose.eye;
+    BenchError::Usage(format!(
+        "camera path `{}` at ({x:.0}, {y:.0}): {e}",
+        pose.name
+    ))
+}
+
 /// Slides `scene`'s window to the tile under `pose` (an error names the pose).
 fn follow(
     scene: &mut Scene,
@@ -496,19 +507,25 @@ impl<'f> Frame<'f> {
         Ok(())
     }
 
-    /// Warm-up, then the measured frames along `poses`, sliding the
-    /// world window whenever a pose leaves its centre tile, as the viewer
-    /// does today: the window loads the new tiles on the render thread and
-    /// every technique is rebuilt for the new resident world. A slide's
-    /// cost lands in the frame that needs it (as the `streaming.load` and
-    /// `streaming.rebuild` sections). Then the window goes back to the
-    /// screenshot view's tile for the screenshot.
+    /// Warm-up, then the measured frames along `poses`, streaming the
+    /// world as `mode` says. [`StreamMode::RenderThread`]: when a pose
+    /// leaves the window's centre tile the window slides on the render
+    /// thread (`Scene::follow`), as the viewer did. [`StreamMode::Workers`]:
+    /// a [`Streamer`] loads tiles on worker threads and, once finished
+    /// tiles are there (or tiles fall out of the hysteresis), the render
+    /// thread applies them within its budget. Either way every technique is
+    /// then rebuilt for the new resident world; the cost lands in the frame
+    /// that needs it, as the `streaming.load` (render thread) or
+    /// `streaming.apply` (workers) and `streaming.rebuild` sections. Then
+    /// the window goes back to the screenshot view's tile for the
+    /// screenshot.
     #[allow(clippy::too_many_arguments)]
     fn measure_streaming(
         &mut self,
         scene: &mut Scene,
         combo: &TierCombo,
         upload: TextureUpload,
+        mode: StreamMode,
         poses: &[ViewPose],
         shot: &ViewPose,
         samples: &mut RunSamples,
@@ -516,11 +533,28 @@ impl<'f> Frame<'f> {
     ) -> Result<(image::RgbaImage, Finished), BenchError> {
         let tier = samples.tier.to_string();
         let gpu = self.gpu;
-        // Unmeasured: the window starts at the path's first tile.
+        let config = StreamConfig::default();
+        // Unmeasured: the window starts at the path's first tile, loaded.
         follow(scene, &poses[0])?;
+        let mut streamer = match mode {
+            StreamMode::Workers => {
+                let mut s = Streamer::new(&scene.window, config);
+                let [x, y, _] = poses[0].eye.map(f64::from);
+                scene
+                    .stream(&mut s, x, y, true)
+                    .map_err(|e| at_pose(&poses[0], e))?;
+                Some(s)
+            }
+            StreamMode::RenderThread => None,
+        };
         let mut stream = Streaming {
-            mode: "render-thread-rebuild".into(),
+            mode: mode.name().into(),
+            radius: match mode {
+                StreamMode::Workers => config.radius,
+                StreamMode::RenderThread => scene.window.radius(),
+            },
             slides: 0,
+            changes: 0,
             tiles_loaded: 0,
             tiles_evicted: 0,
             tile_bytes: 0,
@@ -530,9 +564,10 @@ impl<'f> Frame<'f> {
             slide_frames: Vec::new(),
         };
         let mut by_frame = HashMap::new();
-        // A slide made for the next frame: when it started and how long
-        // loading took.
-        let mut pending: Option<(Instant, f64)> = None;
+        // Streaming work done for the next frame: when it started and its
+        // named section.
+        let mut pending: Option<(Instant, (String, f64))> = None;
+        let mut centre = scene.window.centre();
         let mut warmed = false;
         let mut i = 0;
         while i < poses.len() {
@@ -552,15 +587,37 @@ impl<'f> Frame<'f> {
             while i < poses.len() {
                 let pose = &poses[i];
                 let (started, sections) = match pending.take() {
-                    Some((started, load_ms)) => (
+                    Some((started, section)) => (
                         started,
-                        vec![
-                            ("streaming.load".to_owned(), load_ms),
-                            ("streaming.rebuild".to_owned(), rebuild_ms),
-                        ],
+                        vec![section, ("streaming.rebuild".to_owned(), rebuild_ms)],
                     ),
-                    None if leaves_centre(scene, pose) => break,
-                    None => (Instant::now(), Vec::new()),
+                    None => {
+                        let started = Instant::now();
+                        let due = match streamer.as_mut() {
+                            None => leaves_centre(scene, pose),
+                            Some(s) => {
+                                let [x, y, _] = pose.eye.map(f64::from);
+                                let due = s
+                                    .pending(&scene.window, x, y)
+                                    .map_err(|e| at_pose(pose, e))?;
+                                stream.max_queue_depth =
+                                    stream.max_queue_depth.max(s.queue_depth() as u32);
+                                due
+                            }
+                        };
+                        if due {
+                            break;
+                        }
+                        let tile = coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1]));
+                        if tile.is_some_and(|t| t != centre) {
+                            // Workers: the camera entered another tile; the
+                            // resident world changes once tiles are finished.
+                            centre = tile.unwrap_or(centre);
+                            stream.slides += 1;
+                            stream.slide_frames.push(i as u32);
+                        }
+                        (started, Vec::new())
+                    }
                 };
                 let report = self.render(&mut renderer, pose, i as f32 * FRAME_DT, &tier)?;
                 let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -568,7 +625,6 @@ impl<'f> Frame<'f> {
                 if !sections.is_empty() {
                     let ms: f64 = sections.iter().map(|(_, ms)| ms).sum();
                     stream.max_frame_ms = stream.max_frame_ms.max(ms);
-                    stream.slide_frames.push(i as u32);
                 }
                 by_frame.insert(report.frame, samples.frames.len());
                 samples
@@ -582,22 +638,57 @@ impl<'f> Frame<'f> {
             }
             drop(renderer);
             if i < poses.len() {
+                let pose = &poses[i];
                 let started = Instant::now();
-                if let Some(slide) = follow(scene, &poses[i])? {
+                let section = match streamer.as_mut() {
+                    None => {
+                        if let Some(slide) = follow(scene, pose)? {
+                            stream.tiles_loaded += slide.loaded.len() as u32;
+                            stream.tiles_evicted += slide.dropped as u32;
+                            stream.tile_bytes += slide.bytes as u64;
+                        }
+                        "streaming.load"
+                    }
+                    Some(s) => {
+                        let [x, y, _] = pose.eye.map(f64::from);
+                        let step = scene.stream(s, x, y, false).map_err(|e| at_pose(pose, e))?;
+                        stream.tiles_loaded += step.applied.len() as u32;
+                        stream.tiles_evicted += step.evicted.len() as u32;
+                        stream.tile_bytes += step.bytes;
+                        stream.max_queue_depth =
+                            stream.max_queue_depth.max(step.queue_depth as u32);
+                        "streaming.apply"
+                    }
+                };
+                stream.changes += 1;
+                let tile = scene.window.centre();
+                if tile != centre {
+                    centre = tile;
                     stream.slides += 1;
-                    stream.tiles_loaded += slide.loaded.len() as u32;
-                    stream.tiles_evicted += slide.dropped as u32;
-                    stream.tile_bytes += slide.bytes as u64;
+                    stream.slide_frames.push(i as u32);
                 }
-                pending = Some((started, started.elapsed().as_secs_f64() * 1e3));
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                pending = Some((started, (section.to_owned(), ms)));
             }
         }
         for times in self.executor.flush(self.gpu) {
             attach_gpu_times(samples, &by_frame, times);
         }
         samples.streaming = Some(stream);
-        // Unmeasured: back to the screenshot view's tile.
+        drop(streamer);
+        // Unmeasured: back to the screenshot view's tile, as a 3x3 window.
         follow(scene, shot)?;
+        for t in scene.window.tiles() {
+            if !scene.window.is_resident(t) {
+                continue;
+            }
+            let c = scene.window.centre();
+            if t.x.abs_diff(c.x) > 1 || t.y.abs_diff(c.y) > 1 {
+                scene.window.evict(t);
+            }
+        }
+        scene.placements = scene.window.placements();
+        scene.stats = scene.window.stats();
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         let image = self.screenshot(&mut renderer, shot)?;
         Ok((image, Finished::of(&renderer)))
