@@ -303,6 +303,10 @@ pub struct Streaming {
     /// Largest render-thread streaming time in one frame (ms): loading,
     /// applying and rebuilding.
     pub max_frame_ms: f64,
+    /// Largest render-thread time in one frame spent loading (render
+    /// thread) or applying (workers) tiles, the rebuild not included (ms).
+    #[serde(default)]
+    pub max_load_ms: f64,
     /// Largest number of tiles queued for workers at once (0 without workers).
     pub max_queue_depth: u32,
     /// Measured-frame index of every slide: the frame in which the camera

@@ -560,6 +560,7 @@ impl<'f> Frame<'f> {
             tile_bytes: 0,
             bytes_uploaded: 0,
             max_frame_ms: 0.0,
+            max_load_ms: 0.0,
             max_queue_depth: 0,
             slide_frames: Vec::new(),
         };
@@ -668,6 +669,7 @@ impl<'f> Frame<'f> {
                     stream.slide_frames.push(i as u32);
                 }
                 let ms = started.elapsed().as_secs_f64() * 1e3;
+                stream.max_load_ms = stream.max_load_ms.max(ms);
                 pending = Some((started, (section.to_owned(), ms)));
             }
         }
