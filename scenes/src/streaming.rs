@@ -83,7 +83,7 @@ pub struct LoadedTile {
     /// The tile.
     pub tile: Arc<AdtTile>,
     /// Its placements.
-    pub placements: Arc<Placements>,
+    pub placements: Placements,
     /// Their statistics.
     pub stats: PlacementStats,
     /// Bytes of tile and placement data.
@@ -135,7 +135,7 @@ pub fn load_tile(
     let bytes = tile_bytes(&tile) + placements.bytes();
     Ok(LoadedTile {
         tile: Arc::new(tile),
-        placements: Arc::new(placements),
+        placements,
         stats,
         bytes,
         ms: start.elapsed().as_secs_f64() * 1e3,

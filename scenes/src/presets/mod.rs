@@ -526,8 +526,9 @@ pub struct Scene {
     pub resolved: Arc<ResolvedEffects>,
     /// The 14 detail models (placement model index = index here).
     pub models: Vec<DetailModel>,
-    /// Placements of the resident window.
-    pub placements: Placements,
+    /// Placements of the resident window: the window's one store, shared
+    /// (each placement is held once).
+    pub placements: Arc<Placements>,
     /// Placement statistics of the resident window.
     pub stats: PlacementStats,
     /// Named views.

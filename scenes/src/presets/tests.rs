@@ -144,20 +144,28 @@ fn window_slides_reuse_tiles_and_keep_placements() {
         .expect("builds");
     let before = scene.placements.clone();
     let keep = TileCoord::new(32, 47);
-    let kept = scene
-        .window
-        .tile_placements(keep)
-        .cloned()
-        .expect("resident");
+    let kept = scene.window.tile_placements(keep).expect("resident");
+    let kept_tile = Arc::clone(scene.window.tile(keep).expect("resident"));
     // Step one tile towards +X (row 48 -> 47).
     let [x, y] = coords::tile_centre(TileCoord::new(32, 47));
     let slide = scene.follow(x, y).expect("loads").expect("slides");
     assert_eq!((slide.loaded.len(), slide.reused, slide.dropped), (3, 6, 3));
     assert!(slide.ms > 0.0 && slide.bytes > 0);
+    // A kept tile is the same tile, with the same placements.
     assert!(Arc::ptr_eq(
-        &kept,
-        scene.window.tile_placements(keep).expect("still resident")
+        &kept_tile,
+        scene.window.tile(keep).expect("still resident")
     ));
+    assert_eq!(scene.window.tile_placements(keep), Some(kept));
+    // Each placement is held once: the scene shares the window's store.
+    assert!(Arc::ptr_eq(&scene.placements, &scene.window.placements()));
+    let per_tile: usize = scene
+        .window
+        .tiles()
+        .iter()
+        .map(|t| scene.window.tile_placements(*t).map_or(0, |p| p.len()))
+        .sum();
+    assert_eq!(per_tile, scene.placements.len());
     assert_eq!(scene.world().mcnk_count(), 2304);
     assert_eq!(
         scene.follow(x + 10.0, y).expect("ok"),
@@ -168,10 +176,7 @@ fn window_slides_reuse_tiles_and_keep_placements() {
     let fresh = slide.loaded[0];
     let alone = scene.source.load(fresh).expect("tile");
     let (p, _) = Placements::build_tile(&alone, &scene.resolved, 14, scene.policy());
-    assert_eq!(
-        scene.window.tile_placements(fresh).map(|a| a.as_ref()),
-        Some(&p)
-    );
+    assert_eq!(scene.window.tile_placements(fresh), Some(p));
     // Back home: byte-identical to the first build.
     let [x, y] = coords::tile_centre(CENTRE);
     scene.follow(x, y).expect("loads").expect("slides");
@@ -319,7 +324,7 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
         .window
         .tiles()
         .into_iter()
-        .map(|t| (t, scene.window.tile_placements(t).unwrap().as_ref().clone()))
+        .map(|t| (t, scene.window.tile_placements(t).unwrap()))
         .collect();
     let config = StreamConfig {
         hysteresis: 0,
@@ -367,11 +372,7 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
     assert_eq!(back.missing, 0);
     for (t, p) in &reference {
         let now = scene.window.tile_placements(*t).expect("resident again");
-        assert_eq!(
-            now.as_ref(),
-            p,
-            "tile {t:?} changed after flying out and back"
-        );
+        assert_eq!(&now, p, "tile {t:?} changed after flying out and back");
     }
 }
 
