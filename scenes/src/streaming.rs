@@ -400,11 +400,11 @@ impl Streamer {
 
         // Evict with hysteresis; drop finished tiles nobody will want soon.
         let keep = self.config.radius + self.config.hysteresis;
-        for t in window.tiles() {
-            if distance(t, centre) > keep && window.evict(t) {
-                step.evicted.push(t);
-            }
-        }
+        step.evicted = window
+            .tiles()
+            .into_iter()
+            .filter(|t| distance(*t, centre) > keep)
+            .collect();
         let far = keep + self.config.prefetch;
         self.ready.retain(|t, _| distance(*t, centre) <= far);
 
@@ -422,10 +422,12 @@ impl Streamer {
             }
         }
 
-        // Apply finished tiles of the resident square, nearest first,
+        // Take finished tiles of the resident square, nearest first,
         // within the budget (at least one per frame, so streaming always
-        // progresses; everything when blocking).
+        // progresses; everything when blocking), then apply them and the
+        // evictions in one step.
         let budget = self.config.budget;
+        let mut insert = Vec::new();
         for t in &wanted {
             if window.is_resident(*t) {
                 continue;
@@ -443,8 +445,11 @@ impl Streamer {
                 break;
             }
             step.bytes += done.bytes as u64;
-            window.insert_loaded(done.tile, done.placements, done.stats)?;
+            insert.push((done.tile, done.placements, done.stats));
             step.applied.push(*t);
+        }
+        if !insert.is_empty() || !step.evicted.is_empty() {
+            window.apply(insert, &step.evicted)?;
         }
         step.missing = wanted.iter().filter(|t| !window.is_resident(**t)).count();
         step.queue_depth = self.loader.queue_depth();

@@ -363,37 +363,61 @@ impl WorldWindow {
         self.resident.contains_key(&(t.y, t.x))
     }
 
-    /// Makes a tile that was loaded and placed elsewhere (a streaming
-    /// worker) resident, whole: its terrain and its placements together.
-    /// Replaces the tile if it was resident.
+    /// Makes tiles that were loaded and placed elsewhere (a streaming
+    /// worker) resident, each whole: its terrain and its placements
+    /// together, and evicts `evict` (terrain and placements), rebuilding the
+    /// placement store once. A tile that was resident is replaced.
+    pub fn apply(
+        &mut self,
+        insert: Vec<(Arc<AdtTile>, Placements, PlacementStats)>,
+        evict: &[TileCoord],
+    ) -> Result<(), WindowError> {
+        for t in evict {
+            self.world.remove(*t);
+            self.resident.remove(&(t.y, t.x));
+        }
+        let mut fresh = BTreeMap::new();
+        let mut result = Ok(());
+        for (tile, placements, stats) in insert {
+            let t = tile.coord;
+            self.world.remove(t);
+            if let Err(e) = self.world.insert(Arc::clone(&tile)) {
+                self.resident.remove(&(t.y, t.x));
+                result = Err(e.into());
+                break;
+            }
+            self.resident.insert(
+                (t.y, t.x),
+                Resident {
+                    tile,
+                    stats,
+                    items: 0..0,
+                    groups: 0..0,
+                },
+            );
+            fresh.insert((t.y, t.x), placements);
+        }
+        // Even after an error the store matches the resident tiles.
+        self.restore(fresh);
+        result
+    }
+
+    /// Makes one tile loaded elsewhere resident (see [`Self::apply`]).
     pub fn insert_loaded(
         &mut self,
         tile: Arc<AdtTile>,
         placements: Placements,
         stats: PlacementStats,
     ) -> Result<(), WindowError> {
-        let t = tile.coord;
-        self.world.remove(t);
-        self.world.insert(Arc::clone(&tile))?;
-        self.resident.insert(
-            (t.y, t.x),
-            Resident {
-                tile,
-                stats,
-                items: 0..0,
-                groups: 0..0,
-            },
-        );
-        self.restore(BTreeMap::from([((t.y, t.x), placements)]));
-        Ok(())
+        self.apply(vec![(tile, placements, stats)], &[])
     }
 
     /// Evicts tile `t` (terrain and placements); whether it was resident.
     pub fn evict(&mut self, t: TileCoord) -> bool {
-        self.world.remove(t);
-        let was = self.resident.remove(&(t.y, t.x)).is_some();
+        let was = self.is_resident(t);
         if was {
-            self.restore(BTreeMap::new());
+            // Nothing to insert cannot fail.
+            let _ = self.apply(Vec::new(), &[t]);
         }
         was
     }
