@@ -66,6 +66,22 @@ enum Command {
     },
     /// Run tier combinations side by side and write a report.
     Bench(BenchArgs),
+    /// Slide the world window back and forth N times per tier combination,
+    /// printing the process's resident memory and sward's GPU memory after
+    /// every slide.
+    Soak {
+        #[arg(long, default_value = "continent")]
+        preset: String,
+        /// Window slides per tier combination.
+        #[arg(long)]
+        slides: u32,
+        /// Comma-separated tier combinations (the baseline always runs).
+        #[arg(long)]
+        tiers: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a puffin capture of N frames of one tier combination.
     Capture {
         #[arg(long)]
@@ -458,6 +474,25 @@ fn run(cli: Cli) -> Result<()> {
                         p.name, p.adts, p.mcnks, p.placements, p.models, p.description, p.policy
                     );
                 }
+            }
+            Ok(())
+        }
+        Command::Soak {
+            preset,
+            slides,
+            tiers,
+            json,
+        } => {
+            let report = sward_benches::bench::run_soak(&sward_benches::bench::SoakOptions {
+                preset,
+                slides,
+                tiers,
+                adapter: cli.adapter,
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", sward_benches::bench::soak_text(&report));
             }
             Ok(())
         }

@@ -248,7 +248,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
 
 /// The combinations to run, baseline first, each capped to the device
 /// (one warning per capped tier) and kept once per distinct parameter set.
-fn choose_combos(
+pub(crate) fn choose_combos(
     plan: &BenchPlan,
     caps: &Caps,
 ) -> Result<(Vec<TierCombo>, Vec<String>), BenchError> {
@@ -396,7 +396,7 @@ impl Finished {
 
 /// A renderer for `scene`'s resident window with `combo` built, and how
 /// long building took (ms).
-fn build_renderer<'s>(
+pub(crate) fn build_renderer<'s>(
     gpu: &GpuContext,
     scene: &'s Scene,
     combo: &TierCombo,
