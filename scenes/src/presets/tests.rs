@@ -348,6 +348,16 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
             assert_eq!(scene.world().tile(t).map(|t| t.mcnks.len()), Some(256));
             assert!(scene.window.tile_placements(t).is_some());
         }
+        // No grass over terrain that is not resident: every placement the
+        // techniques read lies on a resident tile, above its terrain.
+        for g in &scene.placements.groups {
+            assert!(scene.window.is_resident(g.chunk.tile()), "{:?}", g.chunk);
+        }
+        for p in scene.placements.items.iter().step_by(997) {
+            let [x, y, z] = p.position.map(f64::from);
+            let ground = scene.world().height_at(x, y).expect("resident terrain");
+            assert!((f64::from(ground) - z).abs() < 1e-2, "{z} vs {ground}");
+        }
         applied.extend(step.applied);
         evicted.extend(step.evicted);
         if step.missing == 0 {
