@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use sward_benches::bench::{BenchOptions, OneOffOptions};
+use sward_benches::bench::{BenchOptions, OneOffOptions, StreamMode};
 use sward_passes::grass::TextureUpload;
 
 /// GPU-driven terrain and grass renderer research engine.
@@ -66,6 +66,22 @@ enum Command {
     },
     /// Run tier combinations side by side and write a report.
     Bench(BenchArgs),
+    /// Slide the world window back and forth N times per tier combination,
+    /// printing the process's resident memory and sward's GPU memory after
+    /// every slide.
+    Soak {
+        #[arg(long, default_value = "continent")]
+        preset: String,
+        /// Window slides per tier combination.
+        #[arg(long)]
+        slides: u32,
+        /// Comma-separated tier combinations (the baseline always runs).
+        #[arg(long)]
+        tiers: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a puffin capture of N frames of one tier combination.
     Capture {
         #[arg(long)]
@@ -165,9 +181,15 @@ struct BenchArgs {
     /// --view` names them) instead of along its camera path.
     #[arg(long, value_name = "NAME")]
     view: Option<String>,
-    /// Fly this named camera path of the preset (default: its walk).
+    /// Fly this named camera path of the preset (default: its walk);
+    /// `continent` has `flight`, which moves the world window.
     #[arg(long, value_name = "NAME")]
     path: Option<String>,
+    /// How `--path` streams the world: `workers` loads tiles on worker
+    /// threads and applies them within a per-frame budget; `render-thread`
+    /// loads them on the render thread when the camera enters a tile.
+    #[arg(long, default_value = "workers", value_name = "workers|render-thread", value_parser = StreamMode::parse)]
+    stream: StreamMode,
     #[command(flatten)]
     textures: TextureUploadArg,
 }
@@ -455,6 +477,25 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Soak {
+            preset,
+            slides,
+            tiers,
+            json,
+        } => {
+            let report = sward_benches::bench::run_soak(&sward_benches::bench::SoakOptions {
+                preset,
+                slides,
+                tiers,
+                adapter: cli.adapter,
+            })?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", sward_benches::bench::soak_text(&report));
+            }
+            Ok(())
+        }
         Command::Bench(args) => {
             let opts = BenchOptions {
                 preset: Some(args.preset),
@@ -471,6 +512,7 @@ fn run(cli: Cli) -> Result<()> {
                 view_distance: args.view_distance,
                 view: args.view,
                 path: args.path,
+                stream: args.stream,
                 texture_upload: args.textures.texture_upload,
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::{Comparison, FrameSeries, ImageDiff, Run, TierPair};
-use crate::stats::{count_hitches, counter_median, Stats, StatsError};
+use crate::report::{Comparison, FrameSeries, ImageDiff, Run, Streaming, TierPair};
+use crate::stats::{count_hitches, counter_median, find_hitches, Stats, StatsError};
 
 /// Prefix of grass pass names.
 pub const GRASS_PREFIX: &str = "grass.";
@@ -110,6 +110,8 @@ pub struct RunSamples {
     pub image: Option<String>,
     /// Run-specific settings and notes, copied into [`Run::extra`].
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// What streaming the world did, for runs that moved the window.
+    pub streaming: Option<Streaming>,
 }
 
 impl RunSamples {
@@ -121,6 +123,7 @@ impl RunSamples {
             gpu_memory_bytes: 0,
             image: None,
             extra: BTreeMap::new(),
+            streaming: None,
         }
     }
 }
@@ -222,6 +225,19 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
             gpu_frame_ms: frames.iter().map(FrameSample::gpu_frame).collect(),
         }),
         extra: samples.extra.clone(),
+        hitch_list: find_hitches(
+            &frames.iter().map(|f| f.cpu_frame_ms).collect::<Vec<_>>(),
+            &frames
+                .iter()
+                .map(|f| {
+                    f.cpu_pass_ms
+                        .iter()
+                        .map(|(n, &ms)| (n.clone(), ms))
+                        .collect()
+                })
+                .collect::<Vec<_>>(),
+        ),
+        streaming: samples.streaming.clone(),
     })
 }
 

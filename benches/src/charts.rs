@@ -3,7 +3,8 @@
 //! - `frame_times.svg`: per tier, CPU and GPU frame time medians (bars) with p95 ticks;
 //! - `gpu_passes.svg`: per tier, the GPU pass medians stacked into one bar;
 //! - `frame_series_cpu.svg` / `frame_series_gpu.svg`: frame time along the camera
-//!   path, one line per tier.
+//!   path, one line per tier; frames where the world window slid are marked
+//!   with grey vertical lines.
 //!
 //! Tiers run down the vertical axis (horizontal bars) so long combination names
 //! such as `camera-grid+atlas-instanced` stay readable. Charts with no data to show
@@ -348,6 +349,27 @@ pub fn frame_series_svg(report: &Report, gpu: bool) -> Result<String, String> {
             .x_desc("measured frame")
             .y_desc("ms")
             .draw()?;
+        let mut slides: Vec<u32> = report
+            .runs
+            .iter()
+            .filter_map(|r| r.streaming.as_ref())
+            .flat_map(|s| s.slide_frames.iter().copied())
+            .collect();
+        slides.sort_unstable();
+        slides.dedup();
+        let top = axis_max(max_y);
+        for (k, &f) in slides.iter().enumerate() {
+            let x = f64::from(f);
+            let line = chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, 0.0), (x, top)],
+                RGBColor(150, 150, 150).stroke_width(1),
+            )))?;
+            if k == 0 {
+                line.label("window slide").legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], RGBColor(150, 150, 150))
+                });
+            }
+        }
         for (k, (name, points)) in series.iter().enumerate() {
             let color = series_color(k);
             chart

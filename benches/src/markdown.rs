@@ -185,10 +185,69 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
          below 1 is faster. Hitches: frames slower than twice the median CPU frame.\n",
     );
 
+    render_streaming(&mut md, report);
     render_passes(&mut md, report);
     render_comparisons(&mut md, report);
     render_links(&mut md, report, charts);
     md
+}
+
+/// Tail latency, what streaming the world cost, and the hitches, for runs
+/// whose camera path moved the world window (`--path flight`); nothing
+/// for other reports.
+fn render_streaming(md: &mut String, report: &Report) {
+    if report.runs.iter().all(|r| r.streaming.is_none()) {
+        return;
+    }
+    md.push_str("\n## Streaming (the camera path moved the world window)\n\n");
+    md.push_str(
+        "| tier | mode | CPU frame p99 ms | CPU frame max ms | slides | tiles loaded \
+         | tiles evicted | tile data | uploaded by streaming | largest streaming ms in a frame \
+         | of it load/apply | worker queue depth | hitches |\n",
+    );
+    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for run in &report.runs {
+        let Some(s) = &run.streaming else { continue };
+        let p99 = run
+            .cpu_frame_ms
+            .p99
+            .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}"));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} |",
+            cell(&run.tier.to_string()),
+            s.mode,
+            p99,
+            run.cpu_frame_ms.max,
+            s.slides,
+            s.tiles_loaded,
+            s.tiles_evicted,
+            bytes(s.tile_bytes),
+            bytes(s.bytes_uploaded),
+            s.max_frame_ms,
+            s.max_load_ms,
+            s.max_queue_depth,
+            run.hitch_list.len(),
+        );
+    }
+    md.push_str(
+        "\nHitches: frames slower than twice the median CPU frame and than the median + 4 ms, \
+         each with its largest named CPU section (`frame.other` is time outside every named \
+         section).\n\n| tier | frame | CPU ms | largest section | section ms |\n|---|--:|--:|---|--:|\n",
+    );
+    for run in &report.runs {
+        for h in &run.hitch_list {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {:.1} | `{}` | {:.1} |",
+                cell(&run.tier.to_string()),
+                h.frame,
+                h.cpu_frame_ms,
+                cell(&h.section),
+                h.section_ms
+            );
+        }
+    }
 }
 
 /// Per-pass GPU medians: one row per pass, one column per run.

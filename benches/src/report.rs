@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sward_passes::technique::{ParamValue, TierCombo};
 
+pub use crate::stats::Hitch;
 use crate::stats::Stats;
 
 /// The schema tag written into every report.
@@ -265,6 +266,52 @@ pub struct Run {
     /// Run-specific settings and notes (e.g. `multi_draw_count_used`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// Frames over twice the median CPU frame and over the median + 4 ms,
+    /// each with its largest named CPU section (absent in reports written
+    /// before it was recorded).
+    #[serde(default)]
+    pub hitch_list: Vec<Hitch>,
+    /// What moving the world window cost, for runs along a camera path
+    /// that slides it (`--path flight`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<Streaming>,
+}
+
+/// What streaming the world did during one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Streaming {
+    /// How tiles reach the renderer (`--stream`): `workers` (loaded and
+    /// placed on worker threads, applied within a per-frame budget) or
+    /// `render-thread` (loaded when the camera enters a tile). Either way
+    /// every technique is rebuilt when the resident world changes.
+    pub mode: String,
+    /// Resident radius in tiles (1 = 3x3).
+    pub radius: u32,
+    /// Times the camera entered another tile during the measured frames.
+    pub slides: u32,
+    /// Frames in which the resident world changed (tiles applied or evicted).
+    pub changes: u32,
+    /// Tiles loaded (and placed).
+    pub tiles_loaded: u32,
+    /// Tiles evicted.
+    pub tiles_evicted: u32,
+    /// CPU bytes of tile and placement data produced.
+    pub tile_bytes: u64,
+    /// Bytes uploaded to the GPU by streaming (a rebuild uploads every
+    /// buffer and texture of the rebuilt techniques and the detail models).
+    pub bytes_uploaded: u64,
+    /// Largest render-thread streaming time in one frame (ms): loading,
+    /// applying and rebuilding.
+    pub max_frame_ms: f64,
+    /// Largest render-thread time in one frame spent loading (render
+    /// thread) or applying (workers) tiles, the rebuild not included (ms).
+    #[serde(default)]
+    pub max_load_ms: f64,
+    /// Largest number of tiles queued for workers at once (0 without workers).
+    pub max_queue_depth: u32,
+    /// Measured-frame index of every slide: the frame in which the camera
+    /// entered another tile (the frame-series charts mark them).
+    pub slide_frames: Vec<u32>,
 }
 
 /// Per-frame times of one run, in the order the camera path visited them.

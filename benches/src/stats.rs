@@ -33,6 +33,10 @@ pub struct Stats {
     pub median: f64,
     /// 95th percentile, linear interpolation between closest ranks.
     pub p95: f64,
+    /// 99th percentile, same rule (absent in reports written before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99: Option<f64>,
     /// Smallest sample.
     pub min: f64,
     /// Largest sample.
@@ -56,6 +60,7 @@ impl Stats {
         Ok(Self {
             median: percentile_sorted(&sorted, 0.5),
             p95: percentile_sorted(&sorted, 0.95),
+            p99: Some(percentile_sorted(&sorted, 0.99)),
             min: sorted[0],
             max: sorted[sorted.len() - 1],
             mean: sum / sorted.len() as f64,
@@ -82,6 +87,57 @@ pub fn count_hitches(frame_ms: &[f64]) -> u32 {
     };
     let limit = 2.0 * stats.median;
     frame_ms.iter().filter(|&&t| t > limit).count() as u32
+}
+
+/// A frame that hitched: slower than twice the median CPU frame and than
+/// the median + 4 ms (both, so that noise around a tiny median is not a
+/// hitch), with the largest named section of that frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hitch {
+    /// Measured-frame index.
+    pub frame: u32,
+    /// The frame's CPU time (ms).
+    pub cpu_frame_ms: f64,
+    /// The largest named CPU section of the frame (a pass, a streaming step,
+    /// or `frame.other` for time outside every named section).
+    pub section: String,
+    /// That section's CPU time (ms).
+    pub section_ms: f64,
+}
+
+/// Extra milliseconds over the median a frame needs to count as a [`Hitch`].
+pub const HITCH_MARGIN_MS: f64 = 4.0;
+
+/// The hitches of a run: frames over `2 * median` and over
+/// `median + HITCH_MARGIN_MS`, each named by its largest section
+/// (`sections[i]` are frame `i`'s named CPU sections; the rest of the
+/// frame's time counts as `frame.other`).
+pub fn find_hitches(frame_ms: &[f64], sections: &[Vec<(String, f64)>]) -> Vec<Hitch> {
+    let Ok(stats) = Stats::from_samples(frame_ms) else {
+        return Vec::new();
+    };
+    let limit = (2.0 * stats.median).max(stats.median + HITCH_MARGIN_MS);
+    frame_ms
+        .iter()
+        .enumerate()
+        .filter(|(_, &t)| t > limit)
+        .map(|(i, &t)| {
+            let named = sections.get(i).map(Vec::as_slice).unwrap_or_default();
+            let other = t - named.iter().map(|(_, ms)| ms).sum::<f64>();
+            let (section, section_ms) = named
+                .iter()
+                .cloned()
+                .chain(std::iter::once(("frame.other".to_owned(), other.max(0.0))))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap_or_default();
+            Hitch {
+                frame: i as u32,
+                cpu_frame_ms: t,
+                section,
+                section_ms,
+            }
+        })
+        .collect()
 }
 
 /// Median of an integer per-frame counter.
@@ -142,11 +198,47 @@ mod tests {
             Stats {
                 median: 7.5,
                 p95: 7.5,
+                p99: Some(7.5),
                 min: 7.5,
                 max: 7.5,
                 mean: 7.5
             }
         );
+    }
+
+    #[test]
+    fn hitches_need_twice_the_median_and_four_ms_more() {
+        // Median 10: the limit is max(20, 14) = 20.
+        let frames = [10.0, 10.0, 10.0, 19.0, 30.0, 10.0];
+        let sections: Vec<Vec<(String, f64)>> = frames
+            .iter()
+            .map(|&t| {
+                if t > 25.0 {
+                    vec![("streaming.load".into(), 22.0), ("grass.draw".into(), 1.0)]
+                } else {
+                    vec![("grass.draw".into(), t / 2.0)]
+                }
+            })
+            .collect();
+        let h = find_hitches(&frames, &sections);
+        assert_eq!(h.len(), 1);
+        assert_eq!((h[0].frame, h[0].section.as_str()), (4, "streaming.load"));
+        assert!(close(h[0].section_ms, 22.0));
+        // Median 1: 2x is 2 ms, but a hitch also needs 5 ms.
+        let small = [1.0, 1.0, 1.0, 3.0, 6.0];
+        let h = find_hitches(&small, &[]);
+        assert_eq!(h.iter().map(|h| h.frame).collect::<Vec<_>>(), [4]);
+        assert_eq!(h[0].section, "frame.other");
+        assert!(find_hitches(&[], &[]).is_empty());
+    }
+
+    #[test]
+    fn p99_lies_between_p95_and_max() {
+        let v: Vec<f64> = (0..200).map(f64::from).collect();
+        let s = Stats::from_samples(&v).unwrap();
+        let p99 = s.p99.expect("p99");
+        assert!(s.p95 <= p99 && p99 <= s.max);
+        assert!(close(p99, 199.0 * 0.99));
     }
 
     #[test]

@@ -115,6 +115,16 @@ impl Checker {
         if p95 < median - eps {
             self.fail(path, format!("p95 {p95} is below the median {median}"));
         }
+        // Optional: reports written before it was recorded lack it.
+        if let Some(x) = o.get("p99") {
+            match x.as_f64().filter(|f| f.is_finite()) {
+                Some(p99) if p99 >= p95 - eps && p99 <= max + eps => {}
+                _ => self.fail(
+                    &format!("{path}.p99"),
+                    format!("expected a number in [p95 {p95}, max {max}], found {x}"),
+                ),
+            }
+        }
         Some(median)
     }
 }
@@ -352,6 +362,12 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
         if let Some(series) = o.get("frame_series") {
             check_series(c, series, &p("frame_series"), frames);
         }
+        if let Some(list) = o.get("hitch_list") {
+            check_hitch_list(c, list, &p("hitch_list"), frames);
+        }
+        if let Some(streaming) = o.get("streaming") {
+            check_streaming(c, streaming, &p("streaming"), frames);
+        }
         if let Some(tier) = tier {
             if out.iter().any(|r: &RunMedians| r.tier == tier) {
                 c.fail(&path, format!("tier {tier} appears more than once"));
@@ -365,6 +381,82 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
 
 /// The optional per-frame series: one CPU time (and one GPU time or null) per
 /// measured frame.
+/// `hitch_list`: frames (each measured) with a CPU time and their largest
+/// named section, which cannot exceed the frame.
+fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
+    let Some(list) = list.as_array() else {
+        c.fail(path, format!("expected an array, found {}", kind(list)));
+        return;
+    };
+    for (i, h) in list.iter().enumerate() {
+        let path = format!("{path}[{i}]");
+        let Some(o) = c.object(Some(h), &path) else {
+            continue;
+        };
+        if let (Some(f), Some(n)) = (c.uint(o, &path, "frame"), frames) {
+            if f >= n {
+                c.fail(&format!("{path}.frame"), format!("frame {f} of {n}"));
+            }
+        }
+        c.string(o, &path, "section");
+        let num = |c: &mut Checker, key: &str| {
+            let v = c.field(o, &path, key)?;
+            let f = v.as_f64().filter(|f| f.is_finite() && *f >= 0.0);
+            if f.is_none() {
+                c.fail(
+                    &format!("{path}.{key}"),
+                    format!("expected a number >= 0, found {v}"),
+                );
+            }
+            f
+        };
+        if let (Some(t), Some(s)) = (num(c, "cpu_frame_ms"), num(c, "section_ms")) {
+            if s > t * (1.0 + 1e-9) + 1e-9 {
+                c.fail(&path, format!("section {s} ms exceeds the frame's {t} ms"));
+            }
+        }
+    }
+}
+
+/// `streaming`: counts, bytes and the frames where the window slid.
+fn check_streaming(c: &mut Checker, v: &Value, path: &str, frames: Option<u64>) {
+    let Some(o) = c.object(Some(v), path) else {
+        return;
+    };
+    c.string(o, path, "mode");
+    let slides = c.uint(o, path, "slides");
+    for key in [
+        "tiles_loaded",
+        "tiles_evicted",
+        "tile_bytes",
+        "bytes_uploaded",
+        "max_queue_depth",
+    ] {
+        c.uint(o, path, key);
+    }
+    if let Some(v) = c.field(o, path, "max_frame_ms") {
+        if !v.as_f64().is_some_and(|f| f.is_finite() && f >= 0.0) {
+            c.fail(
+                &format!("{path}.max_frame_ms"),
+                format!("expected a number >= 0, found {v}"),
+            );
+        }
+    }
+    if let Some(v) = c.field(o, path, "slide_frames") {
+        let ok = v.as_array().is_some_and(|a| {
+            a.iter()
+                .all(|x| x.as_u64().is_some_and(|f| frames.is_none_or(|n| f < n)))
+                && slides.is_none_or(|s| a.len() as u64 == s)
+        });
+        if !ok {
+            c.fail(
+                &format!("{path}.slide_frames"),
+                "expected one measured-frame index per slide",
+            );
+        }
+    }
+}
+
 fn check_series(c: &mut Checker, series: &Value, path: &str, frames: Option<u64>) {
     let Some(o) = c.object(Some(series), path) else {
         return;

@@ -162,6 +162,14 @@ impl<'s> SceneRenderer<'s> {
         .map(|t| t.as_ref())
     }
 
+    /// GPU memory held by the shared detail models (bytes; 0 before the
+    /// first [`Self::set_tiers`] uploads them).
+    pub fn models_gpu_memory_bytes(&self) -> u64 {
+        self.models
+            .as_ref()
+            .map_or(0, GrassModels::gpu_memory_bytes)
+    }
+
     /// GPU memory held by the current combination's resources (bytes).
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.current().map(|t| t.gpu_memory_bytes()).sum()

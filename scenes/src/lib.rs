@@ -1,7 +1,8 @@
 //! sward's world data: the ADT-like world model and its exact height
 //! reference ([`world`]), ground-effect tables ([`effects`]), detail doodad
 //! models ([`models`]), grass placement ([`placement`]), procedural presets
-//! ([`presets`]) and the streaming 3x3 ADT window ([`window`]).
+//! ([`presets`]), the 3x3 ADT window ([`window`]) and its streaming from
+//! worker threads ([`streaming`]).
 //!
 //! Nothing here touches the GPU; renderers consume these types.
 
@@ -11,6 +12,7 @@ pub mod models;
 pub mod placement;
 pub mod presets;
 pub mod rng;
+pub mod streaming;
 pub mod window;
 pub mod world;
 

@@ -4,17 +4,22 @@
 //! When the camera enters another tile the window slides: tiles that stay
 //! resident are reused as they are (same `Arc`s, same placements), new ones
 //! are loaded from the [`TileSource`] and placed, and the rest are dropped.
+//! The window holds each placement once: one store in tile order (what the
+//! techniques read, [`WorldWindow::placements`]) in which every resident
+//! tile owns a contiguous run.
+//!
 //! Placement is a pure function of each MCNK, so a tile's placements are the
 //! same whichever window it is loaded in. Every slide is reported as a
 //! [`WindowSlide`] (tiles loaded/reused/dropped, milliseconds, bytes) so the
 //! bench can count hitches.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crate::effects::ResolvedEffects;
-use crate::placement::{PlacementStats, Placements, Policy};
+use crate::placement::{PlacementGroup, PlacementStats, Placements, Policy};
 use crate::world::{coords, AdtTile, Mcnk, TileCoord, World, WorldError, ALPHA_TEXELS};
 
 /// Where tiles come from (a generator or a file reader).
@@ -80,8 +85,27 @@ pub struct WindowSlide {
 #[derive(Clone, Debug)]
 struct Resident {
     tile: Arc<AdtTile>,
-    placements: Arc<Placements>,
     stats: PlacementStats,
+    /// This tile's run of items in the window's placement store.
+    items: Range<usize>,
+    /// This tile's run of groups in the window's placement store.
+    groups: Range<usize>,
+}
+
+/// Appends `groups` of `items` (whose group starts count from `base`) to
+/// `out`, rebasing the starts.
+fn append(
+    out: &mut Placements,
+    items: &[crate::placement::Placement],
+    groups: &[PlacementGroup],
+    base: u32,
+) {
+    let new_base = out.items.len() as u32;
+    out.items.extend_from_slice(items);
+    out.groups.extend(groups.iter().map(|g| PlacementGroup {
+        start: g.start - base + new_base,
+        ..*g
+    }));
 }
 
 /// Approximate heap + inline bytes of a tile.
@@ -104,6 +128,7 @@ pub struct WorldWindow {
     radius: u32,
     centre: TileCoord,
     resident: BTreeMap<(u32, u32), Resident>,
+    placements: Arc<Placements>,
     world: World,
 }
 
@@ -126,6 +151,7 @@ impl WorldWindow {
             radius,
             centre,
             resident: BTreeMap::new(),
+            placements: Arc::default(),
             world: World::new(name),
         };
         let mut slide = w.recentre(centre)?;
@@ -165,26 +191,36 @@ impl WorldWindow {
         let mut loaded = Vec::new();
         let mut bytes = 0;
         let mut reused = 0;
-        for t in wanted {
-            if self.resident.contains_key(&(t.y, t.x)) {
-                reused += 1;
-                continue;
+        let mut fresh = BTreeMap::new();
+        let load = || -> Result<(), WindowError> {
+            for t in wanted {
+                if self.resident.contains_key(&(t.y, t.x)) {
+                    reused += 1;
+                    continue;
+                }
+                let tile = Arc::new(self.source.load(t)?);
+                let (placements, stats) =
+                    Placements::build_tile(&tile, &self.effects, self.model_count, &self.policy);
+                bytes += tile_bytes(&tile) + placements.bytes();
+                self.world.insert(Arc::clone(&tile))?;
+                self.resident.insert(
+                    (t.y, t.x),
+                    Resident {
+                        tile,
+                        stats,
+                        items: 0..0,
+                        groups: 0..0,
+                    },
+                );
+                fresh.insert((t.y, t.x), placements);
+                loaded.push(t);
             }
-            let tile = Arc::new(self.source.load(t)?);
-            let (placements, stats) =
-                Placements::build_tile(&tile, &self.effects, self.model_count, &self.policy);
-            bytes += tile_bytes(&tile) + placements.bytes();
-            self.world.insert(Arc::clone(&tile))?;
-            self.resident.insert(
-                (t.y, t.x),
-                Resident {
-                    tile,
-                    placements: Arc::new(placements),
-                    stats,
-                },
-            );
-            loaded.push(t);
-        }
+            Ok(())
+        };
+        let result = load();
+        // Even after an error the store matches the resident tiles.
+        self.restore(fresh);
+        result?;
         let from = Some(self.centre);
         self.centre = centre;
         Ok(WindowSlide {
@@ -226,9 +262,54 @@ impl WorldWindow {
             .collect()
     }
 
-    /// The placements of one resident tile.
-    pub fn tile_placements(&self, t: TileCoord) -> Option<&Arc<Placements>> {
-        self.resident.get(&(t.y, t.x)).map(|r| &r.placements)
+    /// Rebuilds the placement store in tile order from the kept tiles' runs
+    /// and the `fresh` tiles' placements. Each fresh tile is dropped once
+    /// copied and the store is allocated at its final size first, so the
+    /// placements exist about once while this runs (plus the previous store
+    /// while someone else still holds it).
+    fn restore(&mut self, mut fresh: BTreeMap<(u32, u32), Placements>) {
+        let old = std::mem::take(&mut self.placements);
+        let (mut n_items, mut n_groups) = (0, 0);
+        for (key, r) in &self.resident {
+            match fresh.get(key) {
+                Some(p) => {
+                    (n_items, n_groups) = (n_items + p.items.len(), n_groups + p.groups.len())
+                }
+                None => (n_items, n_groups) = (n_items + r.items.len(), n_groups + r.groups.len()),
+            }
+        }
+        let mut out = Placements {
+            items: Vec::with_capacity(n_items),
+            groups: Vec::with_capacity(n_groups),
+        };
+        for (key, r) in self.resident.iter_mut() {
+            let (i0, g0) = (out.items.len(), out.groups.len());
+            match fresh.remove(key) {
+                Some(p) => append(&mut out, &p.items, &p.groups, 0),
+                None => append(
+                    &mut out,
+                    &old.items[r.items.clone()],
+                    &old.groups[r.groups.clone()],
+                    r.items.start as u32,
+                ),
+            }
+            r.items = i0..out.items.len();
+            r.groups = g0..out.groups.len();
+        }
+        self.placements = Arc::new(out);
+    }
+
+    /// A copy of the placements of one resident tile (group starts from 0).
+    pub fn tile_placements(&self, t: TileCoord) -> Option<Placements> {
+        let r = self.resident.get(&(t.y, t.x))?;
+        let mut out = Placements::default();
+        append(
+            &mut out,
+            &self.placements.items[r.items.clone()],
+            &self.placements.groups[r.groups.clone()],
+            r.items.start as u32,
+        );
+        Some(out)
     }
 
     /// The resident tile `t`.
@@ -237,9 +318,9 @@ impl WorldWindow {
     }
 
     /// All resident placements, in tile order (the same order
-    /// [`Placements::build_world`] uses).
-    pub fn placements(&self) -> Placements {
-        Placements::concat(self.resident.values().map(|r| r.placements.as_ref()))
+    /// [`Placements::build_world`] uses): the window's one store, shared.
+    pub fn placements(&self) -> Arc<Placements> {
+        Arc::clone(&self.placements)
     }
 
     /// Placement statistics of the resident tiles.
@@ -255,5 +336,95 @@ impl WorldWindow {
     /// The placement policy.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// Where tiles come from.
+    pub fn source(&self) -> &Arc<dyn TileSource> {
+        &self.source
+    }
+
+    /// The resolved ground effects placement uses.
+    pub fn effects(&self) -> &Arc<ResolvedEffects> {
+        &self.effects
+    }
+
+    /// Number of detail models placement indexes.
+    pub fn model_count(&self) -> usize {
+        self.model_count
+    }
+
+    /// The resident radius in tiles (1 = 3x3).
+    pub fn radius(&self) -> u32 {
+        self.radius
+    }
+
+    /// Whether tile `t` is resident.
+    pub fn is_resident(&self, t: TileCoord) -> bool {
+        self.resident.contains_key(&(t.y, t.x))
+    }
+
+    /// Makes tiles that were loaded and placed elsewhere (a streaming
+    /// worker) resident, each whole: its terrain and its placements
+    /// together, and evicts `evict` (terrain and placements), rebuilding the
+    /// placement store once. A tile that was resident is replaced.
+    pub fn apply(
+        &mut self,
+        insert: Vec<(Arc<AdtTile>, Placements, PlacementStats)>,
+        evict: &[TileCoord],
+    ) -> Result<(), WindowError> {
+        for t in evict {
+            self.world.remove(*t);
+            self.resident.remove(&(t.y, t.x));
+        }
+        let mut fresh = BTreeMap::new();
+        let mut result = Ok(());
+        for (tile, placements, stats) in insert {
+            let t = tile.coord;
+            self.world.remove(t);
+            if let Err(e) = self.world.insert(Arc::clone(&tile)) {
+                self.resident.remove(&(t.y, t.x));
+                result = Err(e.into());
+                break;
+            }
+            self.resident.insert(
+                (t.y, t.x),
+                Resident {
+                    tile,
+                    stats,
+                    items: 0..0,
+                    groups: 0..0,
+                },
+            );
+            fresh.insert((t.y, t.x), placements);
+        }
+        // Even after an error the store matches the resident tiles.
+        self.restore(fresh);
+        result
+    }
+
+    /// Makes one tile loaded elsewhere resident (see [`Self::apply`]).
+    pub fn insert_loaded(
+        &mut self,
+        tile: Arc<AdtTile>,
+        placements: Placements,
+        stats: PlacementStats,
+    ) -> Result<(), WindowError> {
+        self.apply(vec![(tile, placements, stats)], &[])
+    }
+
+    /// Evicts tile `t` (terrain and placements); whether it was resident.
+    pub fn evict(&mut self, t: TileCoord) -> bool {
+        let was = self.is_resident(t);
+        if was {
+            // Nothing to insert cannot fail.
+            let _ = self.apply(Vec::new(), &[t]);
+        }
+        was
+    }
+
+    /// Moves the centre to `centre` without loading or dropping anything
+    /// (a streamer decides what is resident).
+    pub fn set_centre(&mut self, centre: TileCoord) {
+        self.centre = centre;
     }
 }

@@ -14,6 +14,7 @@ use sward_passes::renderer::{SceneData, SceneRenderer};
 use sward_passes::RenderSettings;
 use sward_passes::TierCombo;
 use sward_scenes::presets::{Preset, Scene};
+use sward_scenes::streaming::{StreamConfig, Streamer};
 use sward_scenes::world::coords;
 use winit::event_loop::EventLoop;
 use winit::window::Window;
@@ -36,6 +37,16 @@ pub(crate) enum SceneExit {
     Preset(String),
     /// The camera left the window's centre tile at this position.
     Slide([f64; 2]),
+    /// The streamer has finished tiles to apply (or tiles to evict) with
+    /// the camera at this position.
+    Stream([f64; 2]),
+}
+
+/// Worker-thread streaming for worlds larger than the resident window
+/// (`continent`); `None` for worlds that are resident whole.
+fn streamer_for(scene: &Scene) -> Option<Streamer> {
+    (scene.adts > scene.window.tiles().len())
+        .then(|| Streamer::new(&scene.window, StreamConfig::default()))
 }
 
 /// Everything that outlives one scene.
@@ -172,12 +183,15 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         pass_names: Vec::new(),
     };
     let mut hitch: Option<Instant> = None;
+    let mut streamer = streamer_for(&scene);
     loop {
-        match viewer.run_scene(&scene, hitch.take())? {
+        match viewer.run_scene(&scene, hitch.take(), streamer.as_mut())? {
             SceneExit::Quit => break,
             SceneExit::Preset(name) => {
                 let t0 = Instant::now();
+                drop(streamer.take());
                 scene = build_scene(&name, viewer.opts.data.as_deref())?;
+                streamer = streamer_for(&scene);
                 let grass = viewer.state.config.settings.with_grass(scene.grass);
                 viewer.state.config.settings = grass;
                 viewer.camera = start_camera(&scene, None)?;
@@ -201,6 +215,22 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
                         s.loaded.len(),
                         s.reused,
                         s.ms
+                    ));
+                }
+                hitch = Some(t0);
+            }
+            SceneExit::Stream([x, y]) => {
+                let t0 = Instant::now();
+                if let Some(s) = streamer.as_mut() {
+                    let step = scene.stream(s, x, y, false)?;
+                    viewer.state.message(format!(
+                        "streaming: {} tiles applied, {} evicted in {:.0} ms on the render thread; \
+                         {} of the window still loading, {} queued on workers",
+                        step.applied.len(),
+                        step.evicted.len(),
+                        step.ms,
+                        step.missing,
+                        step.queue_depth
                     ));
                 }
                 hitch = Some(t0);
@@ -242,6 +272,7 @@ impl Viewer {
         &mut self,
         scene: &Scene,
         hitch: Option<Instant>,
+        mut streamer: Option<&mut Streamer>,
     ) -> Result<SceneExit, ViewerError> {
         let t0 = Instant::now();
         let mut renderer = SceneRenderer::new(SceneData::from_scene(scene));
@@ -286,8 +317,22 @@ impl Viewer {
             self.camera
                 .update(&mut self.input, dt, |x, y| world.height_at(x, y));
             let eye = self.camera.eye;
-            if wants_slide(scene, f64::from(eye.x), f64::from(eye.y)) {
-                return Ok(SceneExit::Slide([f64::from(eye.x), f64::from(eye.y)]));
+            let (x, y) = (f64::from(eye.x), f64::from(eye.y));
+            match streamer.as_deref_mut() {
+                Some(s) => {
+                    let queued = s.queue_depth();
+                    if s.pending(&scene.window, x, y)? {
+                        return Ok(SceneExit::Stream([x, y]));
+                    }
+                    if s.queue_depth() != queued {
+                        self.state.message(format!(
+                            "streaming: {} tiles queued on workers",
+                            s.queue_depth()
+                        ));
+                    }
+                }
+                None if wants_slide(scene, x, y) => return Ok(SceneExit::Slide([x, y])),
+                None => {}
             }
             self.draw(&mut renderer)?;
             if self.opts.frames.is_some_and(|n| self.frame >= n) {

@@ -12,7 +12,7 @@
 //! | `panel=on\|off`, `profiler=on\|off`, `walk=on\|off` | show/hide the panel, the flamegraph; ground walk |
 //! | `msaa=1\|4`, `vsync=on\|off` | render settings |
 //! | `pin` | pin the current combination as A for the A/B comparison |
-//! | `advance=UNITS` | move the camera this far along its heading (crossing tiles slides the window) |
+//! | `advance=UNITS` | move the camera this far along its heading (on `continent` the world streams around it) |
 //! | `stats` | restart the statistics printed at exit |
 
 use std::path::PathBuf;

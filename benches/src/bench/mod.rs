@@ -10,10 +10,12 @@
 mod oneoff;
 mod options;
 mod runner;
+mod soak;
 
 pub use oneoff::{capture, shot, OneOffOptions};
-pub use options::{BenchOptions, BenchPlan};
+pub use options::{BenchOptions, BenchPlan, StreamMode};
 pub use runner::{run_bench, BenchOutcome};
+pub use soak::{rss_bytes, run_soak, soak_text, SoakOptions, SoakReport, SoakSample};
 
 use std::path::PathBuf;
 

@@ -146,7 +146,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     }
     let s = setup(opts, frames, out)?;
     let (target, mut executor, mut renderer) = s.prepare()?;
-    let poses = path_poses(&s.scene, frames);
+    let poses = path_poses(&s.scene, &s.scene.path, frames);
     puffin::set_scopes_on(true);
     // Shader compilation and first uploads land in a warm-up frame that is not captured.
     {

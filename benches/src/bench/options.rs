@@ -46,12 +46,53 @@ pub struct BenchOptions {
     /// How DXT detail textures reach the GPU (`--texture-upload`): BC
     /// blocks where the device has them (default), or CPU-decoded.
     pub texture_upload: TextureUpload,
+    /// How a camera path named by `--path` streams the world (`--stream`).
+    pub stream: StreamMode,
+}
+
+/// How the bench streams the world along a camera path (`--stream`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StreamMode {
+    /// Tiles load on worker threads ([`sward_scenes::streaming::Streamer`],
+    /// default configuration); the render thread applies finished tiles
+    /// within the frame budget, then rebuilds every technique.
+    #[default]
+    Workers,
+    /// Entering another tile slides the window on the render thread
+    /// (`Scene::follow`: loads and places the new tiles there), then every
+    /// technique is rebuilt: what the viewer did before streaming.
+    RenderThread,
+}
+
+impl StreamMode {
+    /// The `--stream` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamMode::Workers => "workers",
+            StreamMode::RenderThread => "render-thread",
+        }
+    }
+
+    /// Parses `workers` or `render-thread`; the error lists both.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "workers" => Ok(StreamMode::Workers),
+            "render-thread" => Ok(StreamMode::RenderThread),
+            _ => Err(format!(
+                "unknown streaming mode `{s}`; valid: workers, render-thread"
+            )),
+        }
+    }
 }
 
 /// Defaults of a full bench: a few minutes on lavapipe for every combination.
 pub const FULL: (u32, u32, [u32; 2]) = (24, 4, [960, 540]);
 /// Defaults of `--quick`: under a minute on lavapipe.
 pub const QUICK: (u32, u32, [u32; 2]) = (6, 2, [320, 180]);
+/// Measured frames along a camera path named by `--path` (full, `--quick`)
+/// when `--frames` is not given: enough for several frames per tile of
+/// `continent`'s `flight`.
+pub const PATH_FRAMES: (u32, u32) = (160, 60);
 /// The default preset.
 pub const DEFAULT_PRESET: &str = "elwynn-dense";
 
@@ -108,7 +149,12 @@ impl BenchOptions {
             ));
         }
         let (frames, warmup, size) = if self.quick { QUICK } else { FULL };
-        let frames = self.frames.unwrap_or(frames);
+        let frames = match (self.frames, &self.path) {
+            (Some(n), _) => n,
+            (None, Some(_)) if self.quick => PATH_FRAMES.1,
+            (None, Some(_)) => PATH_FRAMES.0,
+            (None, None) => frames,
+        };
         if frames == 0 {
             return Err(BenchError::Usage("--frames must be at least 1".into()));
         }

@@ -8,16 +8,19 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use sward_engine::graph::{GraphExecutor, RenderGraph};
 use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::grass::{TextureUpload, TextureUploadStats};
 use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
 use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
-use sward_scenes::presets::{Scene, ViewPose};
+use sward_scenes::presets::{CameraPath, Scene, ViewPose};
+use sward_scenes::streaming::{StreamConfig, Streamer};
+use sward_scenes::world::coords;
 
-use super::{BenchError, BenchOptions, BenchPlan};
+use super::{BenchError, BenchOptions, BenchPlan, StreamMode};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
 use crate::imagediff::diff_images;
 use crate::report::{
-    AdapterInfo, Report, SceneInfo, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
+    AdapterInfo, Report, SceneInfo, Streaming, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
     CONFIG_TEXTURE_UPLOAD, SCHEMA,
 };
 use crate::writer::{ensure_writable_dir, ReportStaging};
@@ -53,7 +56,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         log::warn!("{w}");
         eprintln!("warning: {w}");
     }
-    let scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
+    let mut scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
     let shot_view =
         scene.views.first().cloned().ok_or_else(|| {
             BenchError::Usage(format!("preset `{}` has no named view", scene.name))
@@ -65,8 +68,6 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         tier: "setup".into(),
         source,
     })?;
-    let data = SceneData::from_scene(&scene);
-    let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
     let base = RenderSettings::default().with_grass(scene.grass);
     let settings = match opts.view_distance {
         None => base,
@@ -82,6 +83,9 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         shot_view,
         at: measured_at,
     } = measured_poses(&scene, opts, plan.frames, shot_view)?;
+    // A camera path named by `--path` that leaves the resident window
+    // moves it, as the viewer does; without `--path` the window stays put.
+    let streams = opts.path.is_some() && scene.adts > scene.window.tiles().len();
 
     let per_run = u64::from(plan.warmup + plan.frames + 1);
     let bar = ProgressBar::new(per_run * combos.len() as u64);
@@ -91,25 +95,12 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     );
     let mut runs = Vec::new();
     let mut images = BTreeMap::new();
-    for combo in &combos {
-        let tier = TierPair::of(combo);
-        bar.set_message(tier.to_string());
-        renderer
-            .set_tiers(&gpu, combo)
-            .map_err(|source| BenchError::Pass {
-                tier: tier.to_string(),
-                source,
-            })?;
-        // A terrain tier with its own view distance (`clipmap:distance=N`)
-        // overrides `--view-distance` for its run.
-        let settings = renderer
-            .view_distance()
-            .map_or(settings, |d| base.with_view_distance(d));
-        let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
-        let mut samples = RunSamples::new(tier.clone());
-        frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
-        let image = frame.screenshot(&mut renderer, &shot_view)?;
-        bar.inc(1);
+    let mut texture_stats = None;
+    let mut finish = |mut samples: RunSamples,
+                      image: image::RgbaImage,
+                      done: Finished|
+     -> Result<(), BenchError> {
+        let tier = samples.tier.clone();
         let file = format!("{}.png", tier.file_stem());
         image
             .save(staging.dir().join(&file))
@@ -118,8 +109,8 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 message: e.to_string(),
             })?;
         samples.image = Some(file);
-        samples.gpu_memory_bytes = renderer.gpu_memory_bytes();
-        for (key, value) in renderer.facts() {
+        samples.gpu_memory_bytes = done.gpu_memory_bytes;
+        for (key, value) in done.facts {
             samples.extra.insert(key, value.into());
         }
         let (key, name) = &measured_at;
@@ -129,6 +120,52 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             .insert("screenshot_view".into(), shot_view.name.clone().into());
         runs.push(build_run(&samples)?);
         images.insert(tier, image);
+        texture_stats = done.texture_stats.or(texture_stats);
+        Ok(())
+    };
+    if streams {
+        for combo in &combos {
+            let tier = TierPair::of(combo);
+            bar.set_message(tier.to_string());
+            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
+            let mut samples = RunSamples::new(tier.clone());
+            let (image, done) = frame.measure_streaming(
+                &mut scene,
+                combo,
+                opts.texture_upload,
+                opts.stream,
+                &poses,
+                &shot_view,
+                &mut samples,
+                &bar,
+            )?;
+            bar.inc(1);
+            finish(samples, image, done)?;
+        }
+    } else {
+        let data = SceneData::from_scene(&scene);
+        let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
+        for combo in &combos {
+            let tier = TierPair::of(combo);
+            bar.set_message(tier.to_string());
+            renderer
+                .set_tiers(&gpu, combo)
+                .map_err(|source| BenchError::Pass {
+                    tier: tier.to_string(),
+                    source,
+                })?;
+            // A terrain tier with its own view distance (`clipmap:distance=N`)
+            // overrides `--view-distance` for its run.
+            let settings = renderer
+                .view_distance()
+                .map_or(settings, |d| base.with_view_distance(d));
+            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
+            let mut samples = RunSamples::new(tier.clone());
+            frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
+            let image = frame.screenshot(&mut renderer, &shot_view)?;
+            bar.inc(1);
+            finish(samples, image, Finished::of(&renderer))?;
+        }
     }
     bar.finish_and_clear();
 
@@ -193,7 +230,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         frames: plan.frames,
         warmup: plan.warmup,
         scene: SceneInfo {
-            textures: renderer.texture_stats().map(|t| TextureCounts {
+            textures: texture_stats.map(|t: TextureUploadStats| TextureCounts {
                 bc: t.bc,
                 decoded: t.decoded,
                 rgba: t.rgba,
@@ -216,7 +253,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
 
 /// The combinations to run, baseline first, each capped to the device
 /// (one warning per capped tier) and kept once per distinct parameter set.
-fn choose_combos(
+pub(crate) fn choose_combos(
     plan: &BenchPlan,
     caps: &Caps,
 ) -> Result<(Vec<TierCombo>, Vec<String>), BenchError> {
@@ -284,29 +321,38 @@ fn measured_poses(
             at: ("view", name.clone()),
         });
     }
-    if let Some(name) = opts.path.as_deref().filter(|n| *n != scene.path.name) {
-        return Err(BenchError::Usage(format!(
-            "--path `{name}`: preset `{}` has no such camera path; paths: {}",
-            scene.name, scene.path.name
-        )));
-    }
+    let path = match opts.path.as_deref() {
+        None => &scene.path,
+        Some(name) => scene.camera_path(name).ok_or_else(|| {
+            let names: Vec<&str> = scene.camera_paths().map(|p| p.name.as_str()).collect();
+            BenchError::Usage(if names.is_empty() {
+                format!(
+                    "--path `{name}`: preset `{}` has no camera paths",
+                    scene.name
+                )
+            } else {
+                format!(
+                    "--path `{name}`: preset `{}` has no such camera path; paths: {}",
+                    scene.name,
+                    names.join(", ")
+                )
+            })
+        })?,
+    };
     Ok(Measured {
-        poses: path_poses(scene, frames),
+        poses: path_poses(scene, path, frames),
         shot_view,
-        at: ("path", scene.path.name.clone()),
+        at: ("path", path.name.clone()),
     })
 }
 
-/// `frames` poses evenly spaced along the preset's camera path.
-pub(crate) fn path_poses(scene: &Scene, frames: u32) -> Vec<ViewPose> {
-    let duration = scene.path.duration();
+/// `frames` poses evenly spaced along `path` (one of the scene's).
+pub(crate) fn path_poses(scene: &Scene, path: &CameraPath, frames: u32) -> Vec<ViewPose> {
+    let duration = path.duration();
     (0..frames)
         .map(|i| {
             let t = duration * i as f32 / (frames.max(2) - 1) as f32;
-            scene
-                .path
-                .sample(t)
-                .unwrap_or_else(|| scene.views[0].clone())
+            path.sample(t).unwrap_or_else(|| scene.views[0].clone())
         })
         .collect()
 }
@@ -334,6 +380,72 @@ fn scene_info(scene: &Scene) -> SceneInfo {
         missing_models: scene.missing_models.len() as u32,
         textures: None,
     }
+}
+
+/// What a run leaves for the report besides its frames.
+struct Finished {
+    gpu_memory_bytes: u64,
+    facts: BTreeMap<String, f64>,
+    texture_stats: Option<TextureUploadStats>,
+}
+
+impl Finished {
+    fn of(renderer: &SceneRenderer<'_>) -> Self {
+        Finished {
+            gpu_memory_bytes: renderer.gpu_memory_bytes(),
+            facts: renderer.facts(),
+            texture_stats: renderer.texture_stats(),
+        }
+    }
+}
+
+/// A renderer for `scene`'s resident window with `combo` built, and how
+/// long building took (ms).
+pub(crate) fn build_renderer<'s>(
+    gpu: &GpuContext,
+    scene: &'s Scene,
+    combo: &TierCombo,
+    upload: TextureUpload,
+    tier: &str,
+) -> Result<(SceneRenderer<'s>, f64), BenchError> {
+    let t0 = Instant::now();
+    let mut renderer = SceneRenderer::new(SceneData::from_scene(scene)).with_texture_upload(upload);
+    renderer
+        .set_tiers(gpu, combo)
+        .map_err(|source| BenchError::Pass {
+            tier: tier.to_owned(),
+            source,
+        })?;
+    Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// Whether a camera at `pose` is outside the window's centre tile (the
+/// window then slides, as `Scene::follow` decides).
+fn leaves_centre(scene: &Scene, pose: &ViewPose) -> bool {
+    coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1])) != Some(scene.window.centre())
+}
+
+/// A streaming error at `pose`, naming it.
+fn at_pose(pose: &ViewPose, e: sward_scenes::window::WindowError) -> BenchError {
+    let [x, y, _] = pose.eye;
+    BenchError::Usage(format!(
+        "camera path `{}` at ({x:.0}, {y:.0}): {e}",
+        pose.name
+    ))
+}
+
+/// Slides `scene`'s window to the tile under `pose` (an error names the pose).
+fn follow(
+    scene: &mut Scene,
+    pose: &ViewPose,
+) -> Result<Option<sward_scenes::window::WindowSlide>, BenchError> {
+    let [x, y, _] = pose.eye.map(f64::from);
+    scene.follow(x, y).map_err(|e| {
+        BenchError::Usage(format!(
+            "camera path `{}` at ({x:.0}, {y:.0}): {e}",
+            pose.name
+        ))
+    })
 }
 
 /// What every frame of a run shares.
@@ -386,23 +498,9 @@ impl<'f> Frame<'f> {
             // frame's GPU work, or per-pass CPU times would absorb driver waits.
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
-            samples.frames.push(FrameSample {
-                cpu_frame_ms,
-                cpu_pass_ms: report
-                    .passes
-                    .iter()
-                    .map(|p| (p.name.clone(), p.cpu_ms))
-                    .collect(),
-                gpu_frame_ms: None,
-                gpu_pass_ms: BTreeMap::new(),
-                counters: FrameCounters {
-                    draw_calls: report.counters.draw_calls,
-                    instances_submitted: report.counters.instances_submitted,
-                    instances_drawn: report.counters.instances_drawn,
-                    triangles: report.counters.triangles,
-                    bytes_uploaded: report.counters.bytes_uploaded,
-                },
-            });
+            samples
+                .frames
+                .push(sample_of(&report, cpu_frame_ms, Vec::new()));
             for times in self.executor.poll_gpu_times(self.gpu) {
                 attach_gpu_times(samples, &by_frame, times);
             }
@@ -412,6 +510,195 @@ impl<'f> Frame<'f> {
             attach_gpu_times(samples, &by_frame, times);
         }
         Ok(())
+    }
+
+    /// Warm-up, then the measured frames along `poses`, streaming the
+    /// world as `mode` says. [`StreamMode::RenderThread`]: when a pose
+    /// leaves the window's centre tile the window slides on the render
+    /// thread (`Scene::follow`), as the viewer did. [`StreamMode::Workers`]:
+    /// a [`Streamer`] loads tiles on worker threads and, once finished
+    /// tiles are there (or tiles fall out of the hysteresis), the render
+    /// thread applies them within its budget. Either way every technique is
+    /// then rebuilt for the new resident world; the cost lands in the frame
+    /// that needs it, as the `streaming.load` (render thread) or
+    /// `streaming.apply` (workers) and `streaming.rebuild` sections. Then
+    /// the window goes back to the screenshot view's tile for the
+    /// screenshot.
+    #[allow(clippy::too_many_arguments)]
+    fn measure_streaming(
+        &mut self,
+        scene: &mut Scene,
+        combo: &TierCombo,
+        upload: TextureUpload,
+        mode: StreamMode,
+        poses: &[ViewPose],
+        shot: &ViewPose,
+        samples: &mut RunSamples,
+        bar: &ProgressBar,
+    ) -> Result<(image::RgbaImage, Finished), BenchError> {
+        let tier = samples.tier.to_string();
+        let gpu = self.gpu;
+        let config = StreamConfig::default();
+        // Unmeasured: the window starts at the path's first tile, loaded.
+        follow(scene, &poses[0])?;
+        let mut streamer = match mode {
+            StreamMode::Workers => {
+                let mut s = Streamer::new(&scene.window, config);
+                let [x, y, _] = poses[0].eye.map(f64::from);
+                scene
+                    .stream(&mut s, x, y, true)
+                    .map_err(|e| at_pose(&poses[0], e))?;
+                Some(s)
+            }
+            StreamMode::RenderThread => None,
+        };
+        let mut stream = Streaming {
+            mode: mode.name().into(),
+            radius: match mode {
+                StreamMode::Workers => config.radius,
+                StreamMode::RenderThread => scene.window.radius(),
+            },
+            slides: 0,
+            changes: 0,
+            tiles_loaded: 0,
+            tiles_evicted: 0,
+            tile_bytes: 0,
+            bytes_uploaded: 0,
+            max_frame_ms: 0.0,
+            max_load_ms: 0.0,
+            max_queue_depth: 0,
+            slide_frames: Vec::new(),
+        };
+        let mut by_frame = HashMap::new();
+        // Streaming work done for the next frame: when it started and its
+        // named section.
+        let mut pending: Option<(Instant, (String, f64))> = None;
+        let mut centre = scene.window.centre();
+        let mut warmed = false;
+        let mut i = 0;
+        while i < poses.len() {
+            let (mut renderer, rebuild_ms) = build_renderer(gpu, scene, combo, upload, &tier)?;
+            if pending.is_some() {
+                stream.bytes_uploaded +=
+                    renderer.gpu_memory_bytes() + renderer.models_gpu_memory_bytes();
+            }
+            if !warmed {
+                for w in 0..self.plan.warmup {
+                    self.render(&mut renderer, &poses[0], w as f32 * FRAME_DT, &tier)?;
+                    bar.inc(1);
+                }
+                self.executor.flush(self.gpu);
+                warmed = true;
+            }
+            while i < poses.len() {
+                let pose = &poses[i];
+                let (started, sections) = match pending.take() {
+                    Some((started, section)) => (
+                        started,
+                        vec![section, ("streaming.rebuild".to_owned(), rebuild_ms)],
+                    ),
+                    None => {
+                        let started = Instant::now();
+                        let due = match streamer.as_mut() {
+                            None => leaves_centre(scene, pose),
+                            Some(s) => {
+                                let [x, y, _] = pose.eye.map(f64::from);
+                                let due = s
+                                    .pending(&scene.window, x, y)
+                                    .map_err(|e| at_pose(pose, e))?;
+                                stream.max_queue_depth =
+                                    stream.max_queue_depth.max(s.queue_depth() as u32);
+                                due
+                            }
+                        };
+                        if due {
+                            break;
+                        }
+                        let tile = coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1]));
+                        if tile.is_some_and(|t| t != centre) {
+                            // Workers: the camera entered another tile; the
+                            // resident world changes once tiles are finished.
+                            centre = tile.unwrap_or(centre);
+                            stream.slides += 1;
+                            stream.slide_frames.push(i as u32);
+                        }
+                        (started, Vec::new())
+                    }
+                };
+                let report = self.render(&mut renderer, pose, i as f32 * FRAME_DT, &tier)?;
+                let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+                self.gpu.wait_idle();
+                if !sections.is_empty() {
+                    let ms: f64 = sections.iter().map(|(_, ms)| ms).sum();
+                    stream.max_frame_ms = stream.max_frame_ms.max(ms);
+                }
+                by_frame.insert(report.frame, samples.frames.len());
+                samples
+                    .frames
+                    .push(sample_of(&report, cpu_frame_ms, sections));
+                for times in self.executor.poll_gpu_times(self.gpu) {
+                    attach_gpu_times(samples, &by_frame, times);
+                }
+                bar.inc(1);
+                i += 1;
+            }
+            drop(renderer);
+            if i < poses.len() {
+                let pose = &poses[i];
+                let started = Instant::now();
+                let section = match streamer.as_mut() {
+                    None => {
+                        if let Some(slide) = follow(scene, pose)? {
+                            stream.tiles_loaded += slide.loaded.len() as u32;
+                            stream.tiles_evicted += slide.dropped as u32;
+                            stream.tile_bytes += slide.bytes as u64;
+                        }
+                        "streaming.load"
+                    }
+                    Some(s) => {
+                        let [x, y, _] = pose.eye.map(f64::from);
+                        let step = scene.stream(s, x, y, false).map_err(|e| at_pose(pose, e))?;
+                        stream.tiles_loaded += step.applied.len() as u32;
+                        stream.tiles_evicted += step.evicted.len() as u32;
+                        stream.tile_bytes += step.bytes;
+                        stream.max_queue_depth =
+                            stream.max_queue_depth.max(step.queue_depth as u32);
+                        "streaming.apply"
+                    }
+                };
+                stream.changes += 1;
+                let tile = scene.window.centre();
+                if tile != centre {
+                    centre = tile;
+                    stream.slides += 1;
+                    stream.slide_frames.push(i as u32);
+                }
+                let ms = started.elapsed().as_secs_f64() * 1e3;
+                stream.max_load_ms = stream.max_load_ms.max(ms);
+                pending = Some((started, (section.to_owned(), ms)));
+            }
+        }
+        for times in self.executor.flush(self.gpu) {
+            attach_gpu_times(samples, &by_frame, times);
+        }
+        samples.streaming = Some(stream);
+        drop(streamer);
+        // Unmeasured: back to the screenshot view's tile, as a 3x3 window.
+        follow(scene, shot)?;
+        for t in scene.window.tiles() {
+            if !scene.window.is_resident(t) {
+                continue;
+            }
+            let c = scene.window.centre();
+            if t.x.abs_diff(c.x) > 1 || t.y.abs_diff(c.y) > 1 {
+                scene.window.evict(t);
+            }
+        }
+        scene.placements = scene.window.placements();
+        scene.stats = scene.window.stats();
+        let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
+        let image = self.screenshot(&mut renderer, shot)?;
+        Ok((image, Finished::of(&renderer)))
     }
 
     /// Records and submits one frame.
@@ -456,6 +743,33 @@ impl<'f> Frame<'f> {
                 what: format!("reading back {tier}"),
                 message: e.to_string(),
             })
+    }
+}
+
+/// One measured frame's sample: its CPU time, the graph's per-pass CPU
+/// times plus `sections` (named CPU work outside the graph), its counters.
+fn sample_of(
+    report: &sward_engine::graph::FrameReport,
+    cpu_frame_ms: f64,
+    sections: Vec<(String, f64)>,
+) -> FrameSample {
+    FrameSample {
+        cpu_frame_ms,
+        cpu_pass_ms: report
+            .passes
+            .iter()
+            .map(|p| (p.name.clone(), p.cpu_ms))
+            .chain(sections)
+            .collect(),
+        gpu_frame_ms: None,
+        gpu_pass_ms: BTreeMap::new(),
+        counters: FrameCounters {
+            draw_calls: report.counters.draw_calls,
+            instances_submitted: report.counters.instances_submitted,
+            instances_drawn: report.counters.instances_drawn,
+            triangles: report.counters.triangles,
+            bytes_uploaded: report.counters.bytes_uploaded,
+        },
     }
 }
 

@@ -312,3 +312,67 @@ fn bench_at_a_named_view_measures_there_and_unknown_names_list_the_choices() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn bench_along_the_flight_moves_the_window_and_reports_streaming() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    // Two frames: the flight's start and its end, one tile row over, so
+    // the second frame enters another tile.
+    let opts = |stream: StreamMode, out: PathBuf| BenchOptions {
+        preset: Some("continent".into()),
+        tiers: Some("static-batch".into()),
+        frames: Some(2),
+        warmup: Some(0),
+        size: Some("64x48".into()),
+        quick: true,
+        path: Some("flight".into()),
+        stream,
+        out,
+        ..BenchOptions::default()
+    };
+    // On the render thread the window slides in that frame: 3 tiles in, 3 out.
+    let out = out_dir("flight");
+    let outcome = run_bench(&opts(StreamMode::RenderThread, out.clone())).expect("bench");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("parses");
+    validate_report(&value).unwrap_or_else(|errs| panic!("invalid report: {errs:#?}"));
+    let run = &outcome.report.runs[0];
+    assert_eq!(run.extra["path"], "flight");
+    let s = run.streaming.as_ref().expect("streaming section");
+    assert_eq!(s.mode, "render-thread");
+    assert_eq!(
+        (s.slides, s.changes, s.tiles_loaded, s.tiles_evicted),
+        (1, 1, 3, 3),
+        "{s:?}"
+    );
+    assert_eq!(s.slide_frames, [1]);
+    assert!(s.tile_bytes > 0 && s.bytes_uploaded > 0 && s.max_frame_ms > 0.0);
+    assert!(run.cpu_frame_ms.p99.is_some());
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        md.contains("## Streaming"),
+        "report.md lacks the streaming table"
+    );
+    // The screenshot is taken back at the preset's first view.
+    assert_eq!(run.extra["screenshot_view"], "ground-yaw0");
+    let _ = std::fs::remove_dir_all(&out);
+
+    // With workers the camera enters the tile in the same frame; whether
+    // the new tiles are finished by then depends on the workers, so only
+    // the slide itself and the bounds are fixed.
+    let out = out_dir("flight-workers");
+    let outcome = run_bench(&opts(StreamMode::Workers, out.clone())).expect("bench");
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("parses");
+    validate_report(&value).unwrap_or_else(|errs| panic!("invalid report: {errs:#?}"));
+    let s = outcome.report.runs[0]
+        .streaming
+        .as_ref()
+        .expect("streaming");
+    assert_eq!((s.mode.as_str(), s.slides), ("workers", 1), "{s:?}");
+    assert_eq!(s.slide_frames, [1]);
+    assert!(s.tiles_loaded <= 3 && s.tiles_evicted == 0, "{s:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}

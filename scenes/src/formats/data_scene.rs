@@ -197,6 +197,7 @@ pub fn load_scene_from(
         far_heights,
         views,
         path,
+        flights: Vec::new(),
         first_load,
     })
 }

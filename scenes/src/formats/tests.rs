@@ -348,7 +348,7 @@ fn preset_exports_and_loads_to_the_same_placements() {
         scene.policy(),
     );
     assert!(!placements.is_empty());
-    assert_eq!(placements, scene.placements);
+    assert_eq!(placements, *scene.placements);
     // The streamed scene over the same files matches the preset's window.
     let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
     assert_eq!(streamed.window.tiles(), scene.window.tiles());

@@ -296,6 +296,7 @@ impl Preset {
         let placements = window.placements();
         let stats = window.stats();
         let (views, path) = self.views(window.world(), [0.0, 0.0]);
+        let flights = self.flights(source.as_ref());
         log::debug!(
             "preset {} built in {:.1} ms",
             self.name,
@@ -314,6 +315,7 @@ impl Preset {
             stats,
             views,
             path,
+            flights,
             first_load,
             missing_models: Vec::new(),
             far_heights: None,
@@ -459,6 +461,44 @@ impl Preset {
     }
 }
 
+/// Speed of the `flight` camera path in world units (yards) per second.
+pub const FLIGHT_SPEED: f32 = 120.0;
+/// Height of the `flight` camera path above the terrain below it.
+pub const FLIGHT_ALTITUDE: f32 = 30.0;
+/// The `flight` path's waypoints as tile offsets from the preset's centre
+/// tile (each one the centre of that tile): 3 tiles along +column, 2 along
+/// +row, 1 back (re-crossing the last border: the back-and-forth), then 3
+/// along -column; 9 tile borders in all.
+pub const FLIGHT_WAYPOINTS: [(i32, i32); 5] = [(0, 0), (3, 0), (3, 2), (3, 1), (0, 1)];
+
+impl Preset {
+    /// Named camera paths beyond the walk: `continent` has `flight`, a
+    /// fly-over at [`FLIGHT_SPEED`] and [`FLIGHT_ALTITUDE`] above the
+    /// terrain along [`FLIGHT_WAYPOINTS`], heights from the tile source
+    /// (no tile needs to be resident). Other presets have none.
+    pub fn flights(&self, source: &dyn TileSource) -> Vec<CameraPath> {
+        if self.name != "continent" {
+            return Vec::new();
+        }
+        let points: Vec<[f64; 2]> = FLIGHT_WAYPOINTS
+            .iter()
+            .filter_map(|&(dx, dy)| CENTRE.offset(dx, dy).map(coords::tile_centre))
+            .collect();
+        let height = |x: f64, y: f64| {
+            let (gx, gy) = coords::world_to_grid(x, y);
+            source.coarse_height(gx, gy)
+        };
+        vec![CameraPath::fly(
+            "flight",
+            &points,
+            FLIGHT_SPEED,
+            FLIGHT_ALTITUDE,
+            16.0,
+            height,
+        )]
+    }
+}
+
 fn name_of(name: &str) -> &'static str {
     NAMES
         .iter()
@@ -486,14 +526,18 @@ pub struct Scene {
     pub resolved: Arc<ResolvedEffects>,
     /// The 14 detail models (placement model index = index here).
     pub models: Vec<DetailModel>,
-    /// Placements of the resident window.
-    pub placements: Placements,
+    /// Placements of the resident window: the window's one store, shared
+    /// (each placement is held once).
+    pub placements: Arc<Placements>,
     /// Placement statistics of the resident window.
     pub stats: PlacementStats,
     /// Named views.
     pub views: Vec<ViewPose>,
     /// The walk path (crosses an ADT border).
     pub path: CameraPath,
+    /// Further named camera paths (`continent`'s `flight`); `--path NAME`
+    /// picks one (see [`Scene::camera_path`]).
+    pub flights: Vec<CameraPath>,
     /// The initial window load (cost of building the resident tiles).
     pub first_load: WindowSlide,
     /// Models a ground effect names that the data lacks (their doodads are
@@ -514,6 +558,18 @@ impl Scene {
     /// The view called `name`.
     pub fn view(&self, name: &str) -> Option<&ViewPose> {
         self.views.iter().find(|v| v.name == name)
+    }
+
+    /// Every named camera path: the walk, then the flights.
+    pub fn camera_paths(&self) -> impl Iterator<Item = &CameraPath> {
+        std::iter::once(&self.path)
+            .chain(&self.flights)
+            .filter(|p| !p.keyframes.is_empty())
+    }
+
+    /// The camera path called `name`.
+    pub fn camera_path(&self, name: &str) -> Option<&CameraPath> {
+        self.camera_paths().find(|p| p.name == name)
     }
 
     /// The placement policy.
@@ -600,6 +656,27 @@ impl GrassRange {
 }
 
 impl Scene {
+    /// One streaming frame with the camera at `(x, y)` (see
+    /// [`crate::streaming::Streamer::update`]); refreshes `placements` and
+    /// `stats` when the resident world changed (that time is part of the
+    /// step's `ms`).
+    pub fn stream(
+        &mut self,
+        streamer: &mut crate::streaming::Streamer,
+        x: f64,
+        y: f64,
+        block: bool,
+    ) -> Result<crate::streaming::StreamStep, WindowError> {
+        let start = Instant::now();
+        let mut step = streamer.update(&mut self.window, x, y, block)?;
+        if step.changed() {
+            self.placements = self.window.placements();
+            self.stats = self.window.stats();
+        }
+        step.ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok(step)
+    }
+
     /// Moves the window with the camera; refreshes `placements` and `stats`
     /// when it slides.
     pub fn follow(&mut self, x: f64, y: f64) -> Result<Option<WindowSlide>, WindowError> {

@@ -144,20 +144,28 @@ fn window_slides_reuse_tiles_and_keep_placements() {
         .expect("builds");
     let before = scene.placements.clone();
     let keep = TileCoord::new(32, 47);
-    let kept = scene
-        .window
-        .tile_placements(keep)
-        .cloned()
-        .expect("resident");
+    let kept = scene.window.tile_placements(keep).expect("resident");
+    let kept_tile = Arc::clone(scene.window.tile(keep).expect("resident"));
     // Step one tile towards +X (row 48 -> 47).
     let [x, y] = coords::tile_centre(TileCoord::new(32, 47));
     let slide = scene.follow(x, y).expect("loads").expect("slides");
     assert_eq!((slide.loaded.len(), slide.reused, slide.dropped), (3, 6, 3));
     assert!(slide.ms > 0.0 && slide.bytes > 0);
+    // A kept tile is the same tile, with the same placements.
     assert!(Arc::ptr_eq(
-        &kept,
-        scene.window.tile_placements(keep).expect("still resident")
+        &kept_tile,
+        scene.window.tile(keep).expect("still resident")
     ));
+    assert_eq!(scene.window.tile_placements(keep), Some(kept));
+    // Each placement is held once: the scene shares the window's store.
+    assert!(Arc::ptr_eq(&scene.placements, &scene.window.placements()));
+    let per_tile: usize = scene
+        .window
+        .tiles()
+        .iter()
+        .map(|t| scene.window.tile_placements(*t).map_or(0, |p| p.len()))
+        .sum();
+    assert_eq!(per_tile, scene.placements.len());
     assert_eq!(scene.world().mcnk_count(), 2304);
     assert_eq!(
         scene.follow(x + 10.0, y).expect("ok"),
@@ -168,10 +176,7 @@ fn window_slides_reuse_tiles_and_keep_placements() {
     let fresh = slide.loaded[0];
     let alone = scene.source.load(fresh).expect("tile");
     let (p, _) = Placements::build_tile(&alone, &scene.resolved, 14, scene.policy());
-    assert_eq!(
-        scene.window.tile_placements(fresh).map(|a| a.as_ref()),
-        Some(&p)
-    );
+    assert_eq!(scene.window.tile_placements(fresh), Some(p));
     // Back home: byte-identical to the first build.
     let [x, y] = coords::tile_centre(CENTRE);
     scene.follow(x, y).expect("loads").expect("slides");
@@ -254,4 +259,178 @@ fn elwynn_dense_has_a_view_behind_a_ridge() {
         .unwrap();
     assert!((view.eye[2] - ground - super::views::EYE_HEIGHT).abs() < 1e-3);
     eprintln!("behind-ridge: {view:?}");
+}
+
+#[test]
+fn continent_flight_crosses_eight_borders_with_a_back_and_forth() {
+    let preset = Preset::by_name("continent").expect("continent");
+    let source = preset.source();
+    let flights = preset.flights(&source);
+    assert_eq!(flights.len(), 1);
+    let flight = &flights[0];
+    assert_eq!(flight.name, "flight");
+    let k = &flight.keyframes;
+    assert!(k.windows(2).all(|w| w[1].t > w[0].t), "times increase");
+    // Tiles visited in order, one entry per border crossed.
+    let mut tiles: Vec<TileCoord> = Vec::new();
+    for kf in k {
+        let t = coords::tile_at(f64::from(kf.eye[0]), f64::from(kf.eye[1])).expect("in world");
+        assert!(source.contains(t), "flight leaves the continent at {t:?}");
+        if tiles.last() != Some(&t) {
+            tiles.push(t);
+        }
+    }
+    let borders = tiles.len() - 1;
+    assert!(borders >= 8, "{borders} borders: {tiles:?}");
+    // The back-and-forth: some border is crossed and then crossed back
+    // at once (A -> B -> A).
+    assert!(
+        tiles.windows(3).any(|w| w[0] == w[2]),
+        "no back-and-forth in {tiles:?}"
+    );
+    // Speed: path length over duration.
+    let length: f64 = k
+        .windows(2)
+        .map(|w| {
+            let d = |i: usize| f64::from(w[1].eye[i] - w[0].eye[i]);
+            (d(0) * d(0) + d(1) * d(1)).sqrt()
+        })
+        .sum();
+    let speed = length / f64::from(flight.duration());
+    assert!((speed - f64::from(FLIGHT_SPEED)).abs() < 0.5, "{speed}");
+    // Always above the terrain by the stated altitude.
+    for kf in k {
+        let (gx, gy) = coords::world_to_grid(f64::from(kf.eye[0]), f64::from(kf.eye[1]));
+        let ground = source.coarse_height(gx, gy).expect("height");
+        assert!((kf.eye[2] - ground - FLIGHT_ALTITUDE).abs() < 1e-3);
+    }
+    // Other presets have no flight.
+    let dense = Preset::by_name("elwynn-dense").expect("dense");
+    assert!(dense.flights(&dense.source()).is_empty());
+}
+
+/// The continent preset, built fresh (streaming tests change its window).
+fn continent() -> Scene {
+    Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds")
+}
+
+#[test]
+fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let reference: Vec<(TileCoord, Placements)> = scene
+        .window
+        .tiles()
+        .into_iter()
+        .map(|t| (t, scene.window.tile_placements(t).unwrap()))
+        .collect();
+    let config = StreamConfig {
+        hysteresis: 0,
+        ..StreamConfig::default()
+    };
+    let mut streamer = Streamer::new(&scene.window, config);
+    // Step one tile along +column: the window wants 3 new tiles; until the
+    // workers finish, the world keeps the resident ones and nothing half.
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    let [x1, y1] = coords::tile_centre(CENTRE.offset(1, 0).unwrap());
+    let first = scene.stream(&mut streamer, x0, y0, false).expect("step");
+    assert!(first.applied.is_empty() && first.evicted.is_empty());
+    let mut applied = Vec::new();
+    let mut evicted = Vec::new();
+    for _ in 0..2000 {
+        let step = scene.stream(&mut streamer, x1, y1, false).expect("step");
+        // Budget: with the default 4 ms a frame, tiles arrive one or a few
+        // at a time, never half: every resident tile has all 256 MCNKs and
+        // its placements.
+        for t in scene.window.tiles() {
+            assert_eq!(scene.world().tile(t).map(|t| t.mcnks.len()), Some(256));
+            assert!(scene.window.tile_placements(t).is_some());
+        }
+        // No grass over terrain that is not resident: every placement the
+        // techniques read lies on a resident tile, above its terrain.
+        for g in &scene.placements.groups {
+            assert!(scene.window.is_resident(g.chunk.tile()), "{:?}", g.chunk);
+        }
+        for p in scene.placements.items.iter().step_by(997) {
+            let [x, y, z] = p.position.map(f64::from);
+            let ground = scene.world().height_at(x, y).expect("resident terrain");
+            assert!((f64::from(ground) - z).abs() < 1e-2, "{z} vs {ground}");
+        }
+        applied.extend(step.applied);
+        evicted.extend(step.evicted);
+        if step.missing == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(applied.len(), 3, "{applied:?}");
+    assert_eq!(evicted.len(), 3, "{evicted:?}");
+    assert_eq!(scene.window.tiles().len(), 9);
+    // Merged placements follow the resident tiles.
+    let sum: usize = scene
+        .window
+        .tiles()
+        .iter()
+        .map(|t| scene.window.tile_placements(*t).unwrap().len())
+        .sum();
+    assert_eq!(scene.placements.len(), sum);
+    // Fly back, blocking: the revisited tiles are bit-identical to what
+    // the synchronous window loaded at first.
+    let back = scene.stream(&mut streamer, x0, y0, true).expect("back");
+    assert_eq!(back.missing, 0);
+    for (t, p) in &reference {
+        let now = scene.window.tile_placements(*t).expect("resident again");
+        assert_eq!(&now, p, "tile {t:?} changed after flying out and back");
+    }
+}
+
+#[test]
+fn streaming_keeps_tiles_within_the_hysteresis_and_prefetches_ahead() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    let [x1, y1] = coords::tile_centre(CENTRE.offset(1, 0).unwrap());
+    scene.stream(&mut streamer, x0, y0, true).expect("start");
+    let step = scene.stream(&mut streamer, x1, y1, true).expect("move");
+    // Hysteresis 1: nothing of the old 3x3 is two tiles away yet.
+    assert!(step.evicted.is_empty(), "{step:?}");
+    assert_eq!(scene.window.tiles().len(), 12);
+    // Prefetch: the ring ahead (+column, two tiles over) was requested.
+    let ahead = CENTRE.offset(3, 0).unwrap();
+    let mut seen = step.queue_depth > 0;
+    for _ in 0..2000 {
+        let s = scene
+            .stream(&mut streamer, x1 + 1.0, y1, false)
+            .expect("step");
+        seen |= s.queue_depth > 0;
+        if s.queue_depth == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(seen, "nothing was prefetched");
+    // Prefetched tiles wait finished, not resident.
+    assert!(!scene.window.is_resident(ahead));
+    // Moving on evicts what fell out of radius + hysteresis.
+    let [x3, y3] = coords::tile_centre(CENTRE.offset(2, 0).unwrap());
+    let s = scene.stream(&mut streamer, x3, y3, true).expect("on");
+    assert_eq!(s.evicted.len(), 3, "{s:?}");
+    assert!(
+        s.applied.len() == 3,
+        "prefetched tiles applied at once: {s:?}"
+    );
+}
+
+#[test]
+fn streaming_outside_the_world_is_an_error() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let err = scene
+        .stream(&mut streamer, 1e9, 0.0, false)
+        .expect_err("outside");
+    assert!(err.to_string().contains("outside the world"), "{err}");
 }

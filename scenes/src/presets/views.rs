@@ -201,6 +201,55 @@ impl CameraPath {
     }
 }
 
+impl CameraPath {
+    /// A flight through `points` (at least two) at `speed` units/s,
+    /// `altitude` units above `height(x, y)` (the terrain, from a source
+    /// that needs no resident tile), with a keyframe every `step` units,
+    /// looking along each leg and 12 degrees down. A point where `height`
+    /// answers nothing keeps the previous keyframe's height.
+    pub fn fly(
+        name: &str,
+        points: &[[f64; 2]],
+        speed: f32,
+        altitude: f32,
+        step: f64,
+        height: impl Fn(f64, f64) -> Option<f32>,
+    ) -> Self {
+        let mut keyframes: Vec<Keyframe> = Vec::new();
+        let mut travelled = 0.0f64;
+        let mut z = 0.0f32;
+        for leg in points.windows(2) {
+            let ([x0, y0], [x1, y1]) = (leg[0], leg[1]);
+            let (dx, dy) = (x1 - x0, y1 - y0);
+            let len = (dx * dx + dy * dy).sqrt();
+            if len == 0.0 {
+                continue;
+            }
+            let yaw = dy.atan2(dx).to_degrees() as f32;
+            let n = (len / step).ceil().max(1.0) as usize;
+            // The first leg starts at its first point; later legs start one
+            // step in (their first point ends the previous leg).
+            let first = usize::from(!keyframes.is_empty());
+            for i in first..=n {
+                let s = i as f64 / n as f64;
+                let (x, y) = (x0 + dx * s, y0 + dy * s);
+                z = height(x, y).map_or(z, |h| h + altitude);
+                keyframes.push(Keyframe {
+                    t: ((travelled + len * s) / f64::from(speed)) as f32,
+                    eye: [x as f32, y as f32, z],
+                    yaw_deg: yaw,
+                    pitch_deg: -12.0,
+                });
+            }
+            travelled += len;
+        }
+        Self {
+            name: name.to_owned(),
+            keyframes,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

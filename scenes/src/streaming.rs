@@ -1,0 +1,466 @@
+//! Streaming the world window off the render thread.
+//!
+//! [`Streamer`] keeps a pool of worker threads ([`TileLoader`]) that produce
+//! finished tiles: the ADT generated or read from its source, and its
+//! placements built, the same pure functions [`WorldWindow::recentre`] runs
+//! (so a tile's placements are identical whichever path loaded it). The
+//! render thread calls [`Streamer::update`] once per frame with the camera
+//! position: it asks the workers for every tile of the resident square
+//! (radius [`StreamConfig::radius`], 3x3 by default) that is not resident,
+//! then for the ring ahead of the camera's motion (prefetch); it evicts
+//! resident tiles farther than `radius + hysteresis` from the camera's tile;
+//! and it applies finished tiles (terrain and placements together: a tile is
+//! resident whole or not at all) until the frame's [`ApplyBudget`] is spent.
+//!
+//! Prefetched tiles wait finished on the CPU until the camera comes near;
+//! they cost the render thread nothing until then.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crate::effects::ResolvedEffects;
+use crate::placement::{PlacementStats, Placements, Policy};
+use crate::window::{tile_bytes, TileSource, WindowError, WorldWindow};
+use crate::world::{coords, AdtTile, TileCoord};
+
+/// How much finished tile data the render thread applies per frame.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ApplyBudget {
+    /// Render-thread milliseconds per frame spent applying tiles; once
+    /// spent, the rest waits for the next frame.
+    pub cpu_ms: f64,
+    /// Bytes of tile and placement data applied per frame. A tile is
+    /// applied whole, so one tile larger than the budget is applied alone.
+    pub bytes: u64,
+}
+
+impl Default for ApplyBudget {
+    /// 4 ms and 64 MiB per frame.
+    fn default() -> Self {
+        Self {
+            cpu_ms: 4.0,
+            bytes: 64 << 20,
+        }
+    }
+}
+
+/// Streaming parameters.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct StreamConfig {
+    /// Resident radius in tiles around the camera's tile (1 = 3x3).
+    pub radius: u32,
+    /// Extra tiles a resident tile may be away before it is evicted, so
+    /// that flying back and forth over a border does not reload tiles.
+    pub hysteresis: u32,
+    /// Rings of tiles requested ahead of the camera's motion.
+    pub prefetch: u32,
+    /// Worker threads.
+    pub workers: usize,
+    /// What the render thread applies per frame.
+    pub budget: ApplyBudget,
+}
+
+impl Default for StreamConfig {
+    /// Radius 1 (3x3), hysteresis 1, one ring of prefetch, 2 workers, the
+    /// default budget.
+    fn default() -> Self {
+        Self {
+            radius: 1,
+            hysteresis: 1,
+            prefetch: 1,
+            workers: 2,
+            budget: ApplyBudget::default(),
+        }
+    }
+}
+
+/// A tile a worker finished: terrain and placements.
+#[derive(Debug)]
+pub struct LoadedTile {
+    /// The tile.
+    pub tile: Arc<AdtTile>,
+    /// Its placements.
+    pub placements: Placements,
+    /// Their statistics.
+    pub stats: PlacementStats,
+    /// Bytes of tile and placement data.
+    pub bytes: usize,
+    /// Worker milliseconds spent producing it.
+    pub ms: f64,
+}
+
+type Job = TileCoord;
+type Done = (TileCoord, Result<LoadedTile, WindowError>);
+
+/// Worker threads that load and place tiles.
+pub struct TileLoader {
+    jobs: Option<Sender<Job>>,
+    done: Receiver<Done>,
+    workers: Vec<JoinHandle<()>>,
+    in_flight: BTreeSet<TileCoord>,
+}
+
+impl std::fmt::Debug for TileLoader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TileLoader")
+            .field("workers", &self.workers.len())
+            .field("in_flight", &self.in_flight)
+            .finish()
+    }
+}
+
+/// Loads and places one tile (what a worker runs).
+pub fn load_tile(
+    source: &dyn TileSource,
+    effects: &ResolvedEffects,
+    model_count: usize,
+    policy: &Policy,
+    coord: TileCoord,
+) -> Result<LoadedTile, WindowError> {
+    let start = Instant::now();
+    let tile = source.load(coord)?;
+    if tile.coord != coord {
+        return Err(WindowError::Load {
+            tile: coord,
+            reason: format!(
+                "the source produced tile ({}, {}) instead",
+                tile.coord.x, tile.coord.y
+            ),
+        });
+    }
+    let (placements, stats) = Placements::build_tile(&tile, effects, model_count, policy);
+    let bytes = tile_bytes(&tile) + placements.bytes();
+    Ok(LoadedTile {
+        tile: Arc::new(tile),
+        placements,
+        stats,
+        bytes,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+impl TileLoader {
+    /// `workers` threads (at least one) loading from `source`.
+    pub fn new(
+        workers: usize,
+        source: Arc<dyn TileSource>,
+        effects: Arc<ResolvedEffects>,
+        model_count: usize,
+        policy: Policy,
+    ) -> Self {
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (done_tx, done) = mpsc::channel::<Done>();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let workers = (0..workers.max(1))
+            .map(|i| {
+                let (job_rx, done_tx) = (Arc::clone(&job_rx), done_tx.clone());
+                let (source, effects) = (Arc::clone(&source), Arc::clone(&effects));
+                std::thread::Builder::new()
+                    .name(format!("sward-tiles-{i}"))
+                    .spawn(move || loop {
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(coord) = job else { return };
+                        let r = load_tile(source.as_ref(), &effects, model_count, &policy, coord);
+                        if done_tx.send((coord, r)).is_err() {
+                            return;
+                        }
+                    })
+                    .expect("spawning a tile worker thread")
+            })
+            .collect();
+        Self {
+            jobs: Some(jobs),
+            done,
+            workers,
+            in_flight: BTreeSet::new(),
+        }
+    }
+
+    /// Queues tile `t` unless it is queued already.
+    pub fn request(&mut self, t: TileCoord) -> Result<(), WindowError> {
+        if self.in_flight.contains(&t) {
+            return Ok(());
+        }
+        let sent = self.jobs.as_ref().is_some_and(|j| j.send(t).is_ok());
+        if !sent {
+            return Err(WindowError::Load {
+                tile: t,
+                reason: "the tile worker threads stopped".into(),
+            });
+        }
+        self.in_flight.insert(t);
+        Ok(())
+    }
+
+    /// Whether `t` is queued or being loaded.
+    pub fn is_in_flight(&self, t: TileCoord) -> bool {
+        self.in_flight.contains(&t)
+    }
+
+    /// Tiles queued or being loaded.
+    pub fn queue_depth(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Finished tiles so far, without waiting.
+    pub fn poll(&mut self) -> Vec<Done> {
+        let out: Vec<Done> = self.done.try_iter().collect();
+        for (t, _) in &out {
+            self.in_flight.remove(t);
+        }
+        out
+    }
+
+    /// Waits for the next finished tile (`None` when nothing is in flight).
+    pub fn wait(&mut self) -> Option<Done> {
+        if self.in_flight.is_empty() {
+            return None;
+        }
+        let done = self.done.recv().ok()?;
+        self.in_flight.remove(&done.0);
+        Some(done)
+    }
+}
+
+impl Drop for TileLoader {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// What one [`Streamer::update`] did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct StreamStep {
+    /// Tiles made resident this frame.
+    pub applied: Vec<TileCoord>,
+    /// Tiles evicted this frame.
+    pub evicted: Vec<TileCoord>,
+    /// Bytes of tile and placement data applied.
+    pub bytes: u64,
+    /// Render-thread milliseconds spent in `update`.
+    pub ms: f64,
+    /// Tiles queued for or being loaded by the workers after this frame.
+    pub queue_depth: usize,
+    /// Tiles of the resident square around the camera still missing.
+    pub missing: usize,
+}
+
+impl StreamStep {
+    /// Whether the resident world changed.
+    pub fn changed(&self) -> bool {
+        !self.applied.is_empty() || !self.evicted.is_empty()
+    }
+}
+
+/// Drives a [`WorldWindow`] from worker threads (see the module docs).
+#[derive(Debug)]
+pub struct Streamer {
+    config: StreamConfig,
+    loader: TileLoader,
+    ready: BTreeMap<TileCoord, LoadedTile>,
+    last: Option<[f64; 2]>,
+    heading: [f64; 2],
+}
+
+/// Chebyshev distance between two tiles.
+fn distance(a: TileCoord, b: TileCoord) -> u32 {
+    a.x.abs_diff(b.x).max(a.y.abs_diff(b.y))
+}
+
+impl Streamer {
+    /// A streamer for `window`'s source, effects and policy.
+    pub fn new(window: &WorldWindow, config: StreamConfig) -> Self {
+        Self {
+            config,
+            loader: TileLoader::new(
+                config.workers,
+                Arc::clone(window.source()),
+                Arc::clone(window.effects()),
+                window.model_count(),
+                *window.policy(),
+            ),
+            ready: BTreeMap::new(),
+            last: None,
+            heading: [0.0, 0.0],
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &StreamConfig {
+        &self.config
+    }
+
+    /// Tiles of the square of `radius` around `centre` that the source has,
+    /// nearest first.
+    fn square(window: &WorldWindow, centre: TileCoord, radius: u32) -> Vec<TileCoord> {
+        let r = radius as i32;
+        let mut out: Vec<TileCoord> = (-r..=r)
+            .flat_map(|dy| (-r..=r).map(move |dx| (dx, dy)))
+            .filter_map(|(dx, dy)| centre.offset(dx, dy))
+            .filter(|t| window.source().contains(*t))
+            .collect();
+        out.sort_by_key(|t| distance(*t, centre));
+        out
+    }
+
+    /// The prefetch ring: tiles `radius + 1 ..= radius + prefetch` away
+    /// from `centre` on the side the camera is heading to.
+    fn ahead(&self, window: &WorldWindow, centre: TileCoord) -> Vec<TileCoord> {
+        let [hx, hy] = self.heading;
+        if self.config.prefetch == 0 || (hx == 0.0 && hy == 0.0) {
+            return Vec::new();
+        }
+        let r = self.config.radius;
+        let outer = Self::square(window, centre, r + self.config.prefetch);
+        let [cx, cy] = coords::tile_centre(centre);
+        outer
+            .into_iter()
+            .filter(|t| distance(*t, centre) > r)
+            .filter(|t| {
+                let [x, y] = coords::tile_centre(*t);
+                (x - cx) * hx + (y - cy) * hy > 0.0
+            })
+            .collect()
+    }
+
+    fn track(&mut self, x: f64, y: f64) -> Result<TileCoord, WindowError> {
+        let centre = coords::tile_at(x, y).ok_or(WindowError::OutsideWorld { x, y })?;
+        if let Some([lx, ly]) = self.last {
+            let (dx, dy) = (x - lx, y - ly);
+            if dx != 0.0 || dy != 0.0 {
+                self.heading = [dx, dy];
+            }
+        }
+        self.last = Some([x, y]);
+        Ok(centre)
+    }
+
+    /// Queues every tile of the resident square that is neither resident,
+    /// finished nor queued, then the prefetch ring.
+    fn request(&mut self, window: &WorldWindow, centre: TileCoord) -> Result<(), WindowError> {
+        let wanted = Self::square(window, centre, self.config.radius);
+        for t in wanted.iter().chain(self.ahead(window, centre).iter()) {
+            if !window.is_resident(*t)
+                && !self.ready.contains_key(t)
+                && !self.loader.is_in_flight(*t)
+            {
+                self.loader.request(*t)?;
+            }
+        }
+        let done = self.loader.poll();
+        self.collect(done)
+    }
+
+    /// The read-only half of a frame, for a caller that must not touch the
+    /// window while something borrows it: with the camera at `(x, y)`,
+    /// queues missing and prefetch tiles, collects finished ones, and
+    /// answers whether [`Self::update`] would change the resident world now
+    /// (a tile to evict or a finished tile to apply).
+    pub fn pending(&mut self, window: &WorldWindow, x: f64, y: f64) -> Result<bool, WindowError> {
+        let centre = self.track(x, y)?;
+        self.request(window, centre)?;
+        let keep = self.config.radius + self.config.hysteresis;
+        let evict = window.tiles().iter().any(|t| distance(*t, centre) > keep);
+        let apply = Self::square(window, centre, self.config.radius)
+            .iter()
+            .any(|t| !window.is_resident(*t) && self.ready.contains_key(t));
+        Ok(evict || apply)
+    }
+
+    /// Tiles queued for or being loaded by the workers.
+    pub fn queue_depth(&self) -> usize {
+        self.loader.queue_depth()
+    }
+
+    /// One frame: the camera is at world `(x, y)`. Requests missing and
+    /// prefetch tiles, evicts far ones, applies finished ones within the
+    /// budget. With `block`, waits for every tile of the resident square
+    /// first (a first load, a teleport, or a test's fully loaded reference).
+    pub fn update(
+        &mut self,
+        window: &mut WorldWindow,
+        x: f64,
+        y: f64,
+        block: bool,
+    ) -> Result<StreamStep, WindowError> {
+        let start = Instant::now();
+        let centre = self.track(x, y)?;
+        window.set_centre(centre);
+        let wanted = Self::square(window, centre, self.config.radius);
+        let mut step = StreamStep::default();
+
+        // Evict with hysteresis; drop finished tiles nobody will want soon.
+        let keep = self.config.radius + self.config.hysteresis;
+        step.evicted = window
+            .tiles()
+            .into_iter()
+            .filter(|t| distance(*t, centre) > keep)
+            .collect();
+        let far = keep + self.config.prefetch;
+        self.ready.retain(|t, _| distance(*t, centre) <= far);
+
+        // Requests: the resident square first (nearest first), then ahead.
+        self.request(window, centre)?;
+        if block {
+            while wanted
+                .iter()
+                .any(|t| !window.is_resident(*t) && !self.ready.contains_key(t))
+            {
+                match self.loader.wait() {
+                    Some(done) => self.collect(vec![done])?,
+                    None => break,
+                }
+            }
+        }
+
+        // Take finished tiles of the resident square, nearest first,
+        // within the budget (at least one per frame, so streaming always
+        // progresses; everything when blocking), then apply them and the
+        // evictions in one step.
+        let budget = self.config.budget;
+        let mut insert = Vec::new();
+        for t in &wanted {
+            if window.is_resident(*t) {
+                continue;
+            }
+            let spent_ms = start.elapsed().as_secs_f64() * 1e3;
+            let over = step.bytes >= budget.bytes || spent_ms >= budget.cpu_ms;
+            if over && !block && !step.applied.is_empty() {
+                break;
+            }
+            let Some(done) = self.ready.remove(t) else {
+                continue;
+            };
+            if !block && !step.applied.is_empty() && step.bytes + done.bytes as u64 > budget.bytes {
+                self.ready.insert(*t, done);
+                break;
+            }
+            step.bytes += done.bytes as u64;
+            insert.push((done.tile, done.placements, done.stats));
+            step.applied.push(*t);
+        }
+        if !insert.is_empty() || !step.evicted.is_empty() {
+            window.apply(insert, &step.evicted)?;
+        }
+        step.missing = wanted.iter().filter(|t| !window.is_resident(**t)).count();
+        step.queue_depth = self.loader.queue_depth();
+        step.ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok(step)
+    }
+
+    fn collect(&mut self, done: Vec<Done>) -> Result<(), WindowError> {
+        for (t, r) in done {
+            self.ready.insert(t, r?);
+        }
+        Ok(())
+    }
+}
