@@ -271,6 +271,35 @@ fn texture_entry(
     }
 }
 
+/// The bind group layout of a compute pass that tests against a pyramid:
+/// the whole pyramid (every level) at binding 0, as `hiz_test` reads it.
+pub fn pyramid_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[texture_entry(
+            0,
+            wgpu::TextureSampleType::Float { filterable: false },
+            false,
+        )],
+    })
+}
+
+/// A [`pyramid_layout`] bind group over `view` (a pyramid, or a stand-in).
+pub fn pyramid_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    view: &wgpu::TextureView,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("hiz.pyramid"),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::TextureView(view),
+        }],
+    })
+}
+
 fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,

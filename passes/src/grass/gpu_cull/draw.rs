@@ -192,19 +192,7 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
             buffer_entry(5, write, cs),
         ],
     });
-    let hiz = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.cull.hiz"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: cs,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        }],
-    });
+    let hiz = crate::hiz::pyramid_layout(device, "grass.cull.hiz");
     let roots = draw_group_layout(device, cs);
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(PASS_CULL),

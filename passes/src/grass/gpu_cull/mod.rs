@@ -218,22 +218,6 @@ fn bind(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     }
 }
 
-/// Group 1 of the per-instance cull over the pyramid `view`.
-fn hiz_group(
-    device: &wgpu::Device,
-    pipelines: &InstancePipelines,
-    view: &wgpu::TextureView,
-) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("grass.cull.hiz"),
-        layout: &pipelines.hiz,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::TextureView(view),
-        }],
-    })
-}
-
 fn check_limits(gpu: &GpuContext, set: &PatchSet) -> Result<(), PassError> {
     let limits = gpu.device.limits();
     let binding = u64::from(limits.max_storage_buffer_binding_size);
@@ -404,9 +388,9 @@ impl GpuCull {
                 usage: wgpu::TextureUsages::TEXTURE_BINDING,
                 view_formats: &[],
             });
-            let no_hiz_group = hiz_group(
+            let no_hiz_group = crate::hiz::pyramid_group(
                 device,
-                &pipelines,
+                &pipelines.hiz,
                 &stand_in.create_view(&Default::default()),
             );
             let hiz = if options.occlusion {

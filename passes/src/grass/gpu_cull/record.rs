@@ -202,7 +202,7 @@ impl GpuCull {
         if hiz.ensure(&gpu.device, size) || group.is_none() {
             *group = hiz
                 .view()
-                .map(|view| super::hiz_group(&gpu.device, pipelines, view));
+                .map(|view| crate::hiz::pyramid_group(&gpu.device, &pipelines.hiz, view));
         }
         group.is_some()
     }

@@ -74,6 +74,28 @@ impl MdiVariant {
     }
 }
 
+/// A compute-stage buffer binding of a cull layout.
+fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A whole-buffer bind group entry.
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
 /// The `gpu-cull` terrain technique (see the module docs).
 pub struct GpuCullTerrain {
     draw: AtlasDraw,
@@ -138,17 +160,6 @@ impl GpuCullTerrain {
             technique: TECHNIQUE,
             source,
         })?;
-        let cs = wgpu::ShaderStages::COMPUTE;
-        let buffer_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: cs,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
         let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain.cull.occlusion"),
@@ -161,19 +172,7 @@ impl GpuCullTerrain {
                 buffer_entry(5, storage(false)),
             ],
         });
-        let hiz_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("terrain.cull.hiz"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: cs,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            }],
-        });
+        let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.cull.hiz");
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.occlusion.uniforms"),
             size: std::mem::size_of::<occlusion::TerrainOcclusion>() as u64,
@@ -186,12 +185,6 @@ impl GpuCullTerrain {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            }
-        }
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("terrain.cull.occlusion"),
             layout: &layout0,
@@ -292,17 +285,6 @@ impl GpuCullTerrain {
                 technique: TECHNIQUE,
                 source,
             })?;
-        let cs = wgpu::ShaderStages::COMPUTE;
-        let buffer_entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: cs,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
         let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(PASS_CULL),
@@ -313,12 +295,6 @@ impl GpuCullTerrain {
                 buffer_entry(3, storage(false)),
             ],
         });
-        fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-            wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            }
-        }
         let cull_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(PASS_CULL),
             layout: &bind_layout,
@@ -409,16 +385,10 @@ impl GpuCullTerrain {
         if let Some(o) = self.occlusion.as_mut() {
             if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
                 o.previous = false;
-                o.hiz_group = o.hiz.view().map(|v| {
-                    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("terrain.cull.hiz"),
-                        layout: &o.hiz_layout,
-                        entries: &[wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::TextureView(v),
-                        }],
-                    })
-                });
+                o.hiz_group = o
+                    .hiz
+                    .view()
+                    .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
             }
         }
         let view = *view;
