@@ -283,7 +283,8 @@ pub struct Streaming {
     /// How tiles reach the renderer (`--stream`): `workers` (loaded and
     /// placed on worker threads, applied within a per-frame budget) or
     /// `render-thread` (loaded when the camera enters a tile). Either way
-    /// every technique is rebuilt when the resident world changes.
+    /// every technique then updates through its residency hook (in place,
+    /// or rebuilt where it cannot).
     pub mode: String,
     /// Resident radius in tiles (1 = 3x3).
     pub radius: u32,
@@ -297,18 +298,29 @@ pub struct Streaming {
     pub tiles_evicted: u32,
     /// CPU bytes of tile and placement data produced.
     pub tile_bytes: u64,
-    /// Bytes uploaded to the GPU by streaming (a rebuild uploads every
-    /// buffer and texture of the rebuilt techniques and the detail models).
+    /// Bytes uploaded to the GPU by streaming: what in-place technique
+    /// updates sent plus every buffer and texture of a rebuilt technique.
     pub bytes_uploaded: u64,
-    /// Largest render-thread streaming time in one frame (ms): loading,
-    /// applying and rebuilding.
+    /// Largest render-thread streaming time in one frame (ms): loading or
+    /// applying tiles plus updating the techniques.
     pub max_frame_ms: f64,
     /// Largest render-thread time in one frame spent loading (render
-    /// thread) or applying (workers) tiles, the rebuild not included (ms).
+    /// thread) or applying (workers) tiles, the techniques not included (ms).
     #[serde(default)]
     pub max_load_ms: f64,
     /// Largest number of tiles queued for workers at once (0 without workers).
     pub max_queue_depth: u32,
+    /// Technique updates done in place through the residency hooks (one
+    /// per technique and frame that changed the world).
+    #[serde(default)]
+    pub techniques_applied: u32,
+    /// Techniques rebuilt from scratch because they cannot update in place.
+    #[serde(default)]
+    pub techniques_rebuilt: u32,
+    /// Largest render-thread time in one frame spent updating techniques
+    /// (in place and rebuilt; ms).
+    #[serde(default)]
+    pub max_technique_ms: f64,
     /// Measured-frame index of every slide: the frame in which the camera
     /// entered another tile (the frame-series charts mark them).
     pub slide_frames: Vec<u32>,

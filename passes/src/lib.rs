@@ -19,6 +19,9 @@ pub mod renderer;
 pub mod technique;
 pub mod terrain;
 
+#[cfg(test)]
+mod streaming_tests;
+
 pub use error::PassError;
 pub use frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
 pub use technique::{Subsystem, Tier, TierCombo, TierParseError};

@@ -8,15 +8,22 @@
 use sward_engine::graph::{RenderGraph, TextureId};
 use sward_engine::{GpuContext, OffscreenTarget};
 use sward_scenes::effects::ResolvedEffects;
-use sward_scenes::placement::{Placements, Policy};
+use sward_scenes::placement::{PlacementGroup, Placements, Policy};
+use sward_scenes::window::WorldWindow;
+use sward_scenes::world::coords::TileCoord;
 use sward_scenes::{DetailModel, TileSource, World};
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use crate::atlas::layout::IndexWindow;
+use crate::atlas::AtlasReach;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
-use crate::technique::{BuildInputs, RecordInputs, Technique, Tier, TierCombo};
+use crate::technique::{
+    BuildInputs, RecordInputs, Residency, ResidencyChange, Technique, Tier, TierCombo,
+};
 
 /// What the renderer draws: the resident world window and its grass.
 #[derive(Clone, Copy)]
@@ -25,8 +32,8 @@ pub struct SceneData<'s> {
     pub world: &'s World,
     /// Detail doodad models, indexed by placement model id.
     pub models: &'s [DetailModel],
-    /// Grass placements of the resident window.
-    pub placements: &'s Placements,
+    /// Grass placements of the resident window (merged, or per tile).
+    pub placements: PlacementSource<'s>,
     /// Resolved ground effects (`camera-grid` resolves models from them).
     pub effects: &'s ResolvedEffects,
     /// The placement policy (`camera-grid` encodes its per-cell rules).
@@ -34,6 +41,10 @@ pub struct SceneData<'s> {
     /// Where terrain beyond the resident window comes from (`clipmap`'s
     /// distant levels use its `coarse_height`).
     pub far: Option<&'s dyn TileSource>,
+    /// The most tiles resident at once while the world streams (the
+    /// resident tiles when it does not): what techniques that update in
+    /// place size their pools for.
+    pub max_resident_tiles: usize,
 }
 
 impl<'s> SceneData<'s> {
@@ -42,11 +53,88 @@ impl<'s> SceneData<'s> {
         SceneData {
             world: scene.world(),
             models: &scene.models,
-            placements: &scene.placements,
+            placements: PlacementSource::Window(&scene.window),
             effects: &scene.resolved,
             policy: scene.policy(),
             far: Some(scene.source.as_ref()),
+            max_resident_tiles: if scene.adts > scene.window.tiles().len() {
+                sward_scenes::streaming::StreamConfig::default()
+                    .max_resident_tiles()
+                    .min(scene.adts)
+            } else {
+                scene.window.tiles().len()
+            },
         }
+    }
+
+    /// How far a streaming height atlas must reach: every tile the source
+    /// has (its bounding box) and [`Self::max_resident_tiles`] tiles at
+    /// once. `None` when the world is resident whole (the atlas covers the
+    /// resident tiles exactly).
+    pub fn atlas_reach(&self) -> Option<AtlasReach> {
+        let far = self.far?;
+        if self.max_resident_tiles <= self.world.tile_count() {
+            return None;
+        }
+        let (mut lo, mut hi) = (TileCoord::new(u32::MAX, u32::MAX), TileCoord::new(0, 0));
+        for y in 0..64 {
+            for x in 0..64 {
+                let t = TileCoord::new(x, y);
+                if far.contains(t) {
+                    lo = TileCoord::new(lo.x.min(x), lo.y.min(y));
+                    hi = TileCoord::new(hi.x.max(x), hi.y.max(y));
+                }
+            }
+        }
+        (lo.x <= hi.x).then(|| AtlasReach {
+            window: IndexWindow::of_tiles(lo, hi),
+            capacity: self.max_resident_tiles * 256,
+        })
+    }
+}
+
+/// Where a [`SceneData`]'s placements come from: one merged store, or a
+/// streaming window that keeps them per tile (and merges them only when a
+/// technique built from scratch asks for all of them).
+#[derive(Clone, Copy)]
+pub enum PlacementSource<'s> {
+    /// One store of every resident placement.
+    Merged(&'s Placements),
+    /// The world window's per-tile placements.
+    Window(&'s WorldWindow),
+}
+
+impl<'s> PlacementSource<'s> {
+    /// Every resident placement, in tile order (a window merges its tiles
+    /// on the first call after a change).
+    pub fn all(&self) -> &'s Placements {
+        match *self {
+            PlacementSource::Merged(p) => p,
+            PlacementSource::Window(w) => w.placements(),
+        }
+    }
+
+    /// The placements of resident tile `tile` (group starts from 0), or
+    /// `None` when it is not resident or has none.
+    pub fn tile(&self, tile: TileCoord) -> Option<Cow<'s, Placements>> {
+        match *self {
+            PlacementSource::Window(w) => w.tile_placements(tile).map(|p| Cow::Borrowed(&**p)),
+            PlacementSource::Merged(p) => {
+                let mut out = Placements::default();
+                for g in p.groups.iter().filter(|g| g.chunk.tile() == tile) {
+                    let start = out.items.len() as u32;
+                    out.items.extend_from_slice(p.group_items(g));
+                    out.groups.push(PlacementGroup { start, ..*g });
+                }
+                (!out.groups.is_empty()).then_some(Cow::Owned(out))
+            }
+        }
+    }
+}
+
+impl<'s> From<&'s Placements> for PlacementSource<'s> {
+    fn from(p: &'s Placements) -> Self {
+        PlacementSource::Merged(p)
     }
 }
 
@@ -77,9 +165,27 @@ impl TargetIds {
     }
 }
 
-/// Draws a [`SceneData`] with any tier combination the device runs.
-pub struct SceneRenderer<'s> {
-    scene: SceneData<'s>,
+/// What [`SceneRenderer::residency_changed`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResidencyReport {
+    /// Techniques (tier names) that updated in place.
+    pub applied: Vec<String>,
+    /// Techniques that had to be rebuilt from the new resident world.
+    pub rebuilt: Vec<String>,
+    /// Milliseconds spent in place (all techniques).
+    pub applied_ms: f64,
+    /// Milliseconds spent rebuilding.
+    pub rebuild_ms: f64,
+    /// Bytes sent to the GPU: what in-place updates uploaded plus the GPU
+    /// memory of every rebuilt technique.
+    pub bytes_uploaded: u64,
+}
+
+/// Draws a [`SceneData`] with any tier combination the device runs. It
+/// holds no borrow of the scene: every call that needs the world gets it,
+/// so the scene can change between frames (streaming) while the built
+/// techniques live on and update through [`Self::residency_changed`].
+pub struct SceneRenderer {
     combo: TierCombo,
     texture_upload: TextureUpload,
     models: Option<GrassModels>,
@@ -87,11 +193,16 @@ pub struct SceneRenderer<'s> {
     terrain: HashMap<Tier, Box<dyn Technique>>,
 }
 
-impl<'s> SceneRenderer<'s> {
-    /// A renderer for `scene` that draws nothing until [`Self::set_tiers`].
-    pub fn new(scene: SceneData<'s>) -> Self {
+impl Default for SceneRenderer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SceneRenderer {
+    /// A renderer that draws nothing until [`Self::set_tiers`].
+    pub fn new() -> Self {
         SceneRenderer {
-            scene,
             combo: TierCombo::new(
                 Tier::off(crate::technique::Subsystem::Grass),
                 Tier::off(crate::technique::Subsystem::Terrain),
@@ -122,34 +233,105 @@ impl<'s> SceneRenderer<'s> {
         &self.combo
     }
 
-    /// Switches to `combo`, building (through the registry) each tier it
-    /// names that was not built before. The combo must already be capped to
-    /// the device (see [`crate::technique::cap_combo`]); a technique that
-    /// cannot be built is an error, never a silent swap.
-    pub fn set_tiers(&mut self, gpu: &GpuContext, combo: &TierCombo) -> Result<(), PassError> {
+    fn models(
+        &mut self,
+        gpu: &GpuContext,
+        scene: &SceneData<'_>,
+    ) -> Result<&GrassModels, PassError> {
         if self.models.is_none() {
             self.models = Some(GrassModels::with_upload(
                 gpu,
-                self.scene.models,
+                scene.models,
                 self.texture_upload,
             )?);
         }
-        let models = self.models.as_ref().expect("built above");
+        Ok(self.models.as_ref().expect("built above"))
+    }
+
+    /// Switches to `combo`, building (through the registry, from `scene`)
+    /// each tier it names that was not built before. The combo must already
+    /// be capped to the device (see [`crate::technique::cap_combo`]); a
+    /// technique that cannot be built is an error, never a silent swap.
+    pub fn set_tiers(
+        &mut self,
+        gpu: &GpuContext,
+        scene: SceneData<'_>,
+        combo: &TierCombo,
+    ) -> Result<(), PassError> {
+        self.models(gpu, &scene)?;
+        let SceneRenderer {
+            models,
+            grass,
+            terrain,
+            ..
+        } = self;
         let inputs = BuildInputs {
             gpu,
-            scene: self.scene,
-            models,
+            scene,
+            models: models.as_ref().expect("built above"),
         };
-        for (tier, built) in [
-            (&combo.terrain, &mut self.terrain),
-            (&combo.grass, &mut self.grass),
-        ] {
+        for (tier, built) in [(&combo.terrain, terrain), (&combo.grass, grass)] {
             if let (Some(entry), false) = (tier.entry(), built.contains_key(tier)) {
                 built.insert(tier.clone(), (entry.build)(&inputs, tier.params())?);
             }
         }
         self.combo = combo.clone();
         Ok(())
+    }
+
+    /// The resident world changed by `changes` (already applied to `scene`,
+    /// evictions first): every technique of the current combination updates
+    /// in place through [`Technique::residency_changed`], or is rebuilt from
+    /// `scene` when it answers [`Residency::Rebuild`]. Techniques built for
+    /// other combinations are dropped (a later switch builds them again from
+    /// the world of that time).
+    pub fn residency_changed(
+        &mut self,
+        gpu: &GpuContext,
+        scene: SceneData<'_>,
+        changes: &[ResidencyChange],
+    ) -> Result<ResidencyReport, PassError> {
+        let mut report = ResidencyReport::default();
+        if changes.is_empty() {
+            return Ok(report);
+        }
+        self.models(gpu, &scene)?;
+        let SceneRenderer {
+            combo,
+            models,
+            grass,
+            terrain,
+            ..
+        } = self;
+        let inputs = BuildInputs {
+            gpu,
+            scene,
+            models: models.as_ref().expect("built above"),
+        };
+        for (tier, built) in [(&combo.terrain, terrain), (&combo.grass, grass)] {
+            built.retain(|t, _| t == tier);
+            let Some(technique) = built.get_mut(tier) else {
+                continue;
+            };
+            let started = std::time::Instant::now();
+            let answer = technique.residency_changed(&inputs, changes)?;
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            match answer {
+                Residency::Applied { bytes_uploaded } => {
+                    report.applied.push(tier.to_string());
+                    report.applied_ms += ms;
+                    report.bytes_uploaded += bytes_uploaded;
+                }
+                Residency::Rebuild => {
+                    let entry = tier.entry().expect("a built tier has an entry");
+                    *technique = (entry.build)(&inputs, tier.params())?;
+                    report.bytes_uploaded += technique.gpu_memory_bytes();
+                    report.rebuilt.push(tier.to_string());
+                    report.rebuild_ms += started.elapsed().as_secs_f64() * 1e3;
+                }
+            }
+        }
+        Ok(report)
     }
 
     fn current(&self) -> impl Iterator<Item = &dyn Technique> {
@@ -180,10 +362,10 @@ impl<'s> SceneRenderer<'s> {
     /// `gpu-cull`: patch size, patches, entries, which multi-draw ran;
     /// terrain `gpu-cull`: which multi-draw ran, MCNKs kept lately; clipmap:
     /// levels and pieces).
-    pub fn facts(&self) -> BTreeMap<String, f64> {
+    pub fn facts(&self, scene: &SceneData<'_>) -> BTreeMap<String, f64> {
         let mut facts = BTreeMap::new();
         for t in self.current() {
-            facts.extend(t.facts(&self.scene));
+            facts.extend(t.facts(scene));
         }
         facts
     }
@@ -207,6 +389,7 @@ impl<'s> SceneRenderer<'s> {
     pub fn record<'a>(
         &'a mut self,
         gpu: &'a GpuContext,
+        scene: SceneData<'a>,
         graph: &mut RenderGraph<'a>,
         view: &FrameView,
         targets: TargetIds,
@@ -218,7 +401,6 @@ impl<'s> SceneRenderer<'s> {
             clear,
         };
         let SceneRenderer {
-            scene,
             combo,
             models,
             grass,
@@ -236,11 +418,7 @@ impl<'s> SceneRenderer<'s> {
                 .record(|_| {});
             return;
         };
-        let inputs = RecordInputs {
-            gpu,
-            scene: *scene,
-            models,
-        };
+        let inputs = RecordInputs { gpu, scene, models };
         let grass_on = grass.is_some();
         let terrain_on = terrain.is_some();
         if let Some(t) = terrain {

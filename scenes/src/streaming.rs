@@ -35,14 +35,20 @@ pub struct ApplyBudget {
     /// Bytes of tile and placement data applied per frame. A tile is
     /// applied whole, so one tile larger than the budget is applied alone.
     pub bytes: u64,
+    /// Tiles made resident per frame. Each one also costs the renderer its
+    /// techniques' per-tile updates (buffers built and uploaded on the
+    /// render thread), which happen after this step and which the time
+    /// budget cannot see; one tile per frame spreads them.
+    pub tiles: u32,
 }
 
 impl Default for ApplyBudget {
-    /// 4 ms and 64 MiB per frame.
+    /// 4 ms, 64 MiB and one tile per frame.
     fn default() -> Self {
         Self {
             cpu_ms: 4.0,
             bytes: 64 << 20,
+            tiles: 1,
         }
     }
 }
@@ -61,6 +67,15 @@ pub struct StreamConfig {
     pub workers: usize,
     /// What the render thread applies per frame.
     pub budget: ApplyBudget,
+}
+
+impl StreamConfig {
+    /// The most tiles resident at once: the square of `radius +
+    /// hysteresis` around the camera's tile (25 with the defaults).
+    pub fn max_resident_tiles(&self) -> usize {
+        let side = 2 * (self.radius + self.hysteresis) as usize + 1;
+        side * side
+    }
 }
 
 impl Default for StreamConfig {
@@ -433,7 +448,9 @@ impl Streamer {
                 continue;
             }
             let spent_ms = start.elapsed().as_secs_f64() * 1e3;
-            let over = step.bytes >= budget.bytes || spent_ms >= budget.cpu_ms;
+            let over = step.bytes >= budget.bytes
+                || spent_ms >= budget.cpu_ms
+                || step.applied.len() >= budget.tiles.max(1) as usize;
             if over && !block && !step.applied.is_empty() {
                 break;
             }

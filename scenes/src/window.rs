@@ -4,9 +4,11 @@
 //! When the camera enters another tile the window slides: tiles that stay
 //! resident are reused as they are (same `Arc`s, same placements), new ones
 //! are loaded from the [`TileSource`] and placed, and the rest are dropped.
-//! The window holds each placement once: one store in tile order (what the
-//! techniques read, [`WorldWindow::placements`]) in which every resident
-//! tile owns a contiguous run.
+//! The window holds each placement once, per tile: every resident tile owns
+//! its placements ([`WorldWindow::tile_placements`]), so making a tile
+//! resident or evicting it moves one `Arc` and copies nothing. The merged
+//! store in tile order ([`WorldWindow::placements`]), which a technique built
+//! from scratch reads, is assembled on first use after a change and cached.
 //!
 //! Placement is a pure function of each MCNK, so a tile's placements are the
 //! same whichever window it is loaded in. Every slide is reported as a
@@ -14,12 +16,11 @@
 //! bench can count hitches.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use crate::effects::ResolvedEffects;
-use crate::placement::{PlacementGroup, PlacementStats, Placements, Policy};
+use crate::placement::{PlacementStats, Placements, Policy};
 use crate::world::{coords, AdtTile, Mcnk, TileCoord, World, WorldError, ALPHA_TEXELS};
 
 /// Where tiles come from (a generator or a file reader).
@@ -86,26 +87,8 @@ pub struct WindowSlide {
 struct Resident {
     tile: Arc<AdtTile>,
     stats: PlacementStats,
-    /// This tile's run of items in the window's placement store.
-    items: Range<usize>,
-    /// This tile's run of groups in the window's placement store.
-    groups: Range<usize>,
-}
-
-/// Appends `groups` of `items` (whose group starts count from `base`) to
-/// `out`, rebasing the starts.
-fn append(
-    out: &mut Placements,
-    items: &[crate::placement::Placement],
-    groups: &[PlacementGroup],
-    base: u32,
-) {
-    let new_base = out.items.len() as u32;
-    out.items.extend_from_slice(items);
-    out.groups.extend(groups.iter().map(|g| PlacementGroup {
-        start: g.start - base + new_base,
-        ..*g
-    }));
+    /// This tile's placements (group starts count from 0).
+    placements: Arc<Placements>,
 }
 
 /// Approximate heap + inline bytes of a tile.
@@ -128,7 +111,8 @@ pub struct WorldWindow {
     radius: u32,
     centre: TileCoord,
     resident: BTreeMap<(u32, u32), Resident>,
-    placements: Arc<Placements>,
+    /// The merged store, assembled on first use after a change.
+    merged: OnceLock<Arc<Placements>>,
     world: World,
 }
 
@@ -151,7 +135,7 @@ impl WorldWindow {
             radius,
             centre,
             resident: BTreeMap::new(),
-            placements: Arc::default(),
+            merged: OnceLock::new(),
             world: World::new(name),
         };
         let mut slide = w.recentre(centre)?;
@@ -188,10 +172,10 @@ impl WorldWindow {
             self.resident.remove(k);
             self.world.remove(TileCoord::new(k.1, k.0));
         }
+        self.merged = OnceLock::new();
         let mut loaded = Vec::new();
         let mut bytes = 0;
         let mut reused = 0;
-        let mut fresh = BTreeMap::new();
         let load = || -> Result<(), WindowError> {
             for t in wanted {
                 if self.resident.contains_key(&(t.y, t.x)) {
@@ -208,19 +192,14 @@ impl WorldWindow {
                     Resident {
                         tile,
                         stats,
-                        items: 0..0,
-                        groups: 0..0,
+                        placements: Arc::new(placements),
                     },
                 );
-                fresh.insert((t.y, t.x), placements);
                 loaded.push(t);
             }
             Ok(())
         };
-        let result = load();
-        // Even after an error the store matches the resident tiles.
-        self.restore(fresh);
-        result?;
+        load()?;
         let from = Some(self.centre);
         self.centre = centre;
         Ok(WindowSlide {
@@ -262,54 +241,9 @@ impl WorldWindow {
             .collect()
     }
 
-    /// Rebuilds the placement store in tile order from the kept tiles' runs
-    /// and the `fresh` tiles' placements. Each fresh tile is dropped once
-    /// copied and the store is allocated at its final size first, so the
-    /// placements exist about once while this runs (plus the previous store
-    /// while someone else still holds it).
-    fn restore(&mut self, mut fresh: BTreeMap<(u32, u32), Placements>) {
-        let old = std::mem::take(&mut self.placements);
-        let (mut n_items, mut n_groups) = (0, 0);
-        for (key, r) in &self.resident {
-            match fresh.get(key) {
-                Some(p) => {
-                    (n_items, n_groups) = (n_items + p.items.len(), n_groups + p.groups.len())
-                }
-                None => (n_items, n_groups) = (n_items + r.items.len(), n_groups + r.groups.len()),
-            }
-        }
-        let mut out = Placements {
-            items: Vec::with_capacity(n_items),
-            groups: Vec::with_capacity(n_groups),
-        };
-        for (key, r) in self.resident.iter_mut() {
-            let (i0, g0) = (out.items.len(), out.groups.len());
-            match fresh.remove(key) {
-                Some(p) => append(&mut out, &p.items, &p.groups, 0),
-                None => append(
-                    &mut out,
-                    &old.items[r.items.clone()],
-                    &old.groups[r.groups.clone()],
-                    r.items.start as u32,
-                ),
-            }
-            r.items = i0..out.items.len();
-            r.groups = g0..out.groups.len();
-        }
-        self.placements = Arc::new(out);
-    }
-
-    /// A copy of the placements of one resident tile (group starts from 0).
-    pub fn tile_placements(&self, t: TileCoord) -> Option<Placements> {
-        let r = self.resident.get(&(t.y, t.x))?;
-        let mut out = Placements::default();
-        append(
-            &mut out,
-            &self.placements.items[r.items.clone()],
-            &self.placements.groups[r.groups.clone()],
-            r.items.start as u32,
-        );
-        Some(out)
+    /// The placements of one resident tile (group starts from 0).
+    pub fn tile_placements(&self, t: TileCoord) -> Option<&Arc<Placements>> {
+        self.resident.get(&(t.y, t.x)).map(|r| &r.placements)
     }
 
     /// The resident tile `t`.
@@ -317,10 +251,22 @@ impl WorldWindow {
         self.resident.get(&(t.y, t.x)).map(|r| &r.tile)
     }
 
-    /// All resident placements, in tile order (the same order
-    /// [`Placements::build_world`] uses): the window's one store, shared.
-    pub fn placements(&self) -> Arc<Placements> {
-        Arc::clone(&self.placements)
+    /// All resident placements merged in tile order (the same order
+    /// [`Placements::build_world`] uses). Assembled from the tiles' own
+    /// placements on the first call after the resident set changed, then
+    /// cached until the next change.
+    pub fn placements(&self) -> &Arc<Placements> {
+        self.merged.get_or_init(|| {
+            Arc::new(Placements::concat(
+                self.resident.values().map(|r| r.placements.as_ref()),
+            ))
+        })
+    }
+
+    /// Whether the merged store is assembled now (it is after a call to
+    /// [`Self::placements`] and until the resident set changes).
+    pub fn placements_merged(&self) -> bool {
+        self.merged.get().is_some()
     }
 
     /// Placement statistics of the resident tiles.
@@ -366,17 +312,18 @@ impl WorldWindow {
     /// Makes tiles that were loaded and placed elsewhere (a streaming
     /// worker) resident, each whole: its terrain and its placements
     /// together, and evicts `evict` (terrain and placements), rebuilding the
-    /// placement store once. A tile that was resident is replaced.
+    /// Nothing is copied: each tile keeps its own placements. A tile that
+    /// was resident is replaced.
     pub fn apply(
         &mut self,
         insert: Vec<(Arc<AdtTile>, Placements, PlacementStats)>,
         evict: &[TileCoord],
     ) -> Result<(), WindowError> {
+        self.merged = OnceLock::new();
         for t in evict {
             self.world.remove(*t);
             self.resident.remove(&(t.y, t.x));
         }
-        let mut fresh = BTreeMap::new();
         let mut result = Ok(());
         for (tile, placements, stats) in insert {
             let t = tile.coord;
@@ -391,14 +338,10 @@ impl WorldWindow {
                 Resident {
                     tile,
                     stats,
-                    items: 0..0,
-                    groups: 0..0,
+                    placements: Arc::new(placements),
                 },
             );
-            fresh.insert((t.y, t.x), placements);
         }
-        // Even after an error the store matches the resident tiles.
-        self.restore(fresh);
         result
     }
 

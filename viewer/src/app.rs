@@ -1,9 +1,9 @@
 //! Viewer setup and the scene loop: opens the window, the GPU context and the
 //! surface, builds the preset, and runs frames until the user quits, picks
-//! another preset (the scene is rebuilt) or walks into another ADT tile of a
-//! world larger than the resident window (the window slides and the renderer's
-//! techniques are rebuilt for the new resident tiles: an expected hitch whose
-//! cost is logged).
+//! another preset (the scene is rebuilt). A world larger than the resident
+//! window streams while the camera moves: worker threads load tiles, the
+//! frame applies finished ones within its budget and the techniques update
+//! through their residency hooks; the message line shows each step.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,11 +11,11 @@ use std::time::Instant;
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::{SceneData, SceneRenderer};
+use sward_passes::technique::ResidencyChange;
 use sward_passes::RenderSettings;
 use sward_passes::TierCombo;
 use sward_scenes::presets::{Preset, Scene};
 use sward_scenes::streaming::{StreamConfig, Streamer};
-use sward_scenes::world::coords;
 use winit::event_loop::EventLoop;
 use winit::window::Window;
 
@@ -35,11 +35,6 @@ pub(crate) enum SceneExit {
     Quit,
     /// Another preset was picked.
     Preset(String),
-    /// The camera left the window's centre tile at this position.
-    Slide([f64; 2]),
-    /// The streamer has finished tiles to apply (or tiles to evict) with
-    /// the camera at this position.
-    Stream([f64; 2]),
 }
 
 /// Worker-thread streaming for worlds larger than the resident window
@@ -182,10 +177,9 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         last_frame: None,
         pass_names: Vec::new(),
     };
-    let mut hitch: Option<Instant> = None;
     let mut streamer = streamer_for(&scene);
     loop {
-        match viewer.run_scene(&scene, hitch.take(), streamer.as_mut())? {
+        match viewer.run_scene(&mut scene, streamer.as_mut())? {
             SceneExit::Quit => break,
             SceneExit::Preset(name) => {
                 let t0 = Instant::now();
@@ -202,38 +196,6 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
                     scene.name,
                     t0.elapsed().as_secs_f64() * 1e3
                 ));
-                hitch = Some(t0);
-            }
-            SceneExit::Slide([x, y]) => {
-                let t0 = Instant::now();
-                if let Some(s) = scene.follow(x, y)? {
-                    viewer.state.message(format!(
-                        "camera at ({x:.0}, {y:.0}): world window slid to tile ({}, {}): \
-                         {} tiles loaded, {} reused in {:.0} ms",
-                        s.to.x,
-                        s.to.y,
-                        s.loaded.len(),
-                        s.reused,
-                        s.ms
-                    ));
-                }
-                hitch = Some(t0);
-            }
-            SceneExit::Stream([x, y]) => {
-                let t0 = Instant::now();
-                if let Some(s) = streamer.as_mut() {
-                    let step = scene.stream(s, x, y, false)?;
-                    viewer.state.message(format!(
-                        "streaming: {} tiles applied, {} evicted in {:.0} ms on the render thread; \
-                         {} of the window still loading, {} queued on workers",
-                        step.applied.len(),
-                        step.evicted.len(),
-                        step.ms,
-                        step.missing,
-                        step.queue_depth
-                    ));
-                }
-                hitch = Some(t0);
             }
         }
     }
@@ -259,40 +221,27 @@ fn start_camera(scene: &Scene, name: Option<&str>) -> Result<FlyCamera, ViewerEr
     })
 }
 
-/// Whether the camera at `(x, y)` should slide the window: only worlds larger
-/// than the resident window slide (sliding a 3x3 preset would only drop tiles).
-fn wants_slide(scene: &Scene, x: f64, y: f64) -> bool {
-    scene.adts > scene.window.tiles().len()
-        && coords::tile_at(x, y).is_some_and(|t| t != scene.window.centre())
-}
-
 impl Viewer {
-    /// Frames of one scene; the renderer lives exactly as long as the scene is unchanged.
+    /// Frames of one scene; the renderer lives as long as the scene, and
+    /// a streaming world updates both in place every frame.
     fn run_scene(
         &mut self,
-        scene: &Scene,
-        hitch: Option<Instant>,
+        scene: &mut Scene,
         mut streamer: Option<&mut Streamer>,
     ) -> Result<SceneExit, ViewerError> {
         let t0 = Instant::now();
-        let mut renderer = SceneRenderer::new(SceneData::from_scene(scene));
+        let mut renderer = SceneRenderer::new();
         let combo = self.state.config.combo.clone();
+        let pass_err = |source| ViewerError::Pass {
+            tier: combo.to_string(),
+            source,
+        };
         renderer
-            .set_tiers(&self.gpu, &combo)
-            .map_err(|source| ViewerError::Pass {
-                tier: combo.to_string(),
-                source,
-            })?;
+            .set_tiers(&self.gpu, SceneData::from_scene(scene), &combo)
+            .map_err(pass_err)?;
         let built_ms = t0.elapsed().as_secs_f64() * 1e3;
-        match hitch {
-            Some(h) => self.state.message(format!(
-                "techniques rebuilt for the new window in {built_ms:.0} ms (hitch {:.0} ms in all)",
-                h.elapsed().as_secs_f64() * 1e3
-            )),
-            None => self
-                .state
-                .message(format!("{combo} built in {built_ms:.0} ms")),
-        }
+        self.state
+            .message(format!("{combo} built in {built_ms:.0} ms"));
         loop {
             self.pump_events();
             self.run_script();
@@ -302,7 +251,7 @@ impl Viewer {
             if self.state.wanted_preset != self.state.preset {
                 return Ok(SceneExit::Preset(self.state.wanted_preset.clone()));
             }
-            self.apply_wanted(&mut renderer)?;
+            self.apply_wanted(&mut renderer, scene)?;
             self.take_view_requests(scene);
             let now = Instant::now();
             let dt = self
@@ -318,23 +267,10 @@ impl Viewer {
                 .update(&mut self.input, dt, |x, y| world.height_at(x, y));
             let eye = self.camera.eye;
             let (x, y) = (f64::from(eye.x), f64::from(eye.y));
-            match streamer.as_deref_mut() {
-                Some(s) => {
-                    let queued = s.queue_depth();
-                    if s.pending(&scene.window, x, y)? {
-                        return Ok(SceneExit::Stream([x, y]));
-                    }
-                    if s.queue_depth() != queued {
-                        self.state.message(format!(
-                            "streaming: {} tiles queued on workers",
-                            s.queue_depth()
-                        ));
-                    }
-                }
-                None if wants_slide(scene, x, y) => return Ok(SceneExit::Slide([x, y])),
-                None => {}
+            if let Some(s) = streamer.as_deref_mut() {
+                self.stream(&mut renderer, scene, s, x, y)?;
             }
-            self.draw(&mut renderer)?;
+            self.draw(&mut renderer, scene)?;
             if self.opts.frames.is_some_and(|n| self.frame >= n) {
                 if let Some(path) = self.opts.screenshot.clone() {
                     self.screenshot(Some(path))?;
@@ -344,12 +280,68 @@ impl Viewer {
         }
     }
 
+    /// One streaming step with the camera at `(x, y)`: applies finished
+    /// tiles within the budget, updates the techniques through their
+    /// residency hooks and says what happened on the message line.
+    fn stream(
+        &mut self,
+        renderer: &mut SceneRenderer,
+        scene: &mut Scene,
+        streamer: &mut Streamer,
+        x: f64,
+        y: f64,
+    ) -> Result<(), ViewerError> {
+        let queued = streamer.queue_depth();
+        let step = scene.stream(streamer, x, y, false)?;
+        if step.changed() {
+            let changes: Vec<ResidencyChange> = step
+                .evicted
+                .iter()
+                .map(|t| ResidencyChange::TileEvicted(*t))
+                .chain(
+                    step.applied
+                        .iter()
+                        .map(|t| ResidencyChange::TileResident(*t)),
+                )
+                .collect();
+            let combo = self.state.config.combo.to_string();
+            let r = renderer
+                .residency_changed(&self.gpu, SceneData::from_scene(scene), &changes)
+                .map_err(|source| ViewerError::Pass {
+                    tier: combo,
+                    source,
+                })?;
+            self.state.message(format!(
+                "streaming: {} tiles applied, {} evicted; render thread {:.1} ms tiles + {:.1} ms \
+                 techniques ({} updated in place, {} rebuilt); {} of the window loading, {} queued",
+                step.applied.len(),
+                step.evicted.len(),
+                step.ms,
+                r.applied_ms + r.rebuild_ms,
+                r.applied.len(),
+                r.rebuilt.len(),
+                step.missing,
+                step.queue_depth
+            ));
+        } else if streamer.queue_depth() != queued {
+            self.state.message(format!(
+                "streaming: {} tiles queued on workers",
+                streamer.queue_depth()
+            ));
+        }
+        Ok(())
+    }
+
     /// Applies what the panel, keys or script asked for since the last frame.
-    fn apply_wanted(&mut self, renderer: &mut SceneRenderer<'_>) -> Result<(), ViewerError> {
+    fn apply_wanted(
+        &mut self,
+        renderer: &mut SceneRenderer,
+        scene: &Scene,
+    ) -> Result<(), ViewerError> {
         let wanted = self.state.wanted.clone();
         if wanted.combo != self.state.config.combo {
             let t0 = Instant::now();
-            match renderer.set_tiers(&self.gpu, &wanted.combo) {
+            match renderer.set_tiers(&self.gpu, SceneData::from_scene(scene), &wanted.combo) {
                 Ok(()) => {
                     self.state.config.combo = wanted.combo.clone();
                     self.state.message(format!(

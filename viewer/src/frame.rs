@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sward_engine::graph::RenderGraph;
-use sward_passes::renderer::{SceneRenderer, TargetIds};
+use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
 use sward_passes::FrameView;
+use sward_scenes::presets::Scene;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
@@ -265,7 +266,11 @@ impl Viewer {
     }
 
     /// Draws one frame: overlay layout, scene + present graph, present, stats.
-    pub(crate) fn draw(&mut self, renderer: &mut SceneRenderer<'_>) -> Result<(), ViewerError> {
+    pub(crate) fn draw(
+        &mut self,
+        renderer: &mut SceneRenderer,
+        scene: &Scene,
+    ) -> Result<(), ViewerError> {
         let frame_start = Instant::now();
         let interval = self
             .last_frame
@@ -288,7 +293,13 @@ impl Viewer {
         let mut graph = RenderGraph::new();
         let ids = TargetIds::import(&mut graph, &self.target);
         let t0 = Instant::now();
-        renderer.record(&self.gpu, &mut graph, &view, ids);
+        renderer.record(
+            &self.gpu,
+            SceneData::from_scene(scene),
+            &mut graph,
+            &view,
+            ids,
+        );
         let record_ms = t0.elapsed().as_secs_f64() * 1e3;
         let surface_id = graph.import_texture("viewer.surface", &surface.texture);
         let scene_color = ids.resolve.unwrap_or(ids.color);

@@ -93,7 +93,7 @@ impl Setup {
     }
 
     /// The target, executor and renderer (with its tiers built) for one run.
-    fn prepare(&self) -> Result<(OffscreenTarget, GraphExecutor, SceneRenderer<'_>), BenchError> {
+    fn prepare(&self) -> Result<(OffscreenTarget, GraphExecutor, SceneRenderer), BenchError> {
         let [w, h] = self.plan.size;
         let target = OffscreenTarget::new(&self.gpu.device, w, h, self.plan.msaa)
             .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
@@ -102,10 +102,9 @@ impl Setup {
             tier: tier.clone(),
             source,
         })?;
-        let mut renderer = SceneRenderer::new(SceneData::from_scene(&self.scene))
-            .with_texture_upload(self.texture_upload);
+        let mut renderer = SceneRenderer::new().with_texture_upload(self.texture_upload);
         renderer
-            .set_tiers(&self.gpu, &self.combo)
+            .set_tiers(&self.gpu, SceneData::from_scene(&self.scene), &self.combo)
             .map_err(|source| BenchError::Pass { tier, source })?;
         Ok((target, executor, renderer))
     }
@@ -130,7 +129,7 @@ pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<Path
     })?;
     let (target, mut executor, mut renderer) = s.prepare()?;
     let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
-    let image = frame.screenshot(&mut renderer, &pose)?;
+    let image = frame.screenshot(&mut renderer, &s.scene, &pose)?;
     image.save(out).map_err(|e| BenchError::Image {
         what: format!("writing {}", out.display()),
         message: e.to_string(),
@@ -151,7 +150,13 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     // Shader compilation and first uploads land in a warm-up frame that is not captured.
     {
         let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
-        frame.render(&mut renderer, &poses[0], 0.0, &s.combo.to_string())?;
+        frame.render(
+            &mut renderer,
+            &s.scene,
+            &poses[0],
+            0.0,
+            &s.combo.to_string(),
+        )?;
     }
     executor.flush(&s.gpu);
     let capture = Capture::start();
@@ -159,7 +164,13 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     for (i, pose) in poses.iter().enumerate() {
         {
             let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
-            frame.render(&mut renderer, pose, i as f32 / 60.0, &s.combo.to_string())?;
+            frame.render(
+                &mut renderer,
+                &s.scene,
+                pose,
+                i as f32 / 60.0,
+                &s.combo.to_string(),
+            )?;
         }
         s.gpu.wait_idle();
         let done_ns = puffin::now_ns();

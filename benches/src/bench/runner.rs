@@ -10,11 +10,11 @@ use sward_engine::graph::{GraphExecutor, RenderGraph};
 use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::grass::{TextureUpload, TextureUploadStats};
 use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
-use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
+use sward_passes::technique::{cap_combo, default_bench_combos, ResidencyChange, TierCombo};
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
 use sward_scenes::presets::{CameraPath, Scene, ViewPose};
 use sward_scenes::streaming::{StreamConfig, Streamer};
-use sward_scenes::world::coords;
+use sward_scenes::world::coords::{self, TileCoord};
 
 use super::{BenchError, BenchOptions, BenchPlan, StreamMode};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
@@ -144,12 +144,12 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         }
     } else {
         let data = SceneData::from_scene(&scene);
-        let mut renderer = SceneRenderer::new(data).with_texture_upload(opts.texture_upload);
+        let mut renderer = SceneRenderer::new().with_texture_upload(opts.texture_upload);
         for combo in &combos {
             let tier = TierPair::of(combo);
             bar.set_message(tier.to_string());
             renderer
-                .set_tiers(&gpu, combo)
+                .set_tiers(&gpu, data, combo)
                 .map_err(|source| BenchError::Pass {
                     tier: tier.to_string(),
                     source,
@@ -161,10 +161,10 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 .map_or(settings, |d| base.with_view_distance(d));
             let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
             let mut samples = RunSamples::new(tier.clone());
-            frame.measure(&mut renderer, &poses, &mut samples, &bar)?;
-            let image = frame.screenshot(&mut renderer, &shot_view)?;
+            frame.measure(&mut renderer, &scene, &poses, &mut samples, &bar)?;
+            let image = frame.screenshot(&mut renderer, &scene, &shot_view)?;
             bar.inc(1);
-            finish(samples, image, Finished::of(&renderer))?;
+            finish(samples, image, Finished::of(&renderer, &scene))?;
         }
     }
     bar.finish_and_clear();
@@ -374,7 +374,7 @@ fn scene_info(scene: &Scene) -> SceneInfo {
     SceneInfo {
         adts: world.tiles().len() as u32,
         mcnks,
-        placements: scene.placements.len() as u64,
+        placements: scene.placements().len() as u64,
         models: scene.models.len() as u32,
         triangles_terrain: triangles,
         missing_models: scene.missing_models.len() as u32,
@@ -390,10 +390,10 @@ struct Finished {
 }
 
 impl Finished {
-    fn of(renderer: &SceneRenderer<'_>) -> Self {
+    fn of(renderer: &SceneRenderer, scene: &Scene) -> Self {
         Finished {
             gpu_memory_bytes: renderer.gpu_memory_bytes(),
-            facts: renderer.facts(),
+            facts: renderer.facts(&SceneData::from_scene(scene)),
             texture_stats: renderer.texture_stats(),
         }
     }
@@ -401,17 +401,17 @@ impl Finished {
 
 /// A renderer for `scene`'s resident window with `combo` built, and how
 /// long building took (ms).
-pub(crate) fn build_renderer<'s>(
+pub(crate) fn build_renderer(
     gpu: &GpuContext,
-    scene: &'s Scene,
+    scene: &Scene,
     combo: &TierCombo,
     upload: TextureUpload,
     tier: &str,
-) -> Result<(SceneRenderer<'s>, f64), BenchError> {
+) -> Result<(SceneRenderer, f64), BenchError> {
     let t0 = Instant::now();
-    let mut renderer = SceneRenderer::new(SceneData::from_scene(scene)).with_texture_upload(upload);
+    let mut renderer = SceneRenderer::new().with_texture_upload(upload);
     renderer
-        .set_tiers(gpu, combo)
+        .set_tiers(gpu, SceneData::from_scene(scene), combo)
         .map_err(|source| BenchError::Pass {
             tier: tier.to_owned(),
             source,
@@ -419,10 +419,16 @@ pub(crate) fn build_renderer<'s>(
     Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
 }
 
-/// Whether a camera at `pose` is outside the window's centre tile (the
-/// window then slides, as `Scene::follow` decides).
-fn leaves_centre(scene: &Scene, pose: &ViewPose) -> bool {
-    coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1])) != Some(scene.window.centre())
+/// The residency changes of one streaming step, evictions first.
+pub(crate) fn residency_changes(
+    evicted: &[TileCoord],
+    loaded: &[TileCoord],
+) -> Vec<ResidencyChange> {
+    evicted
+        .iter()
+        .map(|t| ResidencyChange::TileEvicted(*t))
+        .chain(loaded.iter().map(|t| ResidencyChange::TileResident(*t)))
+        .collect()
 }
 
 /// A streaming error at `pose`, naming it.
@@ -478,21 +484,22 @@ impl<'f> Frame<'f> {
     /// Warm-up, then the measured frames along `poses`.
     fn measure(
         &mut self,
-        renderer: &mut SceneRenderer<'_>,
+        renderer: &mut SceneRenderer,
+        scene: &Scene,
         poses: &[ViewPose],
         samples: &mut RunSamples,
         bar: &ProgressBar,
     ) -> Result<(), BenchError> {
         let tier = samples.tier.to_string();
         for i in 0..self.plan.warmup {
-            self.render(renderer, &poses[0], i as f32 * FRAME_DT, &tier)?;
+            self.render(renderer, scene, &poses[0], i as f32 * FRAME_DT, &tier)?;
             bar.inc(1);
         }
         self.executor.flush(self.gpu);
         let mut by_frame = HashMap::new();
         for (i, pose) in poses.iter().enumerate() {
             let started = Instant::now();
-            let report = self.render(renderer, pose, i as f32 * FRAME_DT, &tier)?;
+            let report = self.render(renderer, scene, pose, i as f32 * FRAME_DT, &tier)?;
             let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
             // Serialise frames: the next frame's CPU work must not overlap this
             // frame's GPU work, or per-pass CPU times would absorb driver waits.
@@ -515,15 +522,15 @@ impl<'f> Frame<'f> {
     /// Warm-up, then the measured frames along `poses`, streaming the
     /// world as `mode` says. [`StreamMode::RenderThread`]: when a pose
     /// leaves the window's centre tile the window slides on the render
-    /// thread (`Scene::follow`), as the viewer did. [`StreamMode::Workers`]:
-    /// a [`Streamer`] loads tiles on worker threads and, once finished
-    /// tiles are there (or tiles fall out of the hysteresis), the render
-    /// thread applies them within its budget. Either way every technique is
-    /// then rebuilt for the new resident world; the cost lands in the frame
-    /// that needs it, as the `streaming.load` (render thread) or
-    /// `streaming.apply` (workers) and `streaming.rebuild` sections. Then
-    /// the window goes back to the screenshot view's tile for the
-    /// screenshot.
+    /// thread (`Scene::follow`). [`StreamMode::Workers`]: a [`Streamer`]
+    /// loads tiles on worker threads and the render thread applies finished
+    /// ones within its budget. Either way the frame that changed the world
+    /// then updates every technique through its residency hook
+    /// ([`SceneRenderer::residency_changed`]: in place, or rebuilt where a
+    /// technique cannot); the costs land in that frame as the
+    /// `streaming.load` (render thread) or `streaming.apply` (workers) and
+    /// `streaming.techniques` / `streaming.rebuild` sections. Then the
+    /// window goes back to the screenshot view's tile for the screenshot.
     #[allow(clippy::too_many_arguments)]
     fn measure_streaming(
         &mut self,
@@ -567,116 +574,92 @@ impl<'f> Frame<'f> {
             max_frame_ms: 0.0,
             max_load_ms: 0.0,
             max_queue_depth: 0,
+            techniques_applied: 0,
+            techniques_rebuilt: 0,
+            max_technique_ms: 0.0,
             slide_frames: Vec::new(),
         };
+        let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
+        for w in 0..self.plan.warmup {
+            self.render(&mut renderer, scene, &poses[0], w as f32 * FRAME_DT, &tier)?;
+            bar.inc(1);
+        }
+        self.executor.flush(self.gpu);
         let mut by_frame = HashMap::new();
-        // Streaming work done for the next frame: when it started and its
-        // named section.
-        let mut pending: Option<(Instant, (String, f64))> = None;
-        let mut centre = scene.window.centre();
-        let mut warmed = false;
-        let mut i = 0;
-        while i < poses.len() {
-            let (mut renderer, rebuild_ms) = build_renderer(gpu, scene, combo, upload, &tier)?;
-            if pending.is_some() {
-                stream.bytes_uploaded +=
-                    renderer.gpu_memory_bytes() + renderer.models_gpu_memory_bytes();
+        let mut centre = coords::tile_at(f64::from(poses[0].eye[0]), f64::from(poses[0].eye[1]))
+            .unwrap_or_else(|| scene.window.centre());
+        for (i, pose) in poses.iter().enumerate() {
+            let started = Instant::now();
+            let [x, y, _] = pose.eye.map(f64::from);
+            if let Some(tile) = coords::tile_at(x, y).filter(|t| *t != centre) {
+                centre = tile;
+                stream.slides += 1;
+                stream.slide_frames.push(i as u32);
             }
-            if !warmed {
-                for w in 0..self.plan.warmup {
-                    self.render(&mut renderer, &poses[0], w as f32 * FRAME_DT, &tier)?;
-                    bar.inc(1);
-                }
-                self.executor.flush(self.gpu);
-                warmed = true;
-            }
-            while i < poses.len() {
-                let pose = &poses[i];
-                let (started, sections) = match pending.take() {
-                    Some((started, section)) => (
-                        started,
-                        vec![section, ("streaming.rebuild".to_owned(), rebuild_ms)],
-                    ),
-                    None => {
-                        let started = Instant::now();
-                        let due = match streamer.as_mut() {
-                            None => leaves_centre(scene, pose),
-                            Some(s) => {
-                                let [x, y, _] = pose.eye.map(f64::from);
-                                let due = s
-                                    .pending(&scene.window, x, y)
-                                    .map_err(|e| at_pose(pose, e))?;
-                                stream.max_queue_depth =
-                                    stream.max_queue_depth.max(s.queue_depth() as u32);
-                                due
-                            }
-                        };
-                        if due {
-                            break;
-                        }
-                        let tile = coords::tile_at(f64::from(pose.eye[0]), f64::from(pose.eye[1]));
-                        if tile.is_some_and(|t| t != centre) {
-                            // Workers: the camera entered another tile; the
-                            // resident world changes once tiles are finished.
-                            centre = tile.unwrap_or(centre);
-                            stream.slides += 1;
-                            stream.slide_frames.push(i as u32);
-                        }
-                        (started, Vec::new())
-                    }
-                };
-                let report = self.render(&mut renderer, pose, i as f32 * FRAME_DT, &tier)?;
-                let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
-                self.gpu.wait_idle();
-                if !sections.is_empty() {
-                    let ms: f64 = sections.iter().map(|(_, ms)| ms).sum();
-                    stream.max_frame_ms = stream.max_frame_ms.max(ms);
-                }
-                by_frame.insert(report.frame, samples.frames.len());
-                samples
-                    .frames
-                    .push(sample_of(&report, cpu_frame_ms, sections));
-                for times in self.executor.poll_gpu_times(self.gpu) {
-                    attach_gpu_times(samples, &by_frame, times);
-                }
-                bar.inc(1);
-                i += 1;
-            }
-            drop(renderer);
-            if i < poses.len() {
-                let pose = &poses[i];
-                let started = Instant::now();
-                let section = match streamer.as_mut() {
-                    None => {
-                        if let Some(slide) = follow(scene, pose)? {
+            // This frame's streaming step: what changed in the resident world.
+            let (section, changes) = match streamer.as_mut() {
+                None => {
+                    let before = scene.window.tiles();
+                    match follow(scene, pose)? {
+                        Some(slide) => {
                             stream.tiles_loaded += slide.loaded.len() as u32;
                             stream.tiles_evicted += slide.dropped as u32;
                             stream.tile_bytes += slide.bytes as u64;
+                            let evicted: Vec<_> = before
+                                .into_iter()
+                                .filter(|t| !scene.window.is_resident(*t))
+                                .collect();
+                            ("streaming.load", residency_changes(&evicted, &slide.loaded))
                         }
-                        "streaming.load"
+                        None => ("streaming.load", Vec::new()),
                     }
-                    Some(s) => {
-                        let [x, y, _] = pose.eye.map(f64::from);
-                        let step = scene.stream(s, x, y, false).map_err(|e| at_pose(pose, e))?;
-                        stream.tiles_loaded += step.applied.len() as u32;
-                        stream.tiles_evicted += step.evicted.len() as u32;
-                        stream.tile_bytes += step.bytes;
-                        stream.max_queue_depth =
-                            stream.max_queue_depth.max(step.queue_depth as u32);
-                        "streaming.apply"
-                    }
-                };
-                stream.changes += 1;
-                let tile = scene.window.centre();
-                if tile != centre {
-                    centre = tile;
-                    stream.slides += 1;
-                    stream.slide_frames.push(i as u32);
                 }
-                let ms = started.elapsed().as_secs_f64() * 1e3;
-                stream.max_load_ms = stream.max_load_ms.max(ms);
-                pending = Some((started, (section.to_owned(), ms)));
+                Some(s) => {
+                    let step = scene.stream(s, x, y, false).map_err(|e| at_pose(pose, e))?;
+                    stream.tiles_loaded += step.applied.len() as u32;
+                    stream.tiles_evicted += step.evicted.len() as u32;
+                    stream.tile_bytes += step.bytes;
+                    stream.max_queue_depth = stream.max_queue_depth.max(step.queue_depth as u32);
+                    (
+                        "streaming.apply",
+                        residency_changes(&step.evicted, &step.applied),
+                    )
+                }
+            };
+            let mut sections = Vec::new();
+            if !changes.is_empty() {
+                let load_ms = started.elapsed().as_secs_f64() * 1e3;
+                stream.max_load_ms = stream.max_load_ms.max(load_ms);
+                stream.changes += 1;
+                let r = renderer
+                    .residency_changed(gpu, SceneData::from_scene(scene), &changes)
+                    .map_err(|source| BenchError::Pass {
+                        tier: tier.clone(),
+                        source,
+                    })?;
+                stream.techniques_applied += r.applied.len() as u32;
+                stream.techniques_rebuilt += r.rebuilt.len() as u32;
+                stream.bytes_uploaded += r.bytes_uploaded;
+                let technique_ms = r.applied_ms + r.rebuild_ms;
+                stream.max_technique_ms = stream.max_technique_ms.max(technique_ms);
+                stream.max_frame_ms = stream.max_frame_ms.max(load_ms + technique_ms);
+                sections.push((section.to_owned(), load_ms));
+                sections.push(("streaming.techniques".to_owned(), r.applied_ms));
+                if !r.rebuilt.is_empty() {
+                    sections.push(("streaming.rebuild".to_owned(), r.rebuild_ms));
+                }
             }
+            let report = self.render(&mut renderer, scene, pose, i as f32 * FRAME_DT, &tier)?;
+            let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+            self.gpu.wait_idle();
+            by_frame.insert(report.frame, samples.frames.len());
+            samples
+                .frames
+                .push(sample_of(&report, cpu_frame_ms, sections));
+            for times in self.executor.poll_gpu_times(self.gpu) {
+                attach_gpu_times(samples, &by_frame, times);
+            }
+            bar.inc(1);
         }
         for times in self.executor.flush(self.gpu) {
             attach_gpu_times(samples, &by_frame, times);
@@ -686,25 +669,22 @@ impl<'f> Frame<'f> {
         // Unmeasured: back to the screenshot view's tile, as a 3x3 window.
         follow(scene, shot)?;
         for t in scene.window.tiles() {
-            if !scene.window.is_resident(t) {
-                continue;
-            }
             let c = scene.window.centre();
             if t.x.abs_diff(c.x) > 1 || t.y.abs_diff(c.y) > 1 {
                 scene.window.evict(t);
             }
         }
-        scene.placements = scene.window.placements();
         scene.stats = scene.window.stats();
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
-        let image = self.screenshot(&mut renderer, shot)?;
-        Ok((image, Finished::of(&renderer)))
+        let image = self.screenshot(&mut renderer, scene, shot)?;
+        Ok((image, Finished::of(&renderer, scene)))
     }
 
     /// Records and submits one frame.
     pub(crate) fn render(
         &mut self,
-        renderer: &mut SceneRenderer<'_>,
+        renderer: &mut SceneRenderer,
+        scene: &Scene,
         pose: &ViewPose,
         time_s: f32,
         tier: &str,
@@ -719,7 +699,13 @@ impl<'f> Frame<'f> {
         );
         let mut graph = RenderGraph::new();
         let ids = TargetIds::import(&mut graph, self.target);
-        renderer.record(self.gpu, &mut graph, &view, ids);
+        renderer.record(
+            self.gpu,
+            SceneData::from_scene(scene),
+            &mut graph,
+            &view,
+            ids,
+        );
         self.executor
             .execute(self.gpu, graph)
             .map_err(|source| BenchError::Graph {
@@ -731,11 +717,12 @@ impl<'f> Frame<'f> {
     /// Renders `pose` at time 0 and reads the resolved colour back.
     pub(crate) fn screenshot(
         &mut self,
-        renderer: &mut SceneRenderer<'_>,
+        renderer: &mut SceneRenderer,
+        scene: &Scene,
         pose: &ViewPose,
     ) -> Result<image::RgbaImage, BenchError> {
         let tier = renderer.tiers().to_string();
-        self.render(renderer, pose, 0.0, &tier)?;
+        self.render(renderer, scene, pose, 0.0, &tier)?;
         self.executor.flush(self.gpu);
         self.target
             .read_color(&self.gpu.device, &self.gpu.queue)

@@ -5,11 +5,12 @@
 
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
+use sward_passes::renderer::SceneData;
 use sward_passes::RenderSettings;
 use sward_scenes::presets::ViewPose;
 use sward_scenes::world::coords;
 
-use super::runner::{build_renderer, choose_combos, Frame};
+use super::runner::{build_renderer, choose_combos, residency_changes, Frame};
 use super::{BenchError, BenchOptions};
 use crate::report::TierPair;
 
@@ -42,7 +43,7 @@ pub struct SoakSample {
     /// The process's resident set size (bytes; `None` where the system
     /// does not say, outside Linux).
     pub rss_bytes: Option<u64>,
-    /// GPU memory sward holds for the rebuilt techniques and the models.
+    /// GPU memory sward holds for the techniques and the models.
     pub gpu_memory_bytes: u64,
 }
 
@@ -77,8 +78,9 @@ fn offset(k: u32) -> i32 {
     }
 }
 
-/// Runs the soak: for every tier combination, `slides` window slides,
-/// each followed by a rebuild of the techniques and one rendered frame.
+/// Runs the soak: for every tier combination, `slides` window slides, each
+/// followed by the techniques' residency updates (in place where a
+/// technique can, as streaming does) and one rendered frame.
 pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
     if opts.slides == 0 {
         return Err(BenchError::Usage("--slides must be at least 1".into()));
@@ -117,15 +119,32 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
     let mut samples = Vec::new();
     for combo in &combos {
         let tier = TierPair::of(combo).to_string();
+        let (mut renderer, _) = build_renderer(&gpu, &scene, combo, Default::default(), &tier)?;
         for k in 1..=opts.slides {
             let to = start.offset(offset(k), 0).ok_or_else(|| {
                 BenchError::Usage(format!("preset `{}` is too small to soak", scene.name))
             })?;
             let [x, y] = coords::tile_centre(to);
+            let before = scene.window.tiles();
             let slide = scene
                 .follow(x, y)
                 .map_err(|e| BenchError::Usage(format!("soak slide {k}: {e}")))?;
-            let (mut renderer, _) = build_renderer(&gpu, &scene, combo, Default::default(), &tier)?;
+            if let Some(slide) = &slide {
+                let evicted: Vec<_> = before
+                    .into_iter()
+                    .filter(|t| !scene.window.is_resident(*t))
+                    .collect();
+                renderer
+                    .residency_changed(
+                        &gpu,
+                        SceneData::from_scene(&scene),
+                        &residency_changes(&evicted, &slide.loaded),
+                    )
+                    .map_err(|source| BenchError::Pass {
+                        tier: tier.clone(),
+                        source,
+                    })?;
+            }
             let z = scene.world().height_at(x, y).unwrap_or(0.0) + 30.0;
             let pose = ViewPose {
                 name: "soak".into(),
@@ -134,7 +153,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                 pitch_deg: -12.0,
             };
             let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
-            frame.render(&mut renderer, &pose, 0.0, &tier)?;
+            frame.render(&mut renderer, &scene, &pose, 0.0, &tier)?;
             executor.flush(&gpu);
             gpu.wait_idle();
             samples.push(SoakSample {

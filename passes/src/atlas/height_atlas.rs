@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use sward_engine::GpuContext;
-use sward_scenes::world::coords::ChunkCoord;
+use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use sward_scenes::world::{Mcnk, World};
 
 use super::layout::{
@@ -26,10 +26,24 @@ pub struct HeightAtlas {
     index: wgpu::Texture,
     index_view: wgpu::TextureView,
     chunk_buffer: wgpu::Buffer,
+    /// CPU copy of the record buffer, one per slot up to the highest slot
+    /// ever used; free slots hold [`AtlasChunkGpu::EMPTY`].
     records: Vec<AtlasChunkGpu>,
     slots: HashMap<ChunkCoord, u32>,
+    /// Free slots below `records.len()`, handed out lowest first.
+    free: std::collections::BTreeSet<u32>,
     window: IndexWindow,
     gpu_bytes: u64,
+}
+
+/// How far a streaming atlas must reach: the index window of every MCNK
+/// that may ever become resident and the most MCNKs resident at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtlasReach {
+    /// The chunk-index window (global MCNK coordinates).
+    pub window: IndexWindow,
+    /// Slots to allocate (MCNKs resident at once, at most).
+    pub capacity: usize,
 }
 
 fn texture(
@@ -94,12 +108,30 @@ impl HeightAtlas {
     /// MCNK whose position does not match its grid coordinate, on non-finite
     /// heights, or when the atlas exceeds the device's texture size.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+        Self::with_reach(gpu, world, None)
+    }
+
+    /// Like [`Self::new`], but with room for streaming when `reach` is
+    /// given: the index covers `reach.window` and the atlas has
+    /// `reach.capacity` slots (at least the resident MCNKs), so tiles can
+    /// be made resident and evicted in place ([`Self::set_tile`]).
+    pub fn with_reach(
+        gpu: &GpuContext,
+        world: &World,
+        reach: Option<AtlasReach>,
+    ) -> Result<Self, PassError> {
         let device = &gpu.device;
         let count = world.mcnk_count();
-        let layout = AtlasLayout::for_tiles(count);
+        let resident = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
+        let (window, capacity) = match reach {
+            Some(r) if count == 0 || r.window.contains(&resident) => {
+                (r.window, r.capacity.max(count))
+            }
+            _ => (resident, count),
+        };
+        let layout = AtlasLayout::for_tiles(capacity);
         let size = layout.size();
         let max_dim = device.limits().max_texture_dimension_2d;
-        let window = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
         let needed = size[0].max(size[1]).max(window.size[0]).max(window.size[1]);
         if needed > max_dim {
             return Err(PassError::DeviceLimit {
@@ -149,6 +181,7 @@ impl HeightAtlas {
             chunk_buffer,
             records: Vec::with_capacity(count),
             slots: HashMap::with_capacity(count),
+            free: Default::default(),
             window,
             gpu_bytes,
         };
@@ -160,7 +193,7 @@ impl HeightAtlas {
         }
         // Records and the index in one write each (unused slots zeroed).
         let mut all = atlas.records.clone();
-        all.resize(record_count, bytemuck::Zeroable::zeroed());
+        all.resize(record_count, AtlasChunkGpu::EMPTY);
         gpu.queue
             .write_buffer(&atlas.chunk_buffer, 0, bytemuck::cast_slice(&all));
         let mut table = vec![NO_CHUNK; (window.size[0] * window.size[1]) as usize];
@@ -253,12 +286,81 @@ impl HeightAtlas {
         );
         write_region(queue, &self.index, texel, [1, 1], 4, &slot.to_le_bytes());
         if s >= self.records.len() {
-            self.records.resize(s + 1, bytemuck::Zeroable::zeroed());
+            self.records.resize(s + 1, AtlasChunkGpu::EMPTY);
         }
         self.records[s] = record;
+        self.free.remove(&slot);
         // An MCNK moved from another slot is only reachable at the new one.
         self.slots.insert(chunk, slot);
         Ok(())
+    }
+
+    /// Makes tile `tile` of `world` resident (replacing its MCNKs if it
+    /// was) or, when `world` no longer has it, evicts its MCNKs: their
+    /// slots go back to the free list and their index texels to
+    /// [`NO_CHUNK`]. New MCNKs take the lowest free slots. Returns the
+    /// bytes written to the GPU, or `Ok(None)` when the atlas has no room
+    /// for the tile (the caller then rebuilds with a larger reach); the
+    /// atlas is unchanged in that case.
+    pub fn set_tile(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        tile: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        let incoming = world.tile(tile);
+        let needed = incoming.map_or(0, |t| t.mcnks.len());
+        let held: Vec<(ChunkCoord, u32)> = self
+            .slots
+            .iter()
+            .filter(|(c, _)| c.tile() == tile)
+            .map(|(c, s)| (*c, *s))
+            .collect();
+        let unused = self.layout.capacity() as usize - self.records.len();
+        if needed > self.free.len() + held.len() + unused {
+            return Ok(None);
+        }
+        if let Some(t) = incoming {
+            for m in &t.mcnks {
+                if self.window.texel(m.chunk_coord(tile)).is_none() {
+                    return Ok(None);
+                }
+            }
+        }
+        let mut bytes = 0u64;
+        for (chunk, slot) in held {
+            self.slots.remove(&chunk);
+            self.records[slot as usize] = AtlasChunkGpu::EMPTY;
+            queue.write_buffer(
+                &self.chunk_buffer,
+                u64::from(slot) * std::mem::size_of::<AtlasChunkGpu>() as u64,
+                bytemuck::bytes_of(&AtlasChunkGpu::EMPTY),
+            );
+            if let Some(t) = self.window.texel(chunk) {
+                write_region(queue, &self.index, t, [1, 1], 4, &NO_CHUNK.to_le_bytes());
+            }
+            self.free.insert(slot);
+            bytes += std::mem::size_of::<AtlasChunkGpu>() as u64 + 4;
+        }
+        let Some(t) = incoming else {
+            return Ok(Some(bytes));
+        };
+        for m in &t.mcnks {
+            let slot = match self.free.pop_first() {
+                Some(s) => s,
+                None => self.records.len() as u32,
+            };
+            self.upload_chunk(queue, slot, m.chunk_coord(tile), m)?;
+            bytes += (TILE_W * TILE_H * 8) as u64 + std::mem::size_of::<AtlasChunkGpu>() as u64 + 4;
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Whether slot `slot` holds a resident MCNK.
+    pub fn is_live(&self, slot: u32) -> bool {
+        self.records
+            .get(slot as usize)
+            .is_some_and(|r| r.chunk[0] != NO_CHUNK && self.slots.get(&r.coord()) == Some(&slot))
     }
 
     /// The tile placement.
@@ -271,12 +373,21 @@ impl HeightAtlas {
         self.window
     }
 
-    /// Resident MCNKs (slots `0..chunk_count()` are in use).
+    /// Resident MCNKs. Built from scratch, slots `0..chunk_count()` are in
+    /// use; after streaming changes, free slots may lie in between (see
+    /// [`Self::is_live`] and [`Self::slot_count`]).
     pub fn chunk_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Slots handed out so far (live or free): the length of
+    /// [`Self::records`].
+    pub fn slot_count(&self) -> usize {
         self.records.len()
     }
 
-    /// Per-MCNK records in slot order (the CPU copy of the record buffer).
+    /// Per-slot records in slot order (the CPU copy of the record buffer;
+    /// free slots hold [`AtlasChunkGpu::EMPTY`]).
     pub fn records(&self) -> &[AtlasChunkGpu] {
         &self.records
     }

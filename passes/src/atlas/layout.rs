@@ -3,7 +3,7 @@
 //! ([`height_tile`], [`normal_tile`]), the per-MCNK record shared with WGSL
 //! ([`AtlasChunkGpu`]) and the chunk-index window ([`IndexWindow`]).
 
-use sward_scenes::world::coords::{ChunkCoord, CHUNK_SIZE};
+use sward_scenes::world::coords::{ChunkCoord, TileCoord, CHUNK_SIZE};
 use sward_scenes::world::height::{inner_index, outer_index};
 use sward_scenes::world::Mcnk;
 
@@ -120,6 +120,18 @@ pub struct AtlasChunkGpu {
 }
 
 impl AtlasChunkGpu {
+    /// The record of a free slot: no MCNK ([`NO_CHUNK`]), every hole set,
+    /// and bounds so far away that every distance and frustum test rejects
+    /// them.
+    pub const EMPTY: AtlasChunkGpu = AtlasChunkGpu {
+        chunk: [NO_CHUNK, NO_CHUNK],
+        tile: [0, 0],
+        bounds_min: [-1.0e30, -1.0e30, -1.0e30],
+        base_z: 0.0,
+        bounds_max: [-1.0e30, -1.0e30, -1.0e30],
+        holes: 0xFFFF,
+    };
+
     /// The record of MCNK `m` (global coordinate `chunk`) in tile `tile`.
     /// Checks the stored position against the grid and that heights are
     /// finite; errors name the MCNK.
@@ -204,6 +216,22 @@ impl IndexWindow {
             origin: lo,
             size: [hi[0] - lo[0] + 1, hi[1] - lo[1] + 1],
         }
+    }
+
+    /// The window covering the tiles from `lo` to `hi` (inclusive).
+    pub fn of_tiles(lo: TileCoord, hi: TileCoord) -> Self {
+        IndexWindow {
+            origin: [lo.x * 16, lo.y * 16],
+            size: [(hi.x - lo.x + 1) * 16, (hi.y - lo.y + 1) * 16],
+        }
+    }
+
+    /// Whether every texel of `other` lies inside this window.
+    pub fn contains(&self, other: &IndexWindow) -> bool {
+        other.origin[0] >= self.origin[0]
+            && other.origin[1] >= self.origin[1]
+            && other.origin[0] + other.size[0] <= self.origin[0] + self.size[0]
+            && other.origin[1] + other.size[1] <= self.origin[1] + self.size[1]
     }
 
     /// Texel of MCNK `chunk` in the index texture, if inside the window.

@@ -12,10 +12,13 @@
 //! - [`cpu`]: CPU mirror of the WGSL snippet.
 //! - [`HeightAtlas`]: the GPU resources and their bind group entries.
 //!
-//! Lifecycle: built for one world window ([`HeightAtlas::new`] uploads one
-//! height and one normal tile per MCNK with `write_texture`); when the window
-//! slides the owner builds a new one (the old one is dropped, releasing its
-//! textures), like the alpha atlas of `static-chunks`.
+//! Lifecycle: built for the resident world ([`HeightAtlas::new`] uploads one
+//! height and one normal tile per MCNK with `write_texture`). For a world
+//! that streams, [`HeightAtlas::with_reach`] sizes the index for every tile
+//! the source has and the atlas for the most tiles resident at once;
+//! [`HeightAtlas::set_tile`] then makes a tile resident (its MCNKs take the
+//! lowest free slots) or evicts it (slots freed, index texels cleared) in
+//! place, without rebuilding anything else.
 
 pub mod cpu;
 mod height_atlas;
@@ -23,5 +26,5 @@ pub mod layout;
 #[cfg(test)]
 mod tests;
 
-pub use height_atlas::HeightAtlas;
+pub use height_atlas::{AtlasReach, HeightAtlas};
 pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};

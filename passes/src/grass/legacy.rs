@@ -8,12 +8,13 @@
 //! deliberately not optimised beyond it (no spatial structure, no caching).
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 use glam::{Mat4, Vec3};
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
-use sward_scenes::{Placement, Placements};
+use sward_scenes::{Placement, Placements, TileCoord};
 
 use super::draw::{add_draw_pass, draw_batches, Batch, DrawState};
 use super::gpu::{GrassFrame, GRASS_FRAME_BYTES};
@@ -38,10 +39,17 @@ struct FrameScratch {
     ranges: Vec<(usize, u32, u32)>,
 }
 
-/// The legacy-cpu grass tier.
-pub struct LegacyCpu {
+/// One resident tile's placements and their models.
+struct TileItems {
     items: Vec<Placement>,
     item_models: Vec<u16>,
+}
+
+/// The legacy-cpu grass tier.
+pub struct LegacyCpu {
+    /// Resident tiles' placements by `(row, column)`: walked in window
+    /// order, the same order as the merged store.
+    tiles: BTreeMap<(u32, u32), TileItems>,
     /// Model bounding radius per model.
     radius: Vec<f32>,
     /// Model height span per model (wind margin).
@@ -55,29 +63,30 @@ pub struct LegacyCpu {
 }
 
 impl LegacyCpu {
-    /// Keeps a copy of `placements` (the resident window's) and allocates one
-    /// dynamic instance buffer large enough for all of them.
+    /// Keeps a copy of `placements` (the resident window's, per tile) and
+    /// allocates one dynamic instance buffer large enough for all of them.
     pub fn new(
         gpu: &GpuContext,
         models: &GrassModels,
         placements: &Placements,
     ) -> Result<Self, PassError> {
         let item_models = placement_models(placements, models.len())?;
-        let size = (placements.items.len() as u64 * INSTANCE_BYTES).max(INSTANCE_BYTES);
-        check_buffer_size(gpu, "the dynamic instance buffer".into(), size)?;
-        let dynamic = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grass.instances"),
-            size,
-            usage: wgpu::BufferUsages::VERTEX
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let mut tiles: BTreeMap<(u32, u32), TileItems> = BTreeMap::new();
+        for g in &placements.groups {
+            let t = g.chunk.tile();
+            let part = tiles.entry((t.y, t.x)).or_insert_with(|| TileItems {
+                items: Vec::new(),
+                item_models: Vec::new(),
+            });
+            part.items.extend_from_slice(&placements.items[g.range()]);
+            part.item_models.extend_from_slice(&item_models[g.range()]);
+        }
+        let dynamic = dynamic_buffer(gpu, placements.items.len())?;
+        let size = dynamic.size();
         let uniform = uniform_buffer(gpu);
         let frame_bind_group = models.frame_bind_group(&gpu.device, &uniform);
         Ok(LegacyCpu {
-            items: placements.items.clone(),
-            item_models,
+            tiles,
             radius: models.models.iter().map(|m| m.radius).collect(),
             height: models.models.iter().map(|m| m.height).collect(),
             dynamic,
@@ -101,7 +110,11 @@ impl LegacyCpu {
         for list in per_model.iter_mut() {
             list.clear();
         }
-        for (p, &m) in self.items.iter().zip(&self.item_models) {
+        let all = self
+            .tiles
+            .values()
+            .flat_map(|t| t.items.iter().zip(&t.item_models));
+        for (p, &m) in all {
             let m = m as usize;
             if Vec3::from_array(p.position).distance(eye) > max_dist {
                 continue;
@@ -187,7 +200,37 @@ impl LegacyCpu {
 
     /// Resident placements (walked every frame).
     pub fn placement_count(&self) -> usize {
-        self.items.len()
+        self.tiles.values().map(|t| t.items.len()).sum()
+    }
+
+    /// Makes `tile` resident with a copy of `placements` (replacing what it
+    /// had), or evicts it with `None`. The dynamic buffer grows (never
+    /// shrinks) when the resident placements outgrow it.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        models: &GrassModels,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+    ) -> Result<(), PassError> {
+        self.tiles.remove(&(tile.y, tile.x));
+        if let Some(p) = placements.filter(|p| !p.is_empty()) {
+            let item_models = placement_models(p, models.len())?;
+            self.tiles.insert(
+                (tile.y, tile.x),
+                TileItems {
+                    items: p.items.clone(),
+                    item_models,
+                },
+            );
+        }
+        let needed = self.placement_count();
+        if needed as u64 * INSTANCE_BYTES > self.dynamic.size() {
+            let grown = dynamic_buffer(gpu, needed)?;
+            self.bytes += grown.size() - self.dynamic.size();
+            self.dynamic = grown;
+        }
+        Ok(())
     }
 
     /// The dynamic instance buffer (tests read it back).
@@ -202,6 +245,20 @@ impl LegacyCpu {
     }
 }
 
+/// A dynamic instance buffer for `placements` instances.
+fn dynamic_buffer(gpu: &GpuContext, placements: usize) -> Result<wgpu::Buffer, PassError> {
+    let size = (placements as u64 * INSTANCE_BYTES).max(INSTANCE_BYTES);
+    check_buffer_size(gpu, "the dynamic instance buffer".into(), size)?;
+    Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("grass.instances"),
+        size,
+        usage: wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    }))
+}
+
 /// Registry entry of grass `legacy-cpu`, the profiled "before" path.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Grass,
@@ -210,7 +267,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     params: &[],
     requires: &[],
     fallback: None,
-    build: |i, _| Ok(Box::new(LegacyCpu::new(i.gpu, i.models, i.scene.placements)?)),
+    build: |i, _| Ok(Box::new(LegacyCpu::new(i.gpu, i.models, i.scene.placements.all())?)),
 };
 
 impl crate::technique::Technique for LegacyCpu {
@@ -226,5 +283,27 @@ impl crate::technique::Technique for LegacyCpu {
 
     fn gpu_memory_bytes(&self) -> u64 {
         self.bytes
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        use crate::technique::ResidencyChange as C;
+        for change in changes {
+            match *change {
+                C::TileEvicted(t) => self.set_tile(inputs.gpu, inputs.models, t, None)?,
+                C::TileResident(t) => {
+                    let p = inputs.scene.placements.tile(t);
+                    self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())?;
+                }
+                C::ChunkResident(_) | C::ChunkEvicted(_) => {
+                    return Ok(crate::technique::Residency::Rebuild)
+                }
+            }
+        }
+        // The CPU copy is walked every frame; nothing goes to the GPU now.
+        Ok(crate::technique::Residency::Applied { bytes_uploaded: 0 })
     }
 }

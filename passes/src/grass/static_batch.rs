@@ -1,16 +1,23 @@
-//! Grass `static-batch`, the baseline: when the world
-//! window is built, placements are grouped by model and each model gets one
-//! immutable instance buffer of mat4s; every frame writes only the uniform
-//! block and issues one instanced draw per model batch. Distance fade, the
-//! 220-unit cut and wind run in the vertex shader, so no per-instance work
-//! happens on the CPU after construction.
+//! Grass `static-batch`, the baseline: when a tile becomes resident, its
+//! placements are grouped by model and each model gets one immutable
+//! instance buffer of mat4s for that tile; every frame writes only the
+//! uniform block and issues one instanced draw per model and tile (model
+//! after model, tiles in window order, so the instance order is the same as
+//! one buffer per model over the whole window). Distance fade, the 220-unit
+//! cut and wind run in the vertex shader, so no per-instance work happens on
+//! the CPU after a tile arrives. Streaming adds and drops a tile's buffers
+//! ([`crate::technique::Technique::residency_changed`]); nothing else is
+//! rebuilt.
 
 use glam::Mat4;
 use wgpu::util::DeviceExt;
 
+use std::collections::BTreeMap;
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
-use sward_scenes::Placements;
+
+use sward_scenes::placement::PlacementGroup;
+use sward_scenes::{Placements, TileCoord};
 
 use super::draw::{add_draw_pass, draw_batches, Batch, DrawState};
 use super::gpu::{GrassFrame, GRASS_FRAME_BYTES};
@@ -19,21 +26,29 @@ use super::models::GrassModels;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
-/// The immutable instances of one model.
+/// The immutable instances of one model in one tile.
 struct ModelBatch {
     model: usize,
     buffer: wgpu::Buffer,
     count: u32,
 }
 
+/// One resident tile's batches.
+struct TileBatches {
+    batches: Vec<ModelBatch>,
+    instances: u64,
+    bytes: u64,
+}
+
 /// The static-batch grass tier.
 pub struct StaticBatch {
-    batches: Vec<ModelBatch>,
+    /// Resident tiles' batches by `(row, column)` (window order).
+    tiles: BTreeMap<(u32, u32), TileBatches>,
     uniform: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
     draw: DrawState,
-    instances: u64,
-    bytes: u64,
+    /// Bytes that do not depend on the resident tiles (uniforms, models).
+    fixed_bytes: u64,
 }
 
 /// Checks that `bytes` of instances fit one buffer of the device.
@@ -64,53 +79,121 @@ pub(crate) fn uniform_buffer(gpu: &GpuContext) -> wgpu::Buffer {
     })
 }
 
+/// Builds the batches of one tile's `placements` (group starts from 0).
+fn tile_batches(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    placements: &Placements,
+    tile: TileCoord,
+) -> Result<TileBatches, PassError> {
+    placement_models(placements, models.len())?;
+    let (items, ranges) = placements.model_major(models.len());
+    let mut batches = Vec::new();
+    let mut bytes = 0;
+    for (model, range) in ranges.into_iter().enumerate() {
+        if range.is_empty() {
+            continue;
+        }
+        let size = range.len() as u64 * INSTANCE_BYTES;
+        check_buffer_size(
+            gpu,
+            format!(
+                "instances of model {} in tile ({}, {})",
+                models.models[model].name, tile.x, tile.y
+            ),
+            size,
+        )?;
+        let matrices: Vec<Mat4> = items[range].iter().map(instance_matrix).collect();
+        let buffer = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("grass.instances"),
+                contents: bytemuck::cast_slice(&matrices),
+                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
+            });
+        bytes += size;
+        batches.push(ModelBatch {
+            model,
+            buffer,
+            count: matrices.len() as u32,
+        });
+    }
+    Ok(TileBatches {
+        batches,
+        instances: items.len() as u64,
+        bytes,
+    })
+}
+
+/// `placements` split by the tile of each group's MCNK (group starts from 0
+/// in each part), in window order.
+fn split_by_tile(placements: &Placements) -> BTreeMap<(u32, u32), Placements> {
+    let mut out: BTreeMap<(u32, u32), Placements> = BTreeMap::new();
+    for g in &placements.groups {
+        let t = g.chunk.tile();
+        let part = out.entry((t.y, t.x)).or_default();
+        let start = part.items.len() as u32;
+        let items = placements.items.get(g.range()).unwrap_or(&[]);
+        part.items.extend_from_slice(items);
+        part.groups.push(PlacementGroup {
+            start,
+            count: items.len() as u32,
+            ..*g
+        });
+    }
+    out
+}
+
 impl StaticBatch {
-    /// Groups `placements` (the resident window's) by model and uploads one
-    /// immutable mat4 buffer per model that has any.
+    /// Uploads one immutable mat4 buffer per model and tile for
+    /// `placements` (the resident window's).
     pub fn new(
         gpu: &GpuContext,
         models: &GrassModels,
         placements: &Placements,
     ) -> Result<Self, PassError> {
         placement_models(placements, models.len())?;
-        let (items, ranges) = placements.model_major(models.len());
-        let mut batches = Vec::new();
-        let mut bytes = GRASS_FRAME_BYTES + models.gpu_memory_bytes();
-        for (model, range) in ranges.into_iter().enumerate() {
-            if range.is_empty() {
-                continue;
-            }
-            let size = range.len() as u64 * INSTANCE_BYTES;
-            check_buffer_size(
-                gpu,
-                format!("instances of model {}", models.models[model].name),
-                size,
-            )?;
-            let matrices: Vec<Mat4> = items[range].iter().map(instance_matrix).collect();
-            let buffer = gpu
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("grass.instances"),
-                    contents: bytemuck::cast_slice(&matrices),
-                    usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
-                });
-            bytes += size;
-            batches.push(ModelBatch {
-                model,
-                buffer,
-                count: matrices.len() as u32,
-            });
-        }
         let uniform = uniform_buffer(gpu);
         let frame_bind_group = models.frame_bind_group(&gpu.device, &uniform);
-        Ok(StaticBatch {
-            batches,
+        let mut this = StaticBatch {
+            tiles: BTreeMap::new(),
             uniform,
             frame_bind_group,
             draw: DrawState::default(),
-            instances: items.len() as u64,
-            bytes,
-        })
+            fixed_bytes: GRASS_FRAME_BYTES + models.gpu_memory_bytes(),
+        };
+        for ((y, x), part) in split_by_tile(placements) {
+            let t = TileCoord::new(x, y);
+            this.tiles
+                .insert((y, x), tile_batches(gpu, models, &part, t)?);
+        }
+        Ok(this)
+    }
+
+    /// Makes `tile` resident with `placements` (replacing what it had), or
+    /// evicts it with `None`. Returns the bytes uploaded.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        models: &GrassModels,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+    ) -> Result<u64, PassError> {
+        self.tiles.remove(&(tile.y, tile.x));
+        let Some(p) = placements.filter(|p| !p.is_empty()) else {
+            return Ok(0);
+        };
+        let built = tile_batches(gpu, models, p, tile)?;
+        let bytes = built.bytes;
+        self.tiles.insert((tile.y, tile.x), built);
+        Ok(bytes)
+    }
+
+    /// Every batch, model after model, tiles in window order.
+    fn batches(&self) -> impl Iterator<Item = &ModelBatch> + '_ {
+        let mut all: Vec<&ModelBatch> = self.tiles.values().flat_map(|t| &t.batches).collect();
+        all.sort_by_key(|b| b.model);
+        all.into_iter()
     }
 
     /// Adds `grass.draw`: writes the uniforms, then one instanced draw per
@@ -131,7 +214,7 @@ impl StaticBatch {
             ctx.queue
                 .write_buffer(&this.uniform, 0, bytemuck::bytes_of(&frame));
             ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
-            let batches = this.batches.iter().map(|b| Batch {
+            let batches = this.batches().map(|b| Batch {
                 model: b.model,
                 buffer: &b.buffer,
                 offset: 0,
@@ -144,7 +227,7 @@ impl StaticBatch {
                 &this.frame_bind_group,
                 batches,
             );
-            ctx.counters.instances_submitted += this.instances;
+            ctx.counters.instances_submitted += this.instance_count();
             *ctx.counters += c;
         });
     }
@@ -157,26 +240,27 @@ impl StaticBatch {
 
     /// Resident instances (all placements of the window).
     pub fn instance_count(&self) -> u64 {
-        self.instances
+        self.tiles.values().map(|t| t.instances).sum()
     }
 
-    /// Number of model batches (draws per frame).
+    /// Number of model batches (draws per frame: one per model and tile).
     pub fn batch_count(&self) -> usize {
-        self.batches.len()
+        self.tiles.values().map(|t| t.batches.len()).sum()
     }
 
-    /// The instance buffer of `model` and its instance count, if it has any.
-    pub fn model_buffer(&self, model: usize) -> Option<(&wgpu::Buffer, u32)> {
-        self.batches
-            .iter()
-            .find(|b| b.model == model)
+    /// The instance buffers of `model` (one per resident tile that has it,
+    /// in window order) and their instance counts.
+    pub fn model_buffers(&self, model: usize) -> Vec<(&wgpu::Buffer, u32)> {
+        self.batches()
+            .filter(|b| b.model == model)
             .map(|b| (&b.buffer, b.count))
+            .collect()
     }
 
     /// GPU memory of the instance buffers, the uniform block and the shared
     /// model geometry and textures.
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes
+        self.fixed_bytes + self.tiles.values().map(|t| t.bytes).sum::<u64>()
     }
 }
 
@@ -188,7 +272,13 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     params: &[],
     requires: &[],
     fallback: None,
-    build: |i, _| Ok(Box::new(StaticBatch::new(i.gpu, i.models, i.scene.placements)?)),
+    build: |i, _| {
+        let mut this = StaticBatch::new(i.gpu, i.models, &Placements::default())?;
+        for t in i.scene.world.tiles() {
+            this.set_tile(i.gpu, i.models, t.coord, i.scene.placements.tile(t.coord).as_deref())?;
+        }
+        Ok(Box::new(this))
+    },
 };
 
 impl crate::technique::Technique for StaticBatch {
@@ -203,6 +293,31 @@ impl crate::technique::Technique for StaticBatch {
     }
 
     fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes
+        StaticBatch::gpu_memory_bytes(self)
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        use crate::technique::ResidencyChange as C;
+        let mut bytes_uploaded = 0;
+        for change in changes {
+            match *change {
+                C::TileEvicted(t) => {
+                    self.set_tile(inputs.gpu, inputs.models, t, None)?;
+                }
+                C::TileResident(t) => {
+                    let p = inputs.scene.placements.tile(t);
+                    bytes_uploaded += self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())?;
+                }
+                // Placement is per tile: a tile's grass arrives with the tile.
+                C::ChunkResident(_) | C::ChunkEvicted(_) => {
+                    return Ok(crate::technique::Residency::Rebuild)
+                }
+            }
+        }
+        Ok(crate::technique::Residency::Applied { bytes_uploaded })
     }
 }

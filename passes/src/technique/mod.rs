@@ -71,8 +71,12 @@ pub enum ResidencyChange {
 /// What a technique did with a [`ResidencyChange`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Residency {
-    /// The technique updated itself in place.
-    Applied,
+    /// The technique updated itself in place, uploading `bytes_uploaded`
+    /// bytes to the GPU (buffers created with data, queue writes).
+    Applied {
+        /// Bytes sent to the GPU for the update.
+        bytes_uploaded: u64,
+    },
     /// The technique cannot update in place: the composer rebuilds it from
     /// the new resident world.
     Rebuild,
@@ -112,13 +116,15 @@ pub trait Technique {
         None
     }
 
-    /// The resident world changed (`scene` is the world after the change).
-    /// The default asks the composer to rebuild the technique.
+    /// The resident world changed: `changes` (evictions first, then tiles
+    /// made resident; a tile resident again is replaced) have been applied
+    /// to `inputs.scene`, which is the world after them. A technique that
+    /// updates in place answers [`Residency::Applied`]; the default asks the
+    /// composer to rebuild it from the new world.
     fn residency_changed(
         &mut self,
-        _gpu: &GpuContext,
-        _scene: &SceneData<'_>,
-        _change: ResidencyChange,
+        _inputs: &BuildInputs<'_>,
+        _changes: &[ResidencyChange],
     ) -> Result<Residency, PassError> {
         Ok(Residency::Rebuild)
     }

@@ -187,7 +187,6 @@ pub fn load_scene_from(
         name: map,
         adts,
         source,
-        placements: window.placements(),
         stats: window.stats(),
         window,
         effects,

@@ -348,11 +348,11 @@ fn preset_exports_and_loads_to_the_same_placements() {
         scene.policy(),
     );
     assert!(!placements.is_empty());
-    assert_eq!(placements, *scene.placements);
+    assert_eq!(placements, **scene.placements());
     // The streamed scene over the same files matches the preset's window.
     let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
     assert_eq!(streamed.window.tiles(), scene.window.tiles());
-    assert_eq!(streamed.placements, scene.placements);
+    assert_eq!(streamed.placements(), scene.placements());
     assert!(!streamed.views.is_empty());
     // `inspect placements` over the files lists what it lists over the
     // preset, for this policy and for the client routine.
@@ -397,7 +397,7 @@ fn preset_exports_and_loads_to_the_same_placements() {
         .all(|t| !t.doodads.iter().any(|d| miss.doodads.contains(d))));
     let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
     assert_eq!(streamed.missing_models, set.missing);
-    assert!(!streamed.placements.is_empty());
+    assert!(!streamed.placements().is_empty());
     // A model that is present but corrupt is an error naming it.
     std::fs::write(&m2, b"MD20junk").expect("write");
     let e = load_data_dir(&dir).expect_err("corrupt model");

@@ -293,7 +293,6 @@ impl Preset {
             1,
             CENTRE,
         )?;
-        let placements = window.placements();
         let stats = window.stats();
         let (views, path) = self.views(window.world(), [0.0, 0.0]);
         let flights = self.flights(source.as_ref());
@@ -311,7 +310,6 @@ impl Preset {
             effects,
             resolved,
             models,
-            placements,
             stats,
             views,
             path,
@@ -526,9 +524,6 @@ pub struct Scene {
     pub resolved: Arc<ResolvedEffects>,
     /// The 14 detail models (placement model index = index here).
     pub models: Vec<DetailModel>,
-    /// Placements of the resident window: the window's one store, shared
-    /// (each placement is held once).
-    pub placements: Arc<Placements>,
     /// Placement statistics of the resident window.
     pub stats: PlacementStats,
     /// Named views.
@@ -553,6 +548,13 @@ impl Scene {
     /// The resident world.
     pub fn world(&self) -> &World {
         self.window.world()
+    }
+
+    /// Placements of the resident window, merged in tile order (see
+    /// [`WorldWindow::placements`]: assembled on first use after a change;
+    /// each tile keeps its own, so each placement is held once besides).
+    pub fn placements(&self) -> &Arc<Placements> {
+        self.window.placements()
     }
 
     /// The view called `name`.
@@ -657,8 +659,7 @@ impl GrassRange {
 
 impl Scene {
     /// One streaming frame with the camera at `(x, y)` (see
-    /// [`crate::streaming::Streamer::update`]); refreshes `placements` and
-    /// `stats` when the resident world changed (that time is part of the
+    /// [`crate::streaming::Streamer::update`]); refreshes `stats` when the resident world changed (that time is part of the
     /// step's `ms`).
     pub fn stream(
         &mut self,
@@ -670,19 +671,16 @@ impl Scene {
         let start = Instant::now();
         let mut step = streamer.update(&mut self.window, x, y, block)?;
         if step.changed() {
-            self.placements = self.window.placements();
             self.stats = self.window.stats();
         }
         step.ms = start.elapsed().as_secs_f64() * 1e3;
         Ok(step)
     }
 
-    /// Moves the window with the camera; refreshes `placements` and `stats`
-    /// when it slides.
+    /// Moves the window with the camera; refreshes `stats` when it slides.
     pub fn follow(&mut self, x: f64, y: f64) -> Result<Option<WindowSlide>, WindowError> {
         let slide = self.window.update(x, y)?;
         if slide.is_some() {
-            self.placements = self.window.placements();
             self.stats = self.window.stats();
         }
         Ok(slide)

@@ -39,7 +39,7 @@ fn elwynn_dense_hits_the_checkpoint() {
     let scene = built("elwynn-dense");
     assert_eq!(scene.world().mcnk_count(), 2304);
     assert_eq!(scene.models.len(), 14);
-    let n = scene.placements.len() as f64;
+    let n = scene.placements().len() as f64;
     let target = ELWYNN_TARGET_PLACEMENTS as f64;
     eprintln!("elwynn-dense: {n} placements, stats {:?}", scene.stats);
     assert!(
@@ -67,7 +67,10 @@ fn summaries_match_builds_and_scale_presets_scale() {
         (9, 2304, 2304, 14)
     );
     let seams = built("seams-holes");
-    assert_eq!(get("seams-holes").placements, seams.placements.len() as u64);
+    assert_eq!(
+        get("seams-holes").placements,
+        seams.placements().len() as u64
+    );
     assert_eq!(seams.world().tile_count(), 4);
     assert!(
         seams.stats.cells_hole > 200,
@@ -79,7 +82,7 @@ fn summaries_match_builds_and_scale_presets_scale() {
         .filter_map(|n| seams.models.iter().position(|m| m.name == *n))
         .map(|i| seams.stats.per_model[i])
         .sum();
-    let share = flowers as f64 / seams.placements.len() as f64;
+    let share = flowers as f64 / seams.placements().len() as f64;
     assert!(share > 0.0 && share < 0.1, "sparse flowers: {share}");
     let cont = get("continent");
     assert_eq!(
@@ -142,9 +145,9 @@ fn window_slides_reuse_tiles_and_keep_placements() {
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("builds");
-    let before = scene.placements.clone();
+    let before = Arc::clone(scene.placements());
     let keep = TileCoord::new(32, 47);
-    let kept = scene.window.tile_placements(keep).expect("resident");
+    let kept = Arc::clone(scene.window.tile_placements(keep).expect("resident"));
     let kept_tile = Arc::clone(scene.window.tile(keep).expect("resident"));
     // Step one tile towards +X (row 48 -> 47).
     let [x, y] = coords::tile_centre(TileCoord::new(32, 47));
@@ -156,16 +159,22 @@ fn window_slides_reuse_tiles_and_keep_placements() {
         &kept_tile,
         scene.window.tile(keep).expect("still resident")
     ));
-    assert_eq!(scene.window.tile_placements(keep), Some(kept));
-    // Each placement is held once: the scene shares the window's store.
-    assert!(Arc::ptr_eq(&scene.placements, &scene.window.placements()));
+    // Its placements are the same allocation: nothing was copied.
+    assert!(Arc::ptr_eq(
+        scene.window.tile_placements(keep).expect("still resident"),
+        &kept
+    ));
+    // The merged store is assembled only when someone asks for it.
+    assert!(!scene.window.placements_merged());
+    assert!(Arc::ptr_eq(scene.placements(), scene.window.placements()));
+    assert!(scene.window.placements_merged());
     let per_tile: usize = scene
         .window
         .tiles()
         .iter()
         .map(|t| scene.window.tile_placements(*t).map_or(0, |p| p.len()))
         .sum();
-    assert_eq!(per_tile, scene.placements.len());
+    assert_eq!(per_tile, scene.placements().len());
     assert_eq!(scene.world().mcnk_count(), 2304);
     assert_eq!(
         scene.follow(x + 10.0, y).expect("ok"),
@@ -176,11 +185,11 @@ fn window_slides_reuse_tiles_and_keep_placements() {
     let fresh = slide.loaded[0];
     let alone = scene.source.load(fresh).expect("tile");
     let (p, _) = Placements::build_tile(&alone, &scene.resolved, 14, scene.policy());
-    assert_eq!(scene.window.tile_placements(fresh), Some(p));
+    assert_eq!(scene.window.tile_placements(fresh).map(|p| &**p), Some(&p));
     // Back home: byte-identical to the first build.
     let [x, y] = coords::tile_centre(CENTRE);
     scene.follow(x, y).expect("loads").expect("slides");
-    assert_eq!(scene.placements, before);
+    assert_eq!(**scene.placements(), *before);
 }
 
 /// FNV-1a over the placement bytes (order included).
@@ -197,8 +206,8 @@ fn fnv64(bytes: &[u8]) -> u64 {
 #[test]
 fn elwynn_client_is_pinned() {
     let scene = built("elwynn-client");
-    assert_eq!(scene.placements.len(), ELWYNN_CLIENT_PLACEMENTS);
-    let bytes: &[u8] = bytemuck::cast_slice(&scene.placements.items);
+    assert_eq!(scene.placements().len(), ELWYNN_CLIENT_PLACEMENTS);
+    let bytes: &[u8] = bytemuck::cast_slice(&scene.placements().items);
     assert_eq!(fnv64(bytes), ELWYNN_CLIENT_HASH, "{:#x}", fnv64(bytes));
     assert_eq!(scene.grass, GrassRange::CLIENT);
     assert_eq!((scene.grass.fade_start, scene.grass.distance), (52.5, 70.0));
@@ -218,11 +227,11 @@ fn inspect_lists_the_scene_placements() {
         let recs = scene.inspect_placements(tile, &[(5, 9)]).expect("inspect");
         let chunk = crate::world::ChunkCoord::from_tile(tile, 5, 9);
         let mut want: Vec<Placement> = scene
-            .placements
+            .placements()
             .groups
             .iter()
             .filter(|g| g.chunk == chunk)
-            .flat_map(|g| scene.placements.group_items(g).iter().copied())
+            .flat_map(|g| scene.placements().group_items(g).iter().copied())
             .collect();
         let index = |path: &str| scene.models.iter().position(|m| m.path == path);
         let mut got: Vec<(usize, [f32; 3], f32, f32)> = recs
@@ -324,7 +333,7 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
         .window
         .tiles()
         .into_iter()
-        .map(|t| (t, scene.window.tile_placements(t).unwrap()))
+        .map(|t| (t, (**scene.window.tile_placements(t).unwrap()).clone()))
         .collect();
     let config = StreamConfig {
         hysteresis: 0,
@@ -350,10 +359,10 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
         }
         // No grass over terrain that is not resident: every placement the
         // techniques read lies on a resident tile, above its terrain.
-        for g in &scene.placements.groups {
+        for g in &scene.placements().groups {
             assert!(scene.window.is_resident(g.chunk.tile()), "{:?}", g.chunk);
         }
-        for p in scene.placements.items.iter().step_by(997) {
+        for p in scene.placements().items.iter().step_by(997) {
             let [x, y, z] = p.position.map(f64::from);
             let ground = scene.world().height_at(x, y).expect("resident terrain");
             assert!((f64::from(ground) - z).abs() < 1e-2, "{z} vs {ground}");
@@ -375,14 +384,14 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
         .iter()
         .map(|t| scene.window.tile_placements(*t).unwrap().len())
         .sum();
-    assert_eq!(scene.placements.len(), sum);
+    assert_eq!(scene.placements().len(), sum);
     // Fly back, blocking: the revisited tiles are bit-identical to what
     // the synchronous window loaded at first.
     let back = scene.stream(&mut streamer, x0, y0, true).expect("back");
     assert_eq!(back.missing, 0);
     for (t, p) in &reference {
         let now = scene.window.tile_placements(*t).expect("resident again");
-        assert_eq!(&now, p, "tile {t:?} changed after flying out and back");
+        assert_eq!(&**now, p, "tile {t:?} changed after flying out and back");
     }
 }
 

@@ -321,15 +321,15 @@ mod tests {
                 expected += f64::from(word_expected(w));
             }
         }
-        let placed = scene.placements.len() as f64;
+        let placed = scene.placements().len() as f64;
         assert!(placed > 1000.0);
         assert!(
             (expected - placed).abs() < 4.0 * placed.sqrt() + 0.002 * placed,
             "expected {expected} vs placed {placed}"
         );
         use sward_scenes::world::coords::world_to_grid;
-        for g in &scene.placements.groups {
-            for p in scene.placements.group_items(g) {
+        for g in &scene.placements().groups {
+            for p in scene.placements().group_items(g) {
                 let (gx, gy) = world_to_grid(f64::from(p.position[0]), f64::from(p.position[1]));
                 // Placements sit strictly inside their cell; nudge off borders.
                 let w = data.word_at(gx.floor() as i64, gy.floor() as i64);

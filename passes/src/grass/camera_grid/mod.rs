@@ -82,7 +82,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             models: i.scene.models,
             effects: i.scene.effects,
             policy: i.scene.policy,
-            placements: i.scene.placements,
+            placements: i.scene.placements.all(),
         };
         Ok(Box::new(CameraGrid::new(i.gpu, i.models, scene, params)?))
     },

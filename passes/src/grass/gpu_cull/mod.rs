@@ -795,7 +795,7 @@ impl GpuCullTier {
             i.gpu,
             i.models,
             i.scene.world,
-            i.scene.placements,
+            i.scene.placements.all(),
             &atlas,
             GpuCullOptions {
                 patch,

@@ -325,8 +325,8 @@ mod tests {
         let reach = reach();
         let mut entry_counts = Vec::new();
         for size in PatchSize::ALL {
-            let set = PatchSet::build(world, &scene.placements, &reach, size).unwrap();
-            assert_eq!(set.descriptors.len(), scene.placements.len());
+            let set = PatchSet::build(world, scene.placements(), &reach, size).unwrap();
+            assert_eq!(set.descriptors.len(), scene.placements().len());
             // Entries tile the descriptor array exactly once.
             let mut covered = vec![0u8; set.descriptors.len()];
             for (m, range) in set.model_entries.iter().enumerate() {
@@ -376,13 +376,13 @@ mod tests {
     fn placements_of_a_missing_mcnk_are_an_error() {
         let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
         let empty = World::new("empty");
-        let err = PatchSet::build(&empty, &scene.placements, &reach(), PatchSize::Mcnk)
+        let err = PatchSet::build(&empty, scene.placements(), &reach(), PatchSize::Mcnk)
             .unwrap_err()
             .to_string();
         assert!(err.contains("not resident"), "{err}");
         let too_few = &reach()[..1];
         assert!(
-            PatchSet::build(scene.world(), &scene.placements, too_few, PatchSize::Mcnk).is_err()
+            PatchSet::build(scene.world(), scene.placements(), too_few, PatchSize::Mcnk).is_err()
         );
     }
 }

@@ -125,7 +125,7 @@ fn tier(
         gpu,
         models,
         scene.world(),
-        &scene.placements,
+        scene.placements(),
         atlas,
         options,
     )
@@ -202,7 +202,7 @@ fn gpu_keeps_the_cpu_reference_entries() {
         let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
         let mut t = tier(gpu, &models, scene, &atlas, patch, multi_draw);
         let reach = reach_of(&models);
-        let set = PatchSet::build(scene.world(), &scene.placements, &reach, patch).unwrap();
+        let set = PatchSet::build(scene.world(), scene.placements(), &reach, patch).unwrap();
         assert_eq!(set.entries.len() as u32, t.entry_count());
         let cm = cull_models(&set, &models);
         for pose in &scene.views {
@@ -258,7 +258,7 @@ fn roots_land_on_the_cpu_height_reference() {
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let reach = reach_of(&models);
     let patch = PatchSize::Block4;
-    let set = PatchSet::build(scene.world(), &scene.placements, &reach, patch).unwrap();
+    let set = PatchSet::build(scene.world(), scene.placements(), &reach, patch).unwrap();
     let t = tier(gpu, &models, scene, &atlas, patch, MultiDraw::Plain);
     let roots = probe_roots(gpu, &t, &atlas);
     let stored: Vec<GrassDescriptor> = bytemuck::pod_collect_to_vec(
@@ -294,7 +294,7 @@ fn roots_land_on_the_cpu_height_reference() {
     // And the roots stand where the placements were (quantisation only).
     let mut moved = 0.0f32;
     for (src, r) in set.sources.iter().zip(&roots) {
-        let p = Vec3::from_array(scene.placements.items[*src as usize].position);
+        let p = Vec3::from_array(scene.placements().items[*src as usize].position);
         moved = moved.max(p.distance(Vec3::new(r[0][0], r[0][1], r[0][2])));
     }
     assert!(moved < 0.01, "a root moved {moved} from its placement");
@@ -401,7 +401,7 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
-    let mut st = StaticBatch::new(gpu, &models, &scene.placements).unwrap();
+    let mut st = StaticBatch::new(gpu, &models, scene.placements()).unwrap();
     let pose = scene
         .view("ground-yaw0")
         .expect("seams-holes has ground-yaw0");
@@ -456,12 +456,12 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
             assert_eq!(t.bytes_per_frame(), report.counters.bytes_uploaded);
             let draw = report.pass("grass.draw").expect("grass.draw ran").counters;
             assert_eq!(draw.draw_calls, u64::from(t.entry_count()));
-            assert_eq!(draw.instances_submitted, scene.placements.len() as u64);
+            assert_eq!(draw.instances_submitted, scene.placements().len() as u64);
             // Read back a few frames late (the camera stands still): what the
             // GPU kept, not everything.
             let set = PatchSet::build(
                 scene.world(),
-                &scene.placements,
+                scene.placements(),
                 &reach_of(&models),
                 PatchSize::Block2,
             )
@@ -591,7 +591,7 @@ fn build_with(
         gpu,
         models,
         scene.world(),
-        &scene.placements,
+        scene.placements(),
         atlas,
         options,
     )
@@ -655,7 +655,7 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
         let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
         let mut t = instance_tier(gpu, &models, scene, &atlas, patch, lod);
         let set =
-            PatchSet::build(scene.world(), &scene.placements, &reach_of(&models), patch).unwrap();
+            PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
         let mut cm = cull_models(&set, &models);
         super::instances::visible_regions(&set, &mut cm);
         for pose in &scene.views {
@@ -691,12 +691,12 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
             // The exact visible set: legacy-cpu's per-clump test on the
             // placements themselves (before descriptor quantisation).
             let exact = scene
-                .placements
+                .placements()
                 .groups
                 .iter()
                 .flat_map(|g| {
                     let model = &models.models[usize::from(g.model)];
-                    scene.placements.items[g.range()]
+                    scene.placements().items[g.range()]
                         .iter()
                         .map(move |p| (p, model))
                 })
@@ -747,7 +747,7 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
-    let mut st = StaticBatch::new(gpu, &models, &scene.placements).unwrap();
+    let mut st = StaticBatch::new(gpu, &models, scene.placements()).unwrap();
     let pose = scene
         .view("ground-yaw0")
         .expect("seams-holes has ground-yaw0");
@@ -786,7 +786,7 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     assert_eq!(t.bytes_per_frame(), report.counters.bytes_uploaded);
     let set = PatchSet::build(
         scene.world(),
-        &scene.placements,
+        scene.placements(),
         &reach_of(&models),
         PatchSize::Block2,
     )
@@ -820,7 +820,7 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
         gpu,
         &models,
         scene.world(),
-        &scene.placements,
+        scene.placements(),
         &atlas,
         GpuCullOptions {
             cull: CullMode::Patch,
@@ -854,7 +854,8 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
     let mut on = build_with(gpu, &models, scene, &atlas, options);
     let mut off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
     assert!(on.occlusion_on() && !off.occlusion_on());
-    let set = PatchSet::build(scene.world(), &scene.placements, &reach_of(&models), patch).unwrap();
+    let set =
+        PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
     let mut cm = cull_models(&set, &models);
     super::instances::visible_regions(&set, &mut cm);
     assert!(

@@ -135,7 +135,7 @@ pub(crate) fn ground_camera(scene: &Scene) -> Camera {
 
 fn tiers(gpu: &GpuContext, models: &GrassModels, scene: &Scene) -> [Tier; 2] {
     [
-        Tier::Static(StaticBatch::new(gpu, models, &scene.placements).unwrap()),
-        Tier::Legacy(LegacyCpu::new(gpu, models, &scene.placements).unwrap()),
+        Tier::Static(StaticBatch::new(gpu, models, scene.placements()).unwrap()),
+        Tier::Legacy(LegacyCpu::new(gpu, models, scene.placements()).unwrap()),
     ]
 }

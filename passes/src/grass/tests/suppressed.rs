@@ -22,7 +22,7 @@ pub(crate) struct Probe {
 pub(crate) fn suppressed_probes(scene: &Scene) -> (Camera, Vec<Probe>) {
     let world = scene.world();
     let mut grass_per_chunk = std::collections::HashMap::new();
-    for g in &scene.placements.groups {
+    for g in &scene.placements().groups {
         *grass_per_chunk.entry(g.chunk).or_insert(0u32) += g.count;
     }
     let suppressed = |m: &sward_scenes::Mcnk, r, c| {
@@ -249,7 +249,7 @@ fn a_clump_planted_in_a_suppressed_cell_is_caught() {
         .get(on_screen.len() / 2)
         .expect("probe points on screen");
     // The densest grass model, standing on the probe point.
-    let mut placements = (*scene.placements).clone();
+    let mut placements = (**scene.placements()).clone();
     let model = (0..models.len())
         .max_by_key(|&m| models.models[m].triangles)
         .unwrap_or(0);

@@ -16,7 +16,7 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = ground_camera(scene);
-    let total = scene.placements.len() as u64;
+    let total = scene.placements().len() as u64;
     let [mut st, mut legacy] = tiers(gpu, &models, scene);
     for samples in [4, 1] {
         let v = view(camera, samples, settings(), 0.5);
@@ -61,10 +61,8 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
         assert_eq!(draw.draw_calls, s.batch_count() as u64);
         assert_eq!(a.report.counters.bytes_uploaded, GRASS_FRAME_BYTES);
         let tri: u64 = (0..models.len())
-            .filter_map(|m| {
-                s.model_buffer(m)
-                    .map(|(_, n)| u64::from(n) * models.models[m].triangles)
-            })
+            .flat_map(|m| s.model_buffers(m).into_iter().map(move |(_, n)| (m, n)))
+            .map(|(m, n)| u64::from(n) * models.models[m].triangles)
             .sum();
         assert_eq!(draw.triangles, tri);
 
@@ -104,20 +102,24 @@ fn instance_buffers_hold_the_reference_matrices() {
     let gpu: &GpuContext = &lock;
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let (items, ranges) = scene.placements.model_major(models.len());
+    let (items, ranges) = scene.placements().model_major(models.len());
     let [st, mut legacy] = tiers(gpu, &models, scene);
     let Tier::Static(s) = &st else { unreachable!() };
     let mut checked = 0;
     for (m, range) in ranges.iter().enumerate() {
-        let Some((buffer, count)) = s.model_buffer(m) else {
-            assert!(range.is_empty());
-            continue;
-        };
+        // One buffer per tile that has the model, in window order: together
+        // they hold the model's instances in placement order.
+        let buffers = s.model_buffers(m);
+        assert_eq!(buffers.is_empty(), range.is_empty());
+        let count: u32 = buffers.iter().map(|(_, n)| n).sum();
         assert_eq!(count as usize, range.len());
-        let bytes =
-            sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, buffer, buffer.size())
-                .unwrap();
-        let gpu_mats: Vec<Mat4> = bytemuck::pod_collect_to_vec(&bytes);
+        let mut gpu_mats: Vec<Mat4> = Vec::new();
+        for (buffer, _) in buffers {
+            let bytes =
+                sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, buffer, buffer.size())
+                    .unwrap();
+            gpu_mats.extend(bytemuck::pod_collect_to_vec::<u8, Mat4>(&bytes));
+        }
         for (p, g) in items[range.clone()].iter().zip(&gpu_mats) {
             assert_eq!(*g, instance_matrix(p));
             checked += 1;
@@ -202,7 +204,7 @@ fn static_batch_cuts_at_the_draw_distance_on_the_gpu() {
     // Every instance is submitted in both, but beyond 220 units nothing shows.
     for shot in [&near, &far] {
         let c = shot.report.pass("grass.draw").unwrap().counters;
-        assert_eq!(c.instances_submitted, scene.placements.len() as u64);
+        assert_eq!(c.instances_submitted, scene.placements().len() as u64);
     }
     let (fnear, ffar) = (grass_fraction(&near.image), grass_fraction(&far.image));
     eprintln!("grass at 120 units up: {fnear:.4}, at 240 units up: {ffar:.4}");

@@ -43,9 +43,9 @@ fn assert_same_world(got: &Scene, want: &Scene, patched: Option<&AdtTile>) {
         }
     }
     if patched.is_none() {
-        assert!(got.placements == want.placements, "same placements");
+        assert!(got.placements() == want.placements(), "same placements");
     }
-    assert!(!got.placements.is_empty());
+    assert!(!got.placements().is_empty());
     assert!(got.missing_models.is_empty());
 }
 
@@ -119,7 +119,7 @@ fn exported_archives_load_like_the_preset_and_a_patch_wins() {
     .expect("patch-2");
     let loaded = load_scene(&dir, None, *scene.policy()).expect("load patched");
     assert_same_world(&loaded, &scene, Some(&newer));
-    assert_eq!(loaded.placements.len(), scene.placements.len());
+    assert_eq!(loaded.placements().len(), scene.placements().len());
     let src = DataSource::open(&dir).expect("open");
     let f = src.require(&adt).expect("adt");
     assert!(f.name.contains("patch-2.MPQ:World\\Maps"), "{}", f.name);
@@ -155,7 +155,7 @@ fn a_model_missing_from_the_archives_is_reported_and_skipped() {
     let dir = temp_dir("mpq-missing");
     let files = export_files(scene.world(), &scene.effects, &scene.models, None).expect("files");
     // A model that has placements in the preset.
-    let gone_index = scene.placements.groups[0].model as usize;
+    let gone_index = scene.placements().groups[0].model as usize;
     let gone_model = &scene.models[gone_index];
     let gone = gone_model.path.replace('\\', "/");
     let mut groups: std::collections::BTreeMap<&str, Vec<(String, Vec<u8>)>> = Default::default();
@@ -177,9 +177,9 @@ fn a_model_missing_from_the_archives_is_reported_and_skipped() {
     // The model is not loaded, so none of its doodads is placed; the rest are.
     assert_eq!(loaded.models.len(), scene.models.len() - 1);
     assert!(loaded.models.iter().all(|x| x.path != gone_model.path));
-    assert!(!loaded.placements.is_empty());
+    assert!(!loaded.placements().is_empty());
     assert!(loaded
-        .placements
+        .placements()
         .groups
         .iter()
         .all(|g| (g.model as usize) < loaded.models.len()));

@@ -40,8 +40,8 @@ fn model_shares_follow_the_per_cell_policy() {
     ];
     let hi = [lo[0] + f64::from(u.side) * s, lo[1] + f64::from(u.side) * s];
     let mut auth = vec![0u64; n];
-    for g in &scene.placements.groups {
-        for p in scene.placements.group_items(g) {
+    for g in &scene.placements().groups {
+        for p in scene.placements().group_items(g) {
             let (gx, gy) = world_to_grid(f64::from(p.position[0]), f64::from(p.position[1]));
             if gx >= lo[0] && gx < hi[0] && gy >= lo[1] && gy < hi[1] {
                 auth[g.model as usize] += 1;
@@ -299,7 +299,7 @@ fn a_two_bone_model_is_drawn_by_the_instanced_fallback() {
     let colors = palette(scene.models.len());
     let mut detail = coloured(&scene.models, &colors);
     // The most placed model gets a second bone on its upper vertices.
-    let counts = scene.placements.per_model_counts(detail.len());
+    let counts = scene.placements().per_model_counts(detail.len());
     let (two, _) = counts.iter().enumerate().max_by_key(|(_, n)| **n).unwrap();
     let top = detail[two].bounds.max[2] * 0.5;
     detail[two].bones = 2;

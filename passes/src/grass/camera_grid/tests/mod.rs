@@ -42,7 +42,7 @@ pub(super) fn grid_scene(scene: &Scene) -> GridScene<'_> {
         models: &scene.models,
         effects: &scene.resolved,
         policy: scene.policy(),
-        placements: &scene.placements,
+        placements: scene.placements(),
     }
 }
 

@@ -1,0 +1,180 @@
+//! Streaming parity over the whole registry: a technique that followed the
+//! resident world through its residency hook
+//! ([`crate::technique::Technique::residency_changed`]) draws exactly what the
+//! same technique built from scratch for the same resident world draws, on
+//! the way out and on the way back (tiles evicted and made resident again).
+
+use glam::Vec3;
+use sward_engine::graph::{Counters, GraphExecutor, RenderGraph};
+use sward_engine::{Camera, GpuContext, OffscreenTarget};
+use sward_scenes::world::coords::{self, TileCoord};
+use sward_scenes::{Preset, Scene};
+
+use crate::frame::{FrameView, RenderSettings};
+use crate::renderer::{SceneData, SceneRenderer, TargetIds};
+use crate::technique::{cap_combo, registry, ResidencyChange, Subsystem, Tier, TierCombo};
+
+const W: u32 = 96;
+const H: u32 = 64;
+
+/// Techniques that must update in place (never rebuilt) on a tile change.
+const IN_PLACE: &[&str] = &["static-batch", "legacy-cpu"];
+
+/// Every registered technique with the other subsystem off.
+fn combos(gpu: &GpuContext) -> Vec<TierCombo> {
+    registry()
+        .iter()
+        .map(|e| {
+            let tier = Tier::parse(e.subsystem, e.name).expect("registered names parse");
+            let combo = match e.subsystem {
+                Subsystem::Grass => TierCombo::new(tier, Tier::off(Subsystem::Terrain)),
+                Subsystem::Terrain => TierCombo::new(Tier::off(Subsystem::Grass), tier),
+            };
+            let (capped, warnings) = cap_combo(&gpu.caps, &combo);
+            assert!(
+                warnings.is_empty() || !sward_engine::testing::require_gpu(),
+                "{combo}: {warnings:?}"
+            );
+            capped
+        })
+        .collect()
+}
+
+/// A camera at the centre of `tile`, 40 units up, looking along +x and down.
+fn view_over(scene: &Scene, tile: TileCoord) -> FrameView {
+    let [x, y] = coords::tile_centre(tile);
+    let z = scene.world().height_at(x, y).unwrap_or(0.0) + 40.0;
+    let settings = RenderSettings {
+        wind: false,
+        ..RenderSettings::default()
+    }
+    .with_grass(scene.grass);
+    let camera = Camera {
+        eye: Vec3::new(x as f32, y as f32, z),
+        yaw_deg: 30.0,
+        pitch_deg: -20.0,
+        ..Camera::default()
+    };
+    FrameView::new(camera, [W, H], 1, 0.0, settings)
+}
+
+/// Renders two frames of `renderer` at `view`; the second frame's image and
+/// counters.
+fn shot(
+    gpu: &GpuContext,
+    renderer: &mut SceneRenderer,
+    scene: &Scene,
+    view: &FrameView,
+) -> (image::RgbaImage, Counters) {
+    let target = OffscreenTarget::new(&gpu.device, W, H, 1).expect("target");
+    let mut executor = GraphExecutor::new(gpu).expect("executor");
+    let mut counters = Counters::default();
+    for _ in 0..2 {
+        let mut graph = RenderGraph::new();
+        let ids = TargetIds::import(&mut graph, &target);
+        renderer.record(gpu, SceneData::from_scene(scene), &mut graph, view, ids);
+        counters = executor.execute(gpu, graph).expect("frame").counters;
+    }
+    executor.flush(gpu);
+    (
+        target
+            .read_color(&gpu.device, &gpu.queue)
+            .expect("read back"),
+        counters,
+    )
+}
+
+/// Moves the window's centre to `to`; the residency changes (evictions first).
+fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
+    let before = scene.window.tiles();
+    let [x, y] = coords::tile_centre(to);
+    let slide = scene.follow(x, y).expect("slide").expect("window moved");
+    before
+        .into_iter()
+        .filter(|t| !scene.window.is_resident(*t))
+        .map(ResidencyChange::TileEvicted)
+        .chain(
+            slide
+                .loaded
+                .iter()
+                .map(|t| ResidencyChange::TileResident(*t)),
+        )
+        .collect()
+}
+
+#[test]
+fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let mut scene = Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds");
+    let start = scene.window.centre();
+    let combos = combos(gpu);
+    let mut renderers: Vec<SceneRenderer> = combos
+        .iter()
+        .map(|c| {
+            let mut r = SceneRenderer::new();
+            r.set_tiers(gpu, SceneData::from_scene(&scene), c)
+                .unwrap_or_else(|e| panic!("{c}: {e}"));
+            r
+        })
+        .collect();
+    // Out one tile, then diagonally (five tiles change), then back home:
+    // the last step makes evicted tiles resident again.
+    let steps = [
+        start.offset(1, 0).expect("continent is wide"),
+        start.offset(2, 1).expect("continent is wide"),
+        start,
+    ];
+    for to in steps {
+        let changes = slide(&mut scene, to);
+        assert!(!changes.is_empty());
+        let view = view_over(&scene, to);
+        for (combo, renderer) in combos.iter().zip(&mut renderers) {
+            let report = renderer
+                .residency_changed(gpu, SceneData::from_scene(&scene), &changes)
+                .unwrap_or_else(|e| panic!("{combo} at {to:?}: {e}"));
+            for name in report.rebuilt.iter().chain(&report.applied) {
+                assert!(
+                    combo.to_string().contains(name.as_str()),
+                    "{combo}: report names {name}"
+                );
+            }
+            for name in &report.rebuilt {
+                assert!(
+                    !IN_PLACE.contains(&name.as_str()),
+                    "{combo} at {to:?}: {name} was rebuilt instead of updated in place"
+                );
+            }
+            let (image, counters) = shot(gpu, renderer, &scene, &view);
+            let mut fresh = SceneRenderer::new();
+            fresh
+                .set_tiers(gpu, SceneData::from_scene(&scene), combo)
+                .unwrap_or_else(|e| panic!("{combo}: {e}"));
+            let (want, want_counters) = shot(gpu, &mut fresh, &scene, &view);
+            let name = combo.to_string().replace('+', "_");
+            sward_engine::testing::keep_image(
+                &image,
+                &format!("streaming-{name}-{}-{}", to.x, to.y),
+            );
+            assert_eq!(
+                counters.instances_drawn, want_counters.instances_drawn,
+                "{combo} at {to:?}: instances drawn"
+            );
+            assert_eq!(
+                counters.triangles, want_counters.triangles,
+                "{combo} at {to:?}: triangles"
+            );
+            let (rmse, differing) =
+                sward_engine::targets::rgb_difference(image.as_raw(), want.as_raw(), 0)
+                    .expect("same size");
+            assert!(
+                differing == 0.0,
+                "{combo} at {to:?}: image differs from a fresh build (rmse {rmse}, {differing} of pixels)"
+            );
+        }
+    }
+}
