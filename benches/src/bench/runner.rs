@@ -374,7 +374,7 @@ fn scene_info(scene: &Scene) -> SceneInfo {
     SceneInfo {
         adts: world.tiles().len() as u32,
         mcnks,
-        placements: scene.placements().len() as u64,
+        placements: scene.stats.placements,
         models: scene.models.len() as u32,
         triangles_terrain: triangles,
         missing_models: scene.missing_models.len() as u32,

@@ -267,7 +267,15 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     params: &[],
     requires: &[],
     fallback: None,
-    build: |i, _| Ok(Box::new(LegacyCpu::new(i.gpu, i.models, i.scene.placements.all())?)),
+    build: |i, _| {
+        // Per tile, so building never assembles the merged store.
+        let mut this = LegacyCpu::new(i.gpu, i.models, &Placements::default())?;
+        for t in i.scene.world.tiles() {
+            let p = i.scene.placements.tile(t.coord);
+            this.set_tile(i.gpu, i.models, t.coord, p.as_deref())?;
+        }
+        Ok(Box::new(this))
+    },
 };
 
 impl crate::technique::Technique for LegacyCpu {
