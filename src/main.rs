@@ -190,6 +190,17 @@ struct BenchArgs {
     /// loads them on the render thread when the camera enters a tile.
     #[arg(long, default_value = "workers", value_name = "workers|render-thread", value_parser = StreamMode::parse)]
     stream: StreamMode,
+    /// Resident tiles around the camera's tile with `--stream workers`
+    /// (1 = 3x3; a tile is evicted one ring further out).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    stream_radius: u32,
+    /// Render-thread milliseconds per frame for applying finished tiles.
+    #[arg(long, default_value_t = 4.0, value_name = "MS")]
+    stream_budget_ms: f64,
+    /// Finished tiles made resident per frame at most (each costs the
+    /// techniques' per-tile updates on the render thread).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    stream_tiles_per_frame: u32,
     #[command(flatten)]
     textures: TextureUploadArg,
 }
@@ -513,6 +524,13 @@ fn run(cli: Cli) -> Result<()> {
                 view: args.view,
                 path: args.path,
                 stream: args.stream,
+                stream_config: {
+                    let mut c = sward_scenes::streaming::StreamConfig::default();
+                    c.radius = args.stream_radius;
+                    c.budget.cpu_ms = args.stream_budget_ms;
+                    c.budget.tiles = args.stream_tiles_per_frame;
+                    c
+                },
                 texture_upload: args.textures.texture_upload,
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;

@@ -57,13 +57,7 @@ impl<'s> SceneData<'s> {
             effects: &scene.resolved,
             policy: scene.policy(),
             far: Some(scene.source.as_ref()),
-            max_resident_tiles: if scene.adts > scene.window.tiles().len() {
-                sward_scenes::streaming::StreamConfig::default()
-                    .max_resident_tiles()
-                    .min(scene.adts)
-            } else {
-                scene.window.tiles().len()
-            },
+            max_resident_tiles: scene.max_resident_tiles,
         }
     }
 

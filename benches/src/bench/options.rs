@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use sward_passes::grass::TextureUpload;
 use sward_passes::technique::TierCombo;
 use sward_scenes::presets::Preset;
+use sward_scenes::streaming::StreamConfig;
 
 use super::BenchError;
 
@@ -48,6 +49,10 @@ pub struct BenchOptions {
     pub texture_upload: TextureUpload,
     /// How a camera path named by `--path` streams the world (`--stream`).
     pub stream: StreamMode,
+    /// Resident radius, per-frame budget and the rest of the worker
+    /// streaming configuration (`--stream-radius`, `--stream-budget-ms`,
+    /// `--stream-tiles-per-frame`).
+    pub stream_config: StreamConfig,
 }
 
 /// How the bench streams the world along a camera path (`--stream`).
@@ -142,6 +147,7 @@ impl BenchOptions {
                 Some(combos)
             }
         };
+        check_stream_config(&self.stream_config)?;
         if self.view.is_some() && self.path.is_some() {
             return Err(BenchError::Usage(
                 "--view and --path exclude each other: bench one fixed view or one camera path"
@@ -269,4 +275,31 @@ mod tests {
         let names: Vec<String> = p.requested.unwrap().iter().map(|c| c.to_string()).collect();
         assert_eq!(names, ["legacy-cpu+static-chunks", "static-batch+off"]);
     }
+}
+
+/// Largest `--stream-radius`: 9x9 resident tiles (with the hysteresis ring,
+/// 11x11 at most), far more than a 3x3 window's draw distance needs.
+pub const MAX_STREAM_RADIUS: u32 = 4;
+
+/// Rejects a streaming configuration no run can use, naming the flag.
+pub fn check_stream_config(c: &StreamConfig) -> Result<(), BenchError> {
+    if c.radius == 0 || c.radius > MAX_STREAM_RADIUS {
+        return Err(BenchError::Usage(format!(
+            "--stream-radius {}: must be 1 to {MAX_STREAM_RADIUS} (1 = 3x3 resident tiles)",
+            c.radius
+        )));
+    }
+    if !(c.budget.cpu_ms.is_finite() && c.budget.cpu_ms > 0.0) {
+        return Err(BenchError::Usage(format!(
+            "--stream-budget-ms {}: must be a positive number of milliseconds",
+            c.budget.cpu_ms
+        )));
+    }
+    if c.budget.tiles == 0 {
+        return Err(BenchError::Usage(
+            "--stream-tiles-per-frame 0: at least one tile per frame, or streaming never progresses"
+                .into(),
+        ));
+    }
+    Ok(())
 }

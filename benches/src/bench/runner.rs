@@ -134,6 +134,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 combo,
                 opts.texture_upload,
                 opts.stream,
+                opts.stream_config,
                 &poses,
                 &shot_view,
                 &mut samples,
@@ -538,6 +539,7 @@ impl<'f> Frame<'f> {
         combo: &TierCombo,
         upload: TextureUpload,
         mode: StreamMode,
+        config: StreamConfig,
         poses: &[ViewPose],
         shot: &ViewPose,
         samples: &mut RunSamples,
@@ -545,7 +547,11 @@ impl<'f> Frame<'f> {
     ) -> Result<(image::RgbaImage, Finished), BenchError> {
         let tier = samples.tier.to_string();
         let gpu = self.gpu;
-        let config = StreamConfig::default();
+
+        scene.max_resident_tiles = match mode {
+            StreamMode::Workers => config.max_resident_tiles(),
+            StreamMode::RenderThread => scene.window.tiles().len(),
+        };
         // Unmeasured: the window starts at the path's first tile, loaded.
         follow(scene, &poses[0])?;
         let mut streamer = match mode {

@@ -188,6 +188,7 @@ pub fn load_scene_from(
         adts,
         source,
         stats: window.stats(),
+        max_resident_tiles: crate::presets::max_resident_tiles(adts, window.tiles().len()),
         window,
         effects,
         resolved,

@@ -305,6 +305,7 @@ impl Preset {
             name: self.name.to_owned(),
             grass: self.grass_range(),
             adts: source.tile_count(),
+            max_resident_tiles: max_resident_tiles(source.tile_count(), window.tiles().len()),
             source,
             window,
             effects,
@@ -535,6 +536,12 @@ pub struct Scene {
     pub flights: Vec<CameraPath>,
     /// The initial window load (cost of building the resident tiles).
     pub first_load: WindowSlide,
+    /// The most tiles resident at once: the resident tiles for a world that
+    /// is resident whole; while streaming, what the streaming configuration
+    /// allows (the default [`crate::streaming::StreamConfig`]'s 25 unless
+    /// the caller sets its own). Techniques that update in place size their
+    /// pools for it.
+    pub max_resident_tiles: usize,
     /// Models a ground effect names that the data lacks (their doodads are
     /// skipped; always empty for procedural presets).
     pub missing_models: Vec<crate::formats::MissingModel>,
@@ -654,6 +661,18 @@ impl GrassRange {
             Policy::Client(_) => Self::CLIENT,
             Policy::PerCell(_) => Self::DEFAULT,
         }
+    }
+}
+
+/// [`Scene::max_resident_tiles`] for a world of `tiles` tiles with
+/// `resident` resident now, under the default streaming configuration.
+pub fn max_resident_tiles(tiles: usize, resident: usize) -> usize {
+    if tiles > resident {
+        crate::streaming::StreamConfig::default()
+            .max_resident_tiles()
+            .min(tiles)
+    } else {
+        resident
     }
 }
 
