@@ -178,3 +178,93 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
         }
     }
 }
+
+/// Mid-slide: the worker streamer applies one finished tile per frame, so
+/// while the camera crosses into the next tile the window holds some of the
+/// new tiles and not others. At every frame that changed the world, the
+/// renderer updated in place draws what a fresh build on that (partial)
+/// world draws: tiles not yet resident are absent whole, resident ones
+/// complete, whatever the order they arrived in.
+#[test]
+fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
+    use sward_scenes::streaming::{StreamConfig, Streamer};
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let mut scene = Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds");
+    let combos: Vec<TierCombo> = ["static-batch+static-chunks", "gpu-cull+gpu-cull"]
+        .iter()
+        .map(|s| {
+            let c = TierCombo::parse_list(s).expect("parses").remove(0);
+            cap_combo(&gpu.caps, &c).0
+        })
+        .collect();
+    let config = StreamConfig::default();
+    scene.max_resident_tiles = config.max_resident_tiles();
+    let mut streamer = Streamer::new(&scene.window, config);
+    let start = scene.window.centre();
+    let [x0, y0] = coords::tile_centre(start);
+    scene.stream(&mut streamer, x0, y0, true).expect("first load");
+    let mut renderers: Vec<SceneRenderer> = combos
+        .iter()
+        .map(|c| {
+            let mut r = SceneRenderer::new();
+            r.set_tiers(gpu, SceneData::from_scene(&scene), c)
+                .unwrap_or_else(|e| panic!("{c}: {e}"));
+            r
+        })
+        .collect();
+    let to = start.offset(1, 0).expect("continent is wide");
+    let [x1, y1] = coords::tile_centre(to);
+    let mut partial_frames = 0;
+    let mut check = |scene: &Scene, step: &sward_scenes::streaming::StreamStep| {
+        let changes: Vec<ResidencyChange> = step
+            .evicted
+            .iter()
+            .map(|t| ResidencyChange::TileEvicted(*t))
+            .chain(step.applied.iter().map(|t| ResidencyChange::TileResident(*t)))
+            .collect();
+        let view = view_over(scene, to);
+        for (combo, renderer) in combos.iter().zip(&mut renderers) {
+            renderer
+                .residency_changed(gpu, SceneData::from_scene(scene), &changes)
+                .unwrap_or_else(|e| panic!("{combo}: {e}"));
+            let (image, counters) = shot(gpu, renderer, scene, &view);
+            let mut fresh = SceneRenderer::new();
+            fresh
+                .set_tiers(gpu, SceneData::from_scene(scene), combo)
+                .unwrap_or_else(|e| panic!("{combo}: {e}"));
+            let (want, want_counters) = shot(gpu, &mut fresh, scene, &view);
+            assert_eq!(counters.instances_drawn, want_counters.instances_drawn, "{combo}");
+            assert_eq!(counters.triangles, want_counters.triangles, "{combo}");
+            assert!(image == want, "{combo}: a mid-slide frame differs from a fresh build");
+        }
+    };
+    // Walk into the next tile and stream frame by frame (waiting for the
+    // workers between frames) until the new square is resident; whatever
+    // is still missing after that many frames arrives in one blocking step.
+    for _ in 0..1500 {
+        let step = scene.stream(&mut streamer, x1, y1, false).expect("stream");
+        if step.changed() {
+            assert!(step.applied.len() <= 1, "one tile per frame: {step:?}");
+            partial_frames += usize::from(step.missing > 0);
+            check(&scene, &step);
+        } else if step.missing == 0 {
+            break;
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    let last = scene.stream(&mut streamer, x1, y1, true).expect("stream");
+    if last.changed() {
+        check(&scene, &last);
+    }
+    assert!(partial_frames > 0, "no frame saw a partially loaded square");
+    assert!(
+        scene.window.tiles().iter().filter(|t| t.x.abs_diff(to.x) <= 1 && t.y.abs_diff(to.y) <= 1).count() == 9,
+        "the new square is resident in the end"
+    );
+}

@@ -265,6 +265,35 @@ mod tests {
     }
 
     #[test]
+    fn stream_flags_out_of_range_name_the_flag_and_the_range() {
+        let with = |f: fn(&mut StreamConfig)| {
+            let mut c = StreamConfig::default();
+            f(&mut c);
+            BenchOptions {
+                stream_config: c,
+                ..opts()
+            }
+            .plan()
+        };
+        assert!(with(|_| {}).is_ok());
+        assert!(with(|c| c.radius = 2).is_ok());
+        for (f, flag, range) in [
+            (
+                (|c: &mut StreamConfig| c.radius = 0) as fn(&mut StreamConfig),
+                "--stream-radius 0",
+                "1 to 4",
+            ),
+            (|c| c.radius = 5, "--stream-radius 5", "1 to 4"),
+            (|c| c.budget.cpu_ms = 0.0, "--stream-budget-ms 0", "positive"),
+            (|c| c.budget.cpu_ms = f64::NAN, "--stream-budget-ms NaN", "positive"),
+            (|c| c.budget.tiles = 0, "--stream-tiles-per-frame 0", "at least one"),
+        ] {
+            let e = with(f).unwrap_err().to_string();
+            assert!(e.contains(flag) && e.contains(range), "{e}");
+        }
+    }
+
+    #[test]
     fn explicit_tiers_are_kept_in_order() {
         let p = BenchOptions {
             tiers: Some("legacy-cpu,static-batch+off".into()),
