@@ -3,9 +3,10 @@
 // terrain::cull::chunk_visible: the same frustum AABB test as `frustum` and
 // the same nearest-point distance).
 //
-// Terrain `gpu-cull`, pass `terrain.cull`: one invocation per resident MCNK
-// tests its conservative bounds (atlas record) against the frustum and the
-// draw distance; survivors are compacted with an atomic counter into
+// Terrain `gpu-cull`, pass `terrain.cull`: one invocation per atlas slot
+// (`chunk_count` = slots handed out, live or free) tests its conservative
+// bounds (atlas record) against the frustum and the draw distance; a free
+// slot's record (EMPTY: bounds far away) fails both tests; survivors are compacted with an atomic counter into
 // indexed indirect draws of the template whose first instance is the MCNK's
 // atlas slot. The counter doubles as the draw count of
 // multi_draw_indexed_indirect_count; without that feature the args buffer is

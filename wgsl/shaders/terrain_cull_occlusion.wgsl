@@ -3,7 +3,8 @@
 // parity test `terrain::atlas_tests::terrain_occlusion_phases_match_the_cpu_reference`.
 //
 // Terrain `gpu-cull` with `occlusion=on`: two-phase Hi-Z culling of MCNKs.
-//   phase_one  one invocation per resident MCNK: the frustum and distance
+//   phase_one  one invocation per atlas slot (free slots hold EMPTY records,
+//              which the frustum and distance tests reject): the frustum and distance
 //              test of `terrain.cull`, then its box against LAST frame's
 //              pyramid (projected with this frame's view): visible MCNKs
 //              become phase-one draws, hidden ones go to the rejected list.

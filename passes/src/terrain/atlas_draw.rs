@@ -2,10 +2,16 @@
 //! share: the height/normal atlas, the splat resources, the immutable
 //! template, the uniforms, the `terrain_atlas` shader and its pipelines.
 //! Each tier adds how it decides which MCNKs to draw.
+//!
+//! Built for a streaming world (an [`AtlasReach`]), the height atlas and the
+//! splat records share the atlas slots and [`AtlasDraw::set_tile`] updates
+//! both for one tile in place (the atlas's [`HeightAtlas::set_tile`], then
+//! the splat records at the slots the tile's MCNKs took and its alpha block).
 
 use std::collections::HashMap;
 
 use sward_engine::GpuContext;
+use sward_scenes::world::coords::TileCoord;
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
@@ -13,7 +19,7 @@ use super::gpu::TerrainUniforms;
 use super::splat_gpu::SplatGpu;
 use super::template::{build_template, TEMPLATE_INDICES};
 use super::StaticChunks;
-use crate::atlas::HeightAtlas;
+use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 
 /// Binding of the atlas records (`atlas_chunks`, gpu-cull's vertex stage).
@@ -25,8 +31,8 @@ const TEMPLATE_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array!
 /// Shared resources of the atlas terrain tiers.
 pub(crate) struct AtlasDraw {
     pub atlas: HeightAtlas,
-    /// Splat resources (bound in `bind_group`; kept for ownership).
-    _splat: SplatGpu,
+    /// Splat resources (bound in `bind_group`), records at the atlas slots.
+    splat: SplatGpu,
     pub vertices: wgpu::Buffer,
     pub indices: wgpu::Buffer,
     pub uniforms: wgpu::Buffer,
@@ -39,6 +45,35 @@ pub(crate) struct AtlasDraw {
     gpu_bytes: u64,
 }
 
+/// Applies residency `changes` tile by tile with `set_tile` (bytes written,
+/// or `None`: no room); chunk-level changes and a full pool ask for a rebuild.
+pub(crate) fn follow_changes(
+    changes: &[crate::technique::ResidencyChange],
+    mut set_tile: impl FnMut(TileCoord) -> Result<Option<u64>, PassError>,
+) -> Result<crate::technique::Residency, PassError> {
+    use crate::technique::{Residency, ResidencyChange as C};
+    let mut bytes_uploaded = 0;
+    for change in changes {
+        let tile = match *change {
+            C::TileEvicted(t) | C::TileResident(t) => t,
+            C::ChunkResident(_) | C::ChunkEvicted(_) => return Ok(Residency::Rebuild),
+        };
+        match set_tile(tile)? {
+            Some(b) => bytes_uploaded += b,
+            None => return Ok(Residency::Rebuild),
+        }
+    }
+    Ok(Residency::Applied { bytes_uploaded })
+}
+
+/// The atlas slots of `tile`'s MCNKs, in MCNK order (resident in `atlas`).
+fn tile_slots(atlas: &HeightAtlas, tile: &sward_scenes::world::AdtTile) -> Vec<u32> {
+    tile.mcnks
+        .iter()
+        .map(|m| atlas.slot_of(m.chunk_coord(tile.coord)).unwrap_or(u32::MAX))
+        .collect()
+}
+
 /// How a tier feeds the vertex stage.
 pub(crate) enum Feed {
     /// `vs_instanced`: per-instance vertex attributes (no vertex storage).
@@ -49,16 +84,40 @@ pub(crate) enum Feed {
 
 impl AtlasDraw {
     /// Builds the atlas, splat data, template and pipelines (1x and 4x MSAA)
-    /// for `world`; `technique` names errors.
+    /// for `world`; `technique` names errors. With `reach` (a streaming
+    /// world), the atlas has room for `reach` and the splat data for
+    /// `max_tiles` tiles, so [`Self::set_tile`] can follow residency.
     pub fn new(
         gpu: &GpuContext,
         world: &World,
+        reach: Option<(AtlasReach, usize)>,
         feed: Feed,
         technique: &'static str,
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
-        let atlas = HeightAtlas::new(gpu, world)?;
-        let splat = SplatGpu::new(gpu, world)?;
+        let atlas = HeightAtlas::with_reach(gpu, world, reach.map(|(r, _)| r))?;
+        let splat = match reach {
+            Some((_, max_tiles)) => {
+                let max_tiles = max_tiles.max(world.tile_count());
+                let pool = atlas.layout().capacity() as usize;
+                let mut splat = SplatGpu::streaming(gpu, max_tiles, pool)?;
+                for t in world.tiles() {
+                    let slots = tile_slots(&atlas, t);
+                    if splat
+                        .set_tile(&gpu.queue, world, t.coord, &slots)?
+                        .is_none()
+                    {
+                        return Err(PassError::InvalidInput {
+                            technique,
+                            what: format!("tile ({}, {})", t.coord.x, t.coord.y),
+                            reason: format!("no room in the splat pools for {max_tiles} tiles"),
+                        });
+                    }
+                }
+                splat
+            }
+            None => SplatGpu::new(gpu, world)?,
+        };
         let template = build_template();
         let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("terrain.template_vertices"),
@@ -138,7 +197,7 @@ impl AtlasDraw {
         };
         let mut this = AtlasDraw {
             atlas,
-            _splat: splat,
+            splat,
             vertices,
             indices,
             uniforms,
@@ -154,6 +213,31 @@ impl AtlasDraw {
             this.ensure_pipeline(device, samples);
         }
         Ok(this)
+    }
+
+    /// Streaming builds: makes tile `tile` of `world` resident in the
+    /// atlas and the splat data (replacing it if it was) or evicts it when
+    /// `world` no longer has it. Returns the bytes written, or `Ok(None)`
+    /// when this was built whole or has no room (rebuild then).
+    pub fn set_tile(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        tile: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        if !self.splat.is_streaming() {
+            return Ok(None);
+        }
+        let Some(atlas_bytes) = self.atlas.set_tile(queue, world, tile)? else {
+            return Ok(None);
+        };
+        let slots = world
+            .tile(tile)
+            .map_or_else(Vec::new, |t| tile_slots(&self.atlas, t));
+        Ok(self
+            .splat
+            .set_tile(queue, world, tile, &slots)?
+            .map(|b| b + atlas_bytes))
     }
 
     /// Creates the pipeline for `samples` if missing (same states as

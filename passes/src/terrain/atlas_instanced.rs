@@ -10,10 +10,17 @@
 //! per-instance record carries the MCNK itself (slot, coordinate, tile, base
 //! Z, holes) as vertex attributes, so this tier needs no storage buffers in
 //! the vertex stage (its only device requirement is R32Float textures).
+//!
+//! For a streaming world the atlas and splat data are sized for the most
+//! tiles resident at once ([`AtlasInstanced::with_reach`]) and
+//! [`AtlasInstanced::set_tile`] updates one tile in place: its atlas slots
+//! and splat records, its CPU instance records and its culling group. Only
+//! live slots belong to a culling group, so free slots are never drawn; the
+//! instance buffer holds the whole capacity, so it never grows.
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
-use sward_scenes::world::coords::ChunkCoord;
+use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use sward_scenes::World;
 
 use super::atlas_draw::{AtlasDraw, Feed};
@@ -22,7 +29,7 @@ use super::gpu::TerrainUniforms;
 use super::mesh::Aabb;
 use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
-use crate::atlas::AtlasChunkGpu;
+use crate::atlas::{AtlasChunkGpu, AtlasReach};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
@@ -82,37 +89,89 @@ impl AtlasInstanced {
     /// Builds the atlas, splat data, template and the instance buffer for
     /// every resident MCNK of `world`.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+        Self::with_reach(gpu, world, None)
+    }
+
+    /// Like [`Self::new`]; with `reach` (a streaming world: the atlas reach
+    /// and the most tiles resident at once) the atlas, splat data and
+    /// instance buffer have room for every tile that may become resident,
+    /// and [`Self::set_tile`] follows residency in place.
+    pub fn with_reach(
+        gpu: &GpuContext,
+        world: &World,
+        reach: Option<(AtlasReach, usize)>,
+    ) -> Result<Self, PassError> {
         let feed = Feed::Instanced(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<InstanceGpu>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &INSTANCE_ATTRIBUTES,
         });
-        let draw = AtlasDraw::new(gpu, world, feed, TECHNIQUE)?;
-        let records = draw.atlas.records();
-        let bounds = records.iter().map(record_bounds).collect();
-        let tile_keys: Vec<u32> = records
-            .iter()
-            .map(|r| r.coord().tile().index() as u32)
-            .collect();
-        let all: Vec<InstanceGpu> = records
-            .iter()
-            .enumerate()
-            .map(|(s, r)| InstanceGpu::from_record(s as u32, r))
-            .collect();
+        let draw = AtlasDraw::new(gpu, world, reach, feed, TECHNIQUE)?;
+        let capacity = if reach.is_some() {
+            draw.atlas.layout().capacity() as usize
+        } else {
+            draw.atlas.slot_count()
+        };
         let instances = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.instances"),
-            size: (all.len().max(1) * std::mem::size_of::<InstanceGpu>()) as u64,
+            size: (capacity.max(1) * std::mem::size_of::<InstanceGpu>()) as u64,
             usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Ok(AtlasInstanced {
+        let mut this = AtlasInstanced {
             draw,
-            culler: ChunkCuller::new(bounds, &tile_keys),
-            all,
+            culler: ChunkCuller::default(),
+            all: Vec::new(),
             instances,
             visible: Vec::new(),
             staged: Vec::new(),
-        })
+        };
+        for t in world.tiles() {
+            this.follow_tile(world, t.coord);
+        }
+        Ok(this)
+    }
+
+    /// Streaming builds: makes tile `tile` of `world` resident (replacing
+    /// it if it was) or evicts it when `world` no longer has it. Returns the
+    /// bytes written, or `Ok(None)` when this was built whole or has no room.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile)? else {
+            return Ok(None);
+        };
+        self.follow_tile(world, tile);
+        Ok(Some(bytes))
+    }
+
+    /// Brings the CPU instance records and the culling group of `tile` in
+    /// line with the atlas (which already holds `world`'s state of it).
+    fn follow_tile(&mut self, world: &World, tile: TileCoord) {
+        let key = tile.index() as u32;
+        for s in self.culler.remove_group(key) {
+            self.all[s as usize] = InstanceGpu::from_record(s, &AtlasChunkGpu::EMPTY);
+        }
+        let Some(t) = world.tile(tile) else {
+            return;
+        };
+        let records = self.draw.atlas.records();
+        self.all.resize(
+            records.len(),
+            InstanceGpu::from_record(0, &AtlasChunkGpu::EMPTY),
+        );
+        let mut members = Vec::with_capacity(t.mcnks.len());
+        for m in &t.mcnks {
+            if let Some(s) = self.draw.atlas.slot_of(m.chunk_coord(tile)) {
+                let r = &records[s as usize];
+                self.all[s as usize] = InstanceGpu::from_record(s, r);
+                members.push((s, record_bounds(r)));
+            }
+        }
+        self.culler.set_group(key, members);
     }
 
     /// Adds `terrain.draw`: CPU cull, upload of the visible instance records,
@@ -174,7 +233,7 @@ impl AtlasInstanced {
 
     /// Resident MCNKs.
     pub fn chunk_count(&self) -> usize {
-        self.all.len()
+        self.draw.atlas.chunk_count()
     }
 
     /// Global coordinates of the MCNKs drawn in the last recorded frame.
@@ -195,7 +254,14 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     params: &[],
     requires: &[sward_engine::Capability::R32FloatTexture],
     fallback: Some("static-chunks"),
-    build: |i, _| Ok(Box::new(AtlasInstanced::new(i.gpu, i.scene.world)?)),
+    build: |i, _| {
+        let reach = i.scene.atlas_reach().map(|r| (r, i.scene.max_resident_tiles));
+        Ok(Box::new(AtlasInstanced::with_reach(
+            i.gpu,
+            i.scene.world,
+            reach,
+        )?))
+    },
 };
 
 impl crate::technique::Technique for AtlasInstanced {
@@ -211,5 +277,15 @@ impl crate::technique::Technique for AtlasInstanced {
 
     fn gpu_memory_bytes(&self) -> u64 {
         AtlasInstanced::gpu_memory_bytes(self)
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        super::atlas_draw::follow_changes(changes, |tile| {
+            self.set_tile(inputs.gpu, inputs.scene.world, tile)
+        })
     }
 }

@@ -6,8 +6,14 @@
 //!
 //! The result is exactly [`chunk_visible`] applied to every MCNK (tested
 //! against that brute-force reference).
+//!
+//! Groups can be replaced and removed one at a time
+//! ([`ChunkCuller::set_group`], [`ChunkCuller::remove_group`]), so a
+//! streaming technique updates the culler per tile; the output order is
+//! group key order, then slot order inside a group, whatever order the
+//! groups arrived in.
 
-use std::ops::Range;
+use std::collections::BTreeMap;
 
 use glam::Vec3;
 use sward_engine::Frustum;
@@ -67,58 +73,88 @@ fn distance_relation(eye: Vec3, max_distance: f32, b: &Aabb) -> Relation {
     }
 }
 
-/// A group of consecutive MCNK slots (one ADT tile) with its bounds.
+/// A group of MCNK slots (one ADT tile) with its bounds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CullGroup {
     /// Union of the MCNK boxes.
     pub bounds: Aabb,
-    /// The MCNK slots of the group.
-    pub slots: Range<u32>,
+    /// The MCNK slots of the group, increasing.
+    pub slots: Vec<u32>,
 }
 
 /// MCNK boxes grouped by ADT tile.
 #[derive(Debug, Clone, Default)]
 pub struct ChunkCuller {
+    /// Box per slot ([`Aabb::EMPTY`] for slots in no group).
     bounds: Vec<Aabb>,
-    groups: Vec<CullGroup>,
+    /// Groups by key (the output order).
+    groups: BTreeMap<u32, CullGroup>,
 }
 
 impl ChunkCuller {
     /// A culler over `bounds` (one per MCNK slot) where `group_of[i]` is the
-    /// group key of slot `i`; slots of one group must be consecutive.
+    /// group key of slot `i`.
     pub fn new(bounds: Vec<Aabb>, group_of: &[u32]) -> Self {
-        let mut groups: Vec<CullGroup> = Vec::new();
-        let mut last_key = None;
+        let mut members: BTreeMap<u32, Vec<(u32, Aabb)>> = BTreeMap::new();
         for (i, (b, &key)) in bounds.iter().zip(group_of).enumerate() {
-            let i = i as u32;
-            match groups.last_mut() {
-                Some(g) if last_key == Some(key) => {
-                    g.bounds = g.bounds.union(*b);
-                    g.slots.end = i + 1;
-                }
-                _ => groups.push(CullGroup {
-                    bounds: *b,
-                    slots: i..i + 1,
-                }),
-            }
-            last_key = Some(key);
+            members.entry(key).or_default().push((i as u32, *b));
         }
-        ChunkCuller { bounds, groups }
+        let mut this = ChunkCuller::default();
+        for (key, m) in members {
+            this.set_group(key, m);
+        }
+        this.bounds.resize(bounds.len(), Aabb::EMPTY);
+        this
     }
 
-    /// Number of MCNK slots.
+    /// Replaces (or adds) group `key` with `members` (slot and box each).
+    /// A slot must belong to one group at a time.
+    pub fn set_group(&mut self, key: u32, members: impl IntoIterator<Item = (u32, Aabb)>) {
+        self.remove_group(key);
+        let mut group = CullGroup {
+            bounds: Aabb::EMPTY,
+            slots: Vec::new(),
+        };
+        for (slot, b) in members {
+            let s = slot as usize;
+            if s >= self.bounds.len() {
+                self.bounds.resize(s + 1, Aabb::EMPTY);
+            }
+            self.bounds[s] = b;
+            group.bounds = group.bounds.union(b);
+            group.slots.push(slot);
+        }
+        group.slots.sort_unstable();
+        if !group.slots.is_empty() {
+            self.groups.insert(key, group);
+        }
+    }
+
+    /// Removes group `key`; its slots' boxes become [`Aabb::EMPTY`].
+    /// Returns the slots it had.
+    pub fn remove_group(&mut self, key: u32) -> Vec<u32> {
+        let Some(group) = self.groups.remove(&key) else {
+            return Vec::new();
+        };
+        for &s in &group.slots {
+            self.bounds[s as usize] = Aabb::EMPTY;
+        }
+        group.slots
+    }
+
+    /// Number of MCNK slots (live or not).
     pub fn len(&self) -> usize {
         self.bounds.len()
     }
 
-    /// Whether there are no MCNKs.
+    /// Whether there are no MCNK slots.
     pub fn is_empty(&self) -> bool {
         self.bounds.is_empty()
     }
 
-    /// The groups (tiles).
-    pub fn groups(&self) -> &[CullGroup] {
-        &self.groups
+    /// The groups (tiles) in key order.
+    pub fn groups(&self) -> impl Iterator<Item = &CullGroup> + '_ {
+        self.groups.values()
     }
 
     /// Box of MCNK slot `slot`.
@@ -126,16 +162,17 @@ impl ChunkCuller {
         self.bounds.get(slot)
     }
 
-    /// Clears `out` and fills it with the visible slots in increasing order.
+    /// Clears `out` and fills it with the visible slots: groups in key
+    /// order, slots increasing inside each.
     pub fn cull(&self, frustum: &Frustum, eye: Vec3, max_distance: f32, out: &mut Vec<u32>) {
         out.clear();
-        for g in &self.groups {
+        for g in self.groups.values() {
             let f = frustum_relation(frustum, &g.bounds);
             let d = distance_relation(eye, max_distance, &g.bounds);
             match (f, d) {
                 (Relation::Outside, _) | (_, Relation::Outside) => {}
-                (Relation::Inside, Relation::Inside) => out.extend(g.slots.clone()),
-                _ => out.extend(g.slots.clone().filter(|&s| {
+                (Relation::Inside, Relation::Inside) => out.extend_from_slice(&g.slots),
+                _ => out.extend(g.slots.iter().copied().filter(|&s| {
                     chunk_visible(frustum, eye, max_distance, &self.bounds[s as usize])
                 })),
             }
@@ -174,11 +211,8 @@ mod tests {
     #[test]
     fn hierarchical_cull_equals_the_per_chunk_reference_and_keeps_what_is_seen() {
         let (culler, points) = culler();
-        assert_eq!(culler.groups().len(), 2);
-        let all = culler
-            .groups()
-            .iter()
-            .fold(Aabb::EMPTY, |a, g| a.union(g.bounds));
+        assert_eq!(culler.groups().count(), 2);
+        let all = culler.groups().fold(Aabb::EMPTY, |a, g| a.union(g.bounds));
         let mut rng = Rng32::new(7);
         let mut out = Vec::new();
         let (mut kept, mut rejected, mut straddling_cases) = (0, 0, 0);
@@ -233,6 +267,53 @@ mod tests {
             "kept {kept} rejected {rejected}"
         );
         assert!(straddling_cases > 50, "{straddling_cases}");
+    }
+
+    #[test]
+    fn groups_replaced_and_removed_cull_like_a_fresh_culler() {
+        let (fresh, _) = culler();
+        let groups: Vec<CullGroup> = fresh.groups().cloned().collect();
+        // The same boxes under other slots: group 1 first at slots 0.., then
+        // group 0 after it; a removed and re-added group leaves no trace.
+        let mut moved = ChunkCuller::default();
+        let n = groups[1].slots.len() as u32;
+        let members = |g: &CullGroup, base: u32| -> Vec<(u32, Aabb)> {
+            g.slots
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (base + i as u32, *fresh.bounds(s as usize).expect("box")))
+                .collect()
+        };
+        moved.set_group(1, members(&groups[1], 0));
+        moved.set_group(0, members(&groups[0], 1000));
+        assert_eq!(moved.remove_group(0).len(), groups[0].slots.len());
+        assert!(moved.remove_group(0).is_empty());
+        assert!(moved.bounds(1000).is_some_and(|b| *b == Aabb::EMPTY));
+        moved.set_group(0, members(&groups[0], n));
+        assert_eq!(moved.groups().count(), 2);
+        // Slot s of the fresh culler is slot s + n (group 0) or s - m
+        // (group 1) of the moved one.
+        let m = groups[0].slots.len() as u32;
+        let map = |s: u32| if s < m { s + n } else { s - m };
+        let all = fresh.groups().fold(Aabb::EMPTY, |a, g| a.union(g.bounds));
+        let mut rng = Rng32::new(11);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..50 {
+            let t = Vec3::new(rng.next_f32(), rng.next_f32(), rng.next_f32());
+            let eye = all.min + (all.max - all.min) * t + Vec3::Z * 50.0;
+            let camera = Camera {
+                eye,
+                yaw_deg: rng.next_f32() * 360.0,
+                pitch_deg: -60.0 * rng.next_f32(),
+                ..Camera::default()
+            };
+            let frustum = camera.frustum(1.6);
+            fresh.cull(&frustum, eye, 500.0, &mut a);
+            moved.cull(&frustum, eye, 500.0, &mut b);
+            // Output order: group key order, slots increasing in a group.
+            let want: Vec<u32> = a.iter().map(|&s| map(s)).collect();
+            assert_eq!(b, want);
+        }
     }
 
     #[test]

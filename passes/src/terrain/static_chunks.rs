@@ -3,12 +3,20 @@
 //! per-MCNK record buffer, and the `terrain.draw` pass that culls MCNKs on the
 //! CPU (inside the pass closure, so the bench sees the cost) and issues one
 //! draw per visible MCNK.
+//!
+//! For a streaming world ([`StaticChunks::streaming`]) every resident ADT
+//! tile owns a block of 256 MCNK slots out of a pool sized for the most
+//! tiles resident at once: its vertex buffers, its culling group and its
+//! splat records and alpha block ([`SplatGpu::set_tile`]).
+//! [`StaticChunks::set_tile`] builds or drops one tile's share in place (the
+//! residency hook); nothing else is touched. Draws follow the culler's tile
+//! order and MCNK order inside a tile, the same as a fresh build.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_COMPARE, DEPTH_FORMAT};
-use sward_scenes::world::coords::ChunkCoord;
+use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
@@ -27,9 +35,32 @@ struct GpuChunk {
     vertex_count: u32,
 }
 
+/// MCNK slots per tile block of a streaming build.
+const TILE_SLOTS: u32 = 256;
+
+/// What a resident tile holds in a streaming build.
+struct TileShare {
+    /// Its block of [`TILE_SLOTS`] slots.
+    block: u32,
+    /// MCNKs (slots `block * 256..block * 256 + mcnks`).
+    mcnks: u32,
+    triangles: u64,
+    vertex_bytes: u64,
+}
+
+/// The tile blocks of a streaming build.
+struct TileBlocks {
+    tiles: HashMap<TileCoord, TileShare>,
+    /// Free blocks below `capacity`, lowest first.
+    free: BTreeSet<u32>,
+}
+
 /// The `static-chunks` terrain technique (see the module docs).
 pub struct StaticChunks {
-    chunks: Vec<GpuChunk>,
+    /// Per slot (`None`: free).
+    chunks: Vec<Option<GpuChunk>>,
+    /// Streaming builds only.
+    blocks: Option<TileBlocks>,
     culler: ChunkCuller,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -37,7 +68,7 @@ pub struct StaticChunks {
     shader: wgpu::ShaderModule,
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
     /// Alpha atlas, layer textures and splat records (bound in `bind_group`).
-    _splat: SplatGpu,
+    splat: SplatGpu,
     gpu_bytes: u64,
     triangles: u64,
     /// Visible slots of the last frame (reused allocation).
@@ -48,8 +79,8 @@ impl StaticChunks {
     /// Uploads every resident MCNK of `world`: vertex buffers, alpha atlas,
     /// layer textures, per-MCNK records; builds the 1x and 4x MSAA pipelines.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        let device = &gpu.device;
         let splat = SplatGpu::new(gpu, world)?;
+        let device = &gpu.device;
         let mut chunks = Vec::new();
         let mut bounds = Vec::new();
         let mut tile_keys = Vec::new();
@@ -69,13 +100,167 @@ impl StaticChunks {
                 triangles += mesh.triangles();
                 bounds.push(mesh.bounds);
                 tile_keys.push(tile.coord.index() as u32);
-                chunks.push(GpuChunk {
+                chunks.push(Some(GpuChunk {
                     coord,
                     vertices,
                     vertex_count: mesh.vertices.len() as u32,
+                }));
+            }
+        }
+        Self::assemble(
+            gpu,
+            splat,
+            chunks,
+            None,
+            ChunkCuller::new(bounds, &tile_keys),
+            gpu_bytes,
+            triangles,
+        )
+    }
+
+    /// Built for a streaming world: pools for `max_tiles` tiles at once
+    /// (one block of 256 MCNK slots each), filled with `world`'s tiles;
+    /// [`Self::set_tile`] then follows residency changes in place.
+    pub fn streaming(gpu: &GpuContext, world: &World, max_tiles: usize) -> Result<Self, PassError> {
+        let max_tiles = max_tiles.max(world.tile_count()).max(1);
+        let splat = SplatGpu::streaming(gpu, max_tiles, max_tiles * TILE_SLOTS as usize)?;
+        let gpu_bytes = splat.gpu_memory_bytes();
+        let blocks = TileBlocks {
+            tiles: HashMap::new(),
+            free: (0..max_tiles as u32).collect(),
+        };
+        let mut this = Self::assemble(
+            gpu,
+            splat,
+            Vec::new(),
+            Some(blocks),
+            ChunkCuller::default(),
+            gpu_bytes,
+            0,
+        )?;
+        for tile in world.tiles() {
+            if this.set_tile(gpu, world, tile.coord)?.is_none() {
+                return Err(PassError::InvalidInput {
+                    technique: TECHNIQUE,
+                    what: format!("tile ({}, {})", tile.coord.x, tile.coord.y),
+                    reason: format!("no room in pools for {max_tiles} tiles"),
                 });
             }
         }
+        Ok(this)
+    }
+
+    /// Streaming builds: makes tile `tile` of `world` resident (replacing
+    /// it if it was: vertex buffers, culling group, splat records and alpha
+    /// block) or, when `world` no longer has it, drops all of that and frees
+    /// its block. Returns the bytes uploaded, or `Ok(None)` when this was
+    /// built whole or the pools have no room (unchanged then; rebuild).
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        let Some(blocks) = self.blocks.as_ref() else {
+            return Ok(None);
+        };
+        let key = tile.index() as u32;
+        let Some(t) = world.tile(tile) else {
+            self.drop_tile(tile);
+            self.splat.set_tile(&gpu.queue, world, tile, &[])?;
+            return Ok(Some(0));
+        };
+        let held = blocks.tiles.get(&tile).map(|s| s.block);
+        let Some(block) = held.or_else(|| blocks.free.first().copied()) else {
+            return Ok(None);
+        };
+        if t.mcnks.len() > TILE_SLOTS as usize {
+            return Ok(None);
+        }
+        let first = block * TILE_SLOTS;
+        let slots: Vec<u32> = (first..first + t.mcnks.len() as u32).collect();
+        let mut built = Vec::with_capacity(t.mcnks.len());
+        let (mut triangles, mut vertex_bytes) = (0, 0);
+        for m in &t.mcnks {
+            let coord = m.chunk_coord(tile);
+            let mesh = expand_mcnk(coord, m)?;
+            let vertices = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("terrain.chunk_vertices"),
+                    contents: bytemuck::cast_slice(&mesh.vertices),
+                    usage: wgpu::BufferUsages::VERTEX,
+                });
+            vertex_bytes += vertices.size();
+            triangles += mesh.triangles();
+            built.push((
+                GpuChunk {
+                    coord,
+                    vertices,
+                    vertex_count: mesh.vertices.len() as u32,
+                },
+                mesh.bounds,
+            ));
+        }
+        let Some(splat_bytes) = self.splat.set_tile(&gpu.queue, world, tile, &slots)? else {
+            return Ok(None);
+        };
+        self.drop_tile(tile);
+        let end = (first + TILE_SLOTS) as usize;
+        if self.chunks.len() < end {
+            self.chunks.resize_with(end, || None);
+        }
+        let mut members = Vec::with_capacity(built.len());
+        for (&slot, (chunk, bounds)) in slots.iter().zip(built) {
+            self.chunks[slot as usize] = Some(chunk);
+            members.push((slot, bounds));
+        }
+        self.culler.set_group(key, members);
+        if let Some(blocks) = self.blocks.as_mut() {
+            blocks.free.remove(&block);
+            blocks.tiles.insert(
+                tile,
+                TileShare {
+                    block,
+                    mcnks: slots.len() as u32,
+                    triangles,
+                    vertex_bytes,
+                },
+            );
+        }
+        self.triangles += triangles;
+        self.gpu_bytes += vertex_bytes;
+        Ok(Some(vertex_bytes + splat_bytes))
+    }
+
+    /// Drops what tile `tile` holds (streaming builds) and frees its block.
+    fn drop_tile(&mut self, tile: TileCoord) {
+        let Some(blocks) = self.blocks.as_mut() else {
+            return;
+        };
+        let Some(share) = blocks.tiles.remove(&tile) else {
+            return;
+        };
+        blocks.free.insert(share.block);
+        self.culler.remove_group(tile.index() as u32);
+        let first = (share.block * TILE_SLOTS) as usize;
+        for c in &mut self.chunks[first..first + share.mcnks as usize] {
+            *c = None;
+        }
+        self.triangles -= share.triangles;
+        self.gpu_bytes -= share.vertex_bytes;
+    }
+
+    fn assemble(
+        gpu: &GpuContext,
+        splat: SplatGpu,
+        chunks: Vec<Option<GpuChunk>>,
+        blocks: Option<TileBlocks>,
+        culler: ChunkCuller,
+        mut gpu_bytes: u64,
+        triangles: u64,
+    ) -> Result<Self, PassError> {
+        let device = &gpu.device;
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.uniforms"),
             size: TerrainUniforms::size(),
@@ -108,13 +293,14 @@ impl StaticChunks {
         });
         let mut this = StaticChunks {
             chunks,
-            culler: ChunkCuller::new(bounds, &tile_keys),
+            blocks,
+            culler,
             uniforms,
             bind_group,
             layout,
             shader,
             pipelines: HashMap::new(),
-            _splat: splat,
+            splat,
             gpu_bytes,
             triangles,
             visible: Vec::new(),
@@ -247,7 +433,9 @@ impl StaticChunks {
                 ctx.pass.set_pipeline(pipeline);
                 ctx.pass.set_bind_group(0, &this.bind_group, &[]);
                 for &slot in &visible {
-                    let chunk = &this.chunks[slot as usize];
+                    let Some(chunk) = &this.chunks[slot as usize] else {
+                        continue;
+                    };
                     if chunk.vertex_count == 0 {
                         continue;
                     }
@@ -275,14 +463,14 @@ impl StaticChunks {
 
     /// Resident MCNKs.
     pub fn chunk_count(&self) -> usize {
-        self.chunks.len()
+        self.chunks.iter().flatten().count()
     }
 
     /// Global coordinates of the MCNKs drawn in the last recorded frame.
     pub fn last_visible(&self) -> Vec<ChunkCoord> {
         self.visible
             .iter()
-            .map(|&s| self.chunks[s as usize].coord)
+            .filter_map(|&s| self.chunks[s as usize].as_ref().map(|c| c.coord))
             .collect()
     }
 }
@@ -313,7 +501,13 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     params: &[],
     requires: &[],
     fallback: None,
-    build: |i, _| Ok(Box::new(StaticChunks::new(i.gpu, i.scene.world)?)),
+    build: |i, _| {
+        Ok(Box::new(if i.scene.atlas_reach().is_some() {
+            StaticChunks::streaming(i.gpu, i.scene.world, i.scene.max_resident_tiles)?
+        } else {
+            StaticChunks::new(i.gpu, i.scene.world)?
+        }))
+    },
 };
 
 impl crate::technique::Technique for StaticChunks {
@@ -333,5 +527,15 @@ impl crate::technique::Technique for StaticChunks {
 
     fn terrain_triangles(&self) -> Option<u64> {
         Some(self.triangles)
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        super::atlas_draw::follow_changes(changes, |tile| {
+            self.set_tile(inputs.gpu, inputs.scene.world, tile)
+        })
     }
 }

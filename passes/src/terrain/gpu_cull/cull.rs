@@ -23,7 +23,7 @@ pub struct TerrainCullUniforms {
     pub eye: [f32; 3],
     /// Terrain draw distance (nearest point of an MCNK's box).
     pub max_distance: f32,
-    /// Resident MCNKs (slots `0..chunk_count`).
+    /// Atlas slots to test (`0..chunk_count`, live or free).
     pub chunk_count: u32,
     /// Indices of one template instance.
     pub index_count: u32,

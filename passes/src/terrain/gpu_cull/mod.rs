@@ -13,6 +13,14 @@
 //! buffer clear, one dispatch, one multi-draw. The number of kept MCNKs is
 //! read back a few frames late through a non-blocking map (counters only).
 //!
+//! The cull runs over the atlas slots handed out so far
+//! ([`HeightAtlas::slot_count`](crate::atlas::HeightAtlas::slot_count)),
+//! live or free: a free slot's record is
+//! [`AtlasChunkGpu::EMPTY`], whose far-away bounds every frustum and
+//! distance test rejects. For a streaming world the args buffers are sized
+//! for the atlas capacity and a residency change only updates one tile of
+//! the atlas and splat data in place ([`GpuCullTerrain::set_tile`]).
+//!
 //! - [`cull`]: uniforms, the indirect record and the CPU reference cull.
 
 pub mod cull;
@@ -24,6 +32,7 @@ use sward_engine::graph::RenderGraph;
 use sward_engine::lagged::LaggedReadback;
 use sward_engine::targets::read_buffer;
 use sward_engine::{Capability, GpuContext};
+use sward_scenes::world::coords::TileCoord;
 use sward_scenes::World;
 
 use self::cull::{DrawIndexedArgs, TerrainCullUniforms};
@@ -31,7 +40,7 @@ use super::atlas_draw::{AtlasDraw, Feed};
 use super::gpu::TerrainUniforms;
 use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
-use crate::atlas::AtlasChunkGpu;
+use crate::atlas::{AtlasChunkGpu, AtlasReach};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
@@ -100,7 +109,11 @@ fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
 pub struct GpuCullTerrain {
     draw: AtlasDraw,
     variant: MdiVariant,
+    /// Atlas slots handed out (live or free): what the cull iterates and
+    /// where the phase-two region of the args starts.
     chunk_count: u32,
+    /// Slots the args regions and the rejected list have room for.
+    capacity: u32,
     cull_pipeline: wgpu::ComputePipeline,
     cull_bind: wgpu::BindGroup,
     cull_uniforms: wgpu::Buffer,
@@ -145,9 +158,57 @@ impl GpuCullTerrain {
         world: &World,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
-        let mut t = Self::with_variant(gpu, world, variant)?;
-        t.occlusion = Some(t.build_occlusion(gpu)?);
+        Self::with_reach(gpu, world, None, variant, true)
+    }
+
+    /// The technique with `variant`, occlusion on or off, and for a
+    /// streaming world (`reach`: the atlas reach and the most tiles
+    /// resident at once) room for every tile that may become resident, so
+    /// [`Self::set_tile`] follows residency in place.
+    pub fn with_reach(
+        gpu: &GpuContext,
+        world: &World,
+        reach: Option<(AtlasReach, usize)>,
+        variant: MdiVariant,
+        occlusion: bool,
+    ) -> Result<Self, PassError> {
+        let mut t = Self::build(gpu, world, reach, variant)?;
+        if occlusion {
+            t.occlusion = Some(t.build_occlusion(gpu)?);
+        }
         Ok(t)
+    }
+
+    /// Streaming builds: makes tile `tile` of `world` resident in the atlas
+    /// and splat data (replacing it if it was) or evicts it when `world` no
+    /// longer has it; the cull then covers the atlas's slots. Lagged
+    /// counters and the occlusion pyramid's history start over, as in a
+    /// fresh build. Returns the bytes written, or `Ok(None)` when this was
+    /// built whole or has no room.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile)? else {
+            return Ok(None);
+        };
+        let slots = self.draw.atlas.slot_count() as u32;
+        if slots > self.capacity {
+            return Ok(None);
+        }
+        self.chunk_count = slots;
+        self.last_counts = None;
+        self.readback = Mutex::new(LaggedReadback::new(
+            &gpu.device,
+            "terrain.cull.count_readback",
+            16,
+        ));
+        if let Some(o) = self.occlusion.as_mut() {
+            o.previous = false;
+        }
+        Ok(Some(bytes))
     }
 
     fn build_occlusion(&self, gpu: &GpuContext) -> Result<Occlusion, PassError> {
@@ -181,7 +242,7 @@ impl GpuCullTerrain {
         });
         let rejected = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.rejected"),
-            size: (u64::from(self.chunk_count) + 1) * 4,
+            size: (u64::from(self.capacity) + 1) * 4,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -242,6 +303,15 @@ impl GpuCullTerrain {
         world: &World,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
+        Self::with_reach(gpu, world, None, variant, false)
+    }
+
+    fn build(
+        gpu: &GpuContext,
+        world: &World,
+        reach: Option<(AtlasReach, usize)>,
+        variant: MdiVariant,
+    ) -> Result<Self, PassError> {
         let device = &gpu.device;
         if variant == MdiVariant::Count && !gpu.caps.has(Capability::MultiDrawIndirectCount) {
             return Err(PassError::DeviceLimit {
@@ -252,11 +322,16 @@ impl GpuCullTerrain {
             });
         }
         log::info!("{TECHNIQUE}: drawing with {}", variant.name());
-        let draw = AtlasDraw::new(gpu, world, Feed::Culled, TECHNIQUE)?;
-        let chunk_count = draw.atlas.chunk_count() as u32;
+        let draw = AtlasDraw::new(gpu, world, reach, Feed::Culled, TECHNIQUE)?;
+        let chunk_count = draw.atlas.slot_count() as u32;
+        let capacity = if reach.is_some() {
+            draw.atlas.layout().capacity().max(chunk_count)
+        } else {
+            chunk_count
+        };
         // Two regions: phase one, and phase two of the occlusion cull.
         let args_size =
-            2 * (u64::from(chunk_count.max(1))) * std::mem::size_of::<DrawIndexedArgs>() as u64;
+            2 * (u64::from(capacity.max(1))) * std::mem::size_of::<DrawIndexedArgs>() as u64;
         let indirect = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::COPY_DST
@@ -322,6 +397,7 @@ impl GpuCullTerrain {
             draw,
             variant,
             chunk_count,
+            capacity,
             cull_pipeline,
             cull_bind,
             cull_uniforms,
@@ -341,10 +417,11 @@ impl GpuCullTerrain {
 
     /// Resident MCNKs.
     pub fn chunk_count(&self) -> usize {
-        self.chunk_count as usize
+        self.draw.atlas.chunk_count()
     }
 
-    /// The atlas records (slot order): the bounds the cull tests.
+    /// The atlas records (slot order, free slots [`AtlasChunkGpu::EMPTY`]):
+    /// the bounds the cull tests.
     pub fn records(&self) -> &[AtlasChunkGpu] {
         self.draw.atlas.records()
     }
@@ -433,7 +510,7 @@ impl GpuCullTerrain {
             let bytes = bytemuck::bytes_of(&u);
             ctx.queue.write_buffer(&this.cull_uniforms, 0, bytes);
             ctx.counters.bytes_uploaded += bytes.len() as u64;
-            ctx.counters.instances_submitted += u64::from(this.chunk_count);
+            ctx.counters.instances_submitted += this.chunk_count() as u64;
             let groups = this.chunk_count.div_ceil(64).max(1);
             match occlusion {
                 Some(o) => {
@@ -518,7 +595,7 @@ impl GpuCullTerrain {
         );
         f.insert(
             "terrain_mcnks_resident".to_owned(),
-            f64::from(self.chunk_count),
+            self.chunk_count() as f64,
         );
         if let Some(k) = self.last_kept() {
             f.insert("terrain_mcnks_kept".to_owned(), f64::from(k));
@@ -663,7 +740,7 @@ fn record_draw<'a>(
             // variant; the (lagged) kept count for the count variant.
             let kept = match this.last_counts {
                 Some(c) => c[phase as usize],
-                None if phase == 0 => this.chunk_count,
+                None if phase == 0 => this.chunk_count() as u32,
                 None => 0,
             };
             ctx.counters.draw_calls += u64::from(match this.variant {
@@ -699,11 +776,14 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
         } else {
             MdiVariant::Plain
         };
-        Ok(Box::new(if params.text(&OCCLUSION_PARAM) == "on" {
-            GpuCullTerrain::with_occlusion(i.gpu, i.scene.world, variant)?
-        } else {
-            GpuCullTerrain::with_variant(i.gpu, i.scene.world, variant)?
-        }))
+        let reach = i.scene.atlas_reach().map(|r| (r, i.scene.max_resident_tiles));
+        Ok(Box::new(GpuCullTerrain::with_reach(
+            i.gpu,
+            i.scene.world,
+            reach,
+            variant,
+            params.text(&OCCLUSION_PARAM) == "on",
+        )?))
     },
 };
 
@@ -727,5 +807,15 @@ impl crate::technique::Technique for GpuCullTerrain {
         _scene: &crate::renderer::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         GpuCullTerrain::facts(self)
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        super::atlas_draw::follow_changes(changes, |tile| {
+            self.set_tile(inputs.gpu, inputs.scene.world, tile)
+        })
     }
 }
