@@ -21,6 +21,7 @@ const H: u32 = 64;
 const IN_PLACE: &[(Subsystem, &str)] = &[
     (Subsystem::Grass, "static-batch"),
     (Subsystem::Grass, "legacy-cpu"),
+    (Subsystem::Grass, "gpu-cull"),
     (Subsystem::Terrain, "static-chunks"),
     (Subsystem::Terrain, "atlas-instanced"),
     (Subsystem::Terrain, "gpu-cull"),

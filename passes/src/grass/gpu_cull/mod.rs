@@ -3,9 +3,20 @@
 //! GPU, drawn with multi-draw-indirect; the ground height comes from the
 //! exact height atlas in the vertex shader.
 //!
-//! Built once per world window ([`GpuCull::new`]): the [`patches::PatchSet`]
-//! (16-byte [`descriptor::GrassDescriptor`]s, one [`patches::PatchEntry`] per
-//! patch and model with conservative bounds), uploaded once. Per frame
+//! The GPU data is the [`patches::PatchSet`] (16-byte
+//! [`descriptor::GrassDescriptor`]s, one [`patches::PatchEntry`] per patch
+//! and model with conservative bounds, a patch table) of each resident
+//! tile, held in pools ([`pool`]): descriptor pages, entry pages and one
+//! block of patch table rows per tile slot. A whole-window build
+//! ([`GpuCull::new`]) packs everything into one exact unit of each. While
+//! the world streams ([`GpuCullTier`]), the pools are sized for
+//! `max_resident_tiles` tiles and a residency change writes or frees one
+//! tile's pages ([`GpuCull::set_tile`]; free entry slots hold
+//! [`pool::FREE_ENTRY`], which the cull rejects), then [`GpuCull::commit`]
+//! rewrites the small per-model table: each model's region of the args and
+//! of the visible list is the prefix sum of its live entries and clumps.
+//! Nothing else is rebuilt; a pool that runs out grows once, on the GPU.
+//! Per frame
 //! ([`GpuCull::record`]) the CPU writes two uniform blocks and records two
 //! passes whose cost does not depend on the number of placements or patches:
 //!
@@ -24,7 +35,8 @@
 //! the `instances_drawn` / `triangles` counters a few frames late.
 //!
 //! Modules: [`descriptor`] (packing), [`patches`] (grouping, bounds, patch
-//! size), [`cull`] (CPU reference of the cull), [`draw`] (pipelines),
+//! size), [`pool`] (per-tile pages), [`cull`] (CPU reference of the cull),
+//! [`draw`] (pipelines),
 //! `record` (the passes), `tests`: GPU tests
 //! (cull parity, roots, image parity with static-batch, uploads).
 
@@ -33,6 +45,7 @@ pub mod descriptor;
 pub mod draw;
 pub mod instances;
 pub mod patches;
+pub mod pool;
 mod record;
 
 pub use patches::PatchSize;
@@ -42,19 +55,18 @@ mod tests;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use wgpu::util::DeviceExt;
-
 use sward_engine::{Capability, GpuContext};
-use sward_scenes::{Placements, World};
+use sward_scenes::{Placements, TileCoord, World};
 
-use self::cull::{cull_models, GRASS_CULL_BYTES};
+use self::cull::{CullModel, GRASS_CULL_BYTES};
 pub use self::cull::{DistanceLod, GrassLod};
 use self::descriptor::DESCRIPTOR_BYTES;
 use self::draw::{
     cull_pipelines, instance_pipelines, root_group_layout, CullPipelines, DrawPipelines,
     InstancePipelines, CULL_WORKGROUP,
 };
-use self::patches::{ModelReach, PatchSet};
+use self::patches::{ModelReach, PatchEntry, PatchSet};
+use self::pool::{PagePool, Pools};
 use super::gpu::GRASS_FRAME_BYTES;
 use super::models::GrassModels;
 use super::static_batch::uniform_buffer;
@@ -154,6 +166,29 @@ enum Compaction {
     },
 }
 
+/// Where one resident tile lives in the pools ([`pool`]).
+struct TileAlloc {
+    /// Its block of patch table rows.
+    slot: u32,
+    /// Its descriptor pages.
+    desc_pages: Vec<u32>,
+    /// Its entry pages.
+    entry_pages: Vec<u32>,
+    /// Patches holding grass.
+    patches: usize,
+    /// Entries (after splitting at page ends) of each model.
+    model_entries: Vec<u32>,
+    /// Descriptors of each model.
+    model_descs: Vec<u32>,
+}
+
+/// The key of the one pseudo-tile a whole-window build ([`GpuCull::new`])
+/// places everything under.
+const WHOLE: TileCoord = TileCoord {
+    x: u32::MAX,
+    y: u32::MAX,
+};
+
 /// The `gpu-cull` grass tier (see the module docs).
 pub struct GpuCull {
     patch: PatchSize,
@@ -161,20 +196,38 @@ pub struct GpuCull {
     lod: DistanceLod,
     /// Most workgroups of one dispatch (the per-instance pass's cap).
     max_groups: u32,
+    /// Bounds of each model (what tiles' patch sets are built with).
+    reach: Vec<ModelReach>,
+    /// The atlas index window's origin (the patch table's grid frames).
+    window_origin: [u32; 2],
+    pools: Pools,
+    desc_pool: PagePool,
+    entry_pool: PagePool,
+    slot_pool: PagePool,
+    tiles: BTreeMap<TileCoord, TileAlloc>,
     patch_count: usize,
+    /// Live entries.
     entry_count: u32,
+    /// Entry slots the cull dispatches over (live ones and free ones below
+    /// the highest live page).
+    entry_slots: u32,
     model_count: u32,
-    /// Entries (draw slots) per model: the range of its args region.
+    /// Live entries (draw slots) per model: the range of its args region.
     model_entries: Vec<Range<u32>>,
     descriptors: wgpu::Buffer,
     patches: wgpu::Buffer,
+    entries: wgpu::Buffer,
+    cull_models: wgpu::Buffer,
     compaction: Compaction,
     cull_uniform: wgpu::Buffer,
     frame_uniform: wgpu::Buffer,
     frame_bind_group: wgpu::BindGroup,
+    /// Group 2 of the draw (rebuilt when a pool grows).
+    group2: wgpu::BindGroupLayout,
     draw_bind_group: wgpu::BindGroup,
     pipelines: DrawPipelines,
     readback: std::sync::Mutex<LaggedReadback>,
+    readback_size: u64,
     /// Frames recorded (paces the readback).
     frame: u64,
     /// Whether the "occlusion without terrain" warning was logged.
@@ -182,33 +235,47 @@ pub struct GpuCull {
     /// Resident instances of each model.
     model_instances: Vec<u64>,
     instances: u64,
-    bytes: u64,
+    /// Bytes of the shared models.
+    models_bytes: u64,
 }
 
 /// Bytes of one `DrawIndexedIndirectArgs`.
 const ARGS_BYTES: u64 = 20;
+/// Bytes of one [`PatchEntry`].
+const ENTRY_BYTES: u64 = std::mem::size_of::<PatchEntry>() as u64;
+/// Bytes of one patch table row.
+const PATCH_BYTES: u64 = std::mem::size_of::<patches::GrassPatchGpu>() as u64;
+/// Descriptors per page of a streaming tier's descriptor pool.
+pub const DESC_PAGE: u32 = 2048;
+/// Entries per page of a streaming tier's entry pool.
+pub const ENTRY_PAGE: u32 = 256;
 
-fn storage_buffer(
+fn pool_buffer(
     gpu: &GpuContext,
     label: &str,
-    contents: &[u8],
-    extra: wgpu::BufferUsages,
+    bytes: u64,
+    usage: wgpu::BufferUsages,
 ) -> wgpu::Buffer {
-    // Bindings need a non-empty buffer; keep at least 16 bytes.
-    let mut padded;
-    let contents = if contents.len() < 16 {
-        padded = contents.to_vec();
-        padded.resize(16, 0);
-        &padded[..]
-    } else {
-        contents
-    };
-    gpu.device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE | extra,
-        })
+    // Bindings need a non-empty buffer; keep at least 64 bytes.
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(64).next_multiple_of(4),
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// A larger copy of `old` (its contents copied on the GPU).
+fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu::Buffer {
+    let new = pool_buffer(gpu, label, bytes, old.usage());
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("grass.gpu-cull.grow"),
+        });
+    encoder.copy_buffer_to_buffer(old, 0, &new, 0, old.size().min(new.size()));
+    gpu.queue.submit([encoder.finish()]);
+    new
 }
 
 fn bind(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
@@ -218,35 +285,37 @@ fn bind(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     }
 }
 
-fn check_limits(gpu: &GpuContext, set: &PatchSet) -> Result<(), PassError> {
-    let limits = gpu.device.limits();
-    let binding = u64::from(limits.max_storage_buffer_binding_size);
-    let descriptor_bytes = set.descriptors.len() as u64 * DESCRIPTOR_BYTES;
-    let too_big = |what: &str, needed: u64, limit: u64| PassError::DeviceLimit {
+fn too_big(what: &str, needed: u64, limit: u64) -> PassError {
+    PassError::DeviceLimit {
         technique: "grass.gpu-cull",
         what: what.into(),
         needed,
         limit,
-    };
-    if descriptor_bytes > binding {
-        return Err(too_big(
-            "descriptor buffer (bytes)",
-            descriptor_bytes,
-            binding,
-        ));
     }
-    let groups = (set.entries.len() as u64).div_ceil(u64::from(CULL_WORKGROUP));
-    let max_groups = u64::from(limits.max_compute_workgroups_per_dimension);
-    if groups > max_groups {
-        return Err(too_big("cull workgroups", groups, max_groups));
-    }
-    Ok(())
+}
+
+/// Units a pool of `capacity` grows to when `needed` more than `used` are
+/// asked for: at least a quarter more, so growth stays rare.
+fn grown(capacity: u32, used: u32, needed: u32) -> u32 {
+    (used + needed).max(capacity + capacity.div_ceil(4))
+}
+
+/// Pool capacities of a new [`GpuCull`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    /// Descriptor pages.
+    pub desc_pages: u32,
+    /// Entry pages.
+    pub entry_pages: u32,
+    /// Tile slots (patch table blocks).
+    pub slots: u32,
 }
 
 impl GpuCull {
     /// Builds the patches of `placements` (the resident window of `world`)
-    /// and uploads them with the cull and draw state. `atlas` must be the
-    /// height atlas of the same window.
+    /// and uploads them with the cull and draw state, packed with nothing
+    /// between them (one pseudo-tile filling each pool exactly). `atlas`
+    /// must be the height atlas of the same window.
     pub fn new(
         gpu: &GpuContext,
         models: &GrassModels,
@@ -255,17 +324,45 @@ impl GpuCull {
         atlas: &HeightAtlas,
         options: GpuCullOptions,
     ) -> Result<Self, PassError> {
+        let set = PatchSet::build(world, placements, &reach_of(models), options.patch)?;
+        let pools = Pools {
+            desc_page: (set.descriptors.len() as u32).max(1),
+            entry_page: (set.entries.len() as u32).max(1),
+            patch_block: (set.patch_count() as u32).max(1),
+        };
+        let capacity = Capacity {
+            desc_pages: 1,
+            entry_pages: 1,
+            slots: 1,
+        };
+        let mut t = Self::empty(gpu, models, atlas, options, pools, capacity)?;
+        t.insert(gpu, WHOLE, &set, atlas)?;
+        t.commit(gpu, models);
+        Ok(t)
+    }
+
+    /// The pool unit sizes of a streaming tier with patches of `patch`.
+    pub fn streaming_pools(patch: PatchSize) -> Pools {
+        let side = 16 / patch.chunks();
+        Pools {
+            desc_page: DESC_PAGE,
+            entry_page: ENTRY_PAGE,
+            patch_block: side * side,
+        }
+    }
+
+    /// A tier holding no tile yet, with pools of `pools` units and
+    /// `capacity`; tiles come with [`Self::set_tile`], and
+    /// [`Self::commit`] publishes them.
+    pub fn empty(
+        gpu: &GpuContext,
+        models: &GrassModels,
+        atlas: &HeightAtlas,
+        options: GpuCullOptions,
+        pools: Pools,
+        capacity: Capacity,
+    ) -> Result<Self, PassError> {
         let device = &gpu.device;
-        let reach: Vec<ModelReach> = models
-            .models
-            .iter()
-            .map(|m| ModelReach {
-                radius: m.radius,
-                sway_height: m.height,
-            })
-            .collect();
-        let set = PatchSet::build(world, placements, &reach, options.patch)?;
-        check_limits(gpu, &set)?;
         let multi_draw =
             options
                 .multi_draw
@@ -274,47 +371,6 @@ impl GpuCull {
                 } else {
                     MultiDraw::Plain
                 });
-        let none = wgpu::BufferUsages::empty();
-        let descriptors = storage_buffer(
-            gpu,
-            "grass.descriptors",
-            bytemuck::cast_slice(&set.descriptors),
-            wgpu::BufferUsages::COPY_SRC,
-        );
-        let patch_table = set.patch_table(atlas.window().origin);
-        let patches = storage_buffer(
-            gpu,
-            "grass.patches",
-            bytemuck::cast_slice(&patch_table),
-            none,
-        );
-        let entries = storage_buffer(
-            gpu,
-            "grass.entries",
-            bytemuck::cast_slice(&set.entries),
-            none,
-        );
-        let mut cull_model_table = cull_models(&set, models);
-        let regions = instances::visible_regions(&set, &mut cull_model_table);
-        let model_instances: Vec<u64> =
-            regions.iter().map(|r| u64::from(r.end - r.start)).collect();
-        let cull_model_buffer = storage_buffer(
-            gpu,
-            "grass.cull_models",
-            bytemuck::cast_slice(&cull_model_table),
-            none,
-        );
-        let indirect = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::INDIRECT
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST;
-        let cull_uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grass.cull.uniforms"),
-            size: GRASS_CULL_BYTES,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let frame_uniform = uniform_buffer(gpu);
         let instance_mode = options.cull == CullMode::Instance;
         if options.occlusion && !instance_mode {
             return Err(PassError::InvalidParams {
@@ -328,52 +384,44 @@ impl GpuCull {
                 reason: "the distance LOD thins clumps in the per-instance pass: use it with cull=instance, not cull=patch".into(),
             });
         }
+        let storage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let desc_slots = u64::from(capacity.desc_pages) * u64::from(pools.desc_page);
+        let entry_slots = u64::from(capacity.entry_pages) * u64::from(pools.entry_page);
+        let descriptors = pool_buffer(
+            gpu,
+            "grass.descriptors",
+            desc_slots * DESCRIPTOR_BYTES,
+            storage,
+        );
+        let patches = pool_buffer(
+            gpu,
+            "grass.patches",
+            u64::from(capacity.slots * pools.patch_block) * PATCH_BYTES,
+            storage,
+        );
+        let entries = pool_buffer(gpu, "grass.entries", entry_slots * ENTRY_BYTES, storage);
+        let cull_models = pool_buffer(
+            gpu,
+            "grass.cull_models",
+            models.len() as u64 * std::mem::size_of::<CullModel>() as u64,
+            storage,
+        );
+        let cull_uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("grass.cull.uniforms"),
+            size: GRASS_CULL_BYTES,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let frame_uniform = uniform_buffer(gpu);
         let group2 = root_group_layout(device, wgpu::ShaderStages::VERTEX, instance_mode);
-        let [a0, a1, a2, a3] = atlas.bind_entries(2);
-        let (compaction, readback_size, draw_bind_group) = if instance_mode {
+        let (compaction, readback_size) = if instance_mode {
             let header = instances::State::header_words(models.len());
-            let words = instances::State::words(models.len(), set.entries.len());
-            let state = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("grass.cull.state"),
-                size: (words as u64 * 4).max(16),
-                usage: indirect,
-                mapped_at_creation: false,
-            });
-            let visible = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("grass.visible"),
-                size: (placements.len() as u64 * 4).max(16),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let dispatch = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("grass.cull.dispatch"),
-                size: 16,
-                usage: indirect,
-                mapped_at_creation: false,
-            });
+            let state = Self::state_buffer(gpu, models.len(), entry_slots);
+            let visible = Self::visible_buffer(gpu, desc_slots);
+            let dispatch = pool_buffer(gpu, "grass.cull.dispatch", 16, indirect_usage());
             let pipelines = instance_pipelines(device)?;
-            let patch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(draw::PASS_CULL),
-                layout: &pipelines.patch_layout,
-                entries: &[
-                    bind(0, &cull_uniform),
-                    bind(1, &entries),
-                    bind(2, &cull_model_buffer),
-                    bind(3, &state),
-                    bind(5, &dispatch),
-                ],
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(draw::PASS_CULL),
-                layout: &pipelines.layout,
-                entries: &[
-                    bind(0, &cull_uniform),
-                    bind(1, &entries),
-                    bind(2, &cull_model_buffer),
-                    bind(3, &state),
-                    bind(4, &visible),
-                ],
-            });
             let stand_in = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("grass.hiz.off"),
                 size: wgpu::Extent3d {
@@ -398,87 +446,69 @@ impl GpuCull {
             } else {
                 None
             };
-            let [c0, c1, c2, c3] = atlas.bind_entries(2);
-            let roots_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("grass.cull.roots"),
-                layout: &pipelines.roots,
-                entries: &[bind(0, &descriptors), bind(1, &patches), c0, c1, c2, c3],
-            });
-            let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("grass.gpu-cull.draw"),
-                layout: &group2,
-                entries: &[
-                    bind(0, &descriptors),
-                    bind(1, &patches),
-                    a0,
-                    a1,
-                    a2,
-                    a3,
-                    bind(6, &visible),
-                    bind(7, &cull_uniform),
+            let [patch_group, bind_group, roots_group] = instance_groups(
+                device,
+                &pipelines,
+                [
+                    &cull_uniform,
+                    &entries,
+                    &cull_models,
+                    &state,
+                    &dispatch,
+                    &visible,
                 ],
-            });
+                [&descriptors, &patches],
+                atlas,
+            );
             let compaction = Compaction::Instances {
                 state,
                 dispatch,
                 patch_group,
                 visible,
-                initial: instances::State::initial(&cull_model_table),
-                regions,
+                initial: Vec::new(),
+                regions: Vec::new(),
                 pipelines,
                 bind_group,
                 roots_group,
                 no_hiz_group,
                 hiz,
             };
-            (compaction, header as u64 * 4, draw_bind_group)
+            (compaction, header as u64 * 4)
         } else {
-            let args = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("grass.args"),
-                size: (set.entries.len() as u64 * ARGS_BYTES).max(ARGS_BYTES),
-                usage: indirect,
-                mapped_at_creation: false,
-            });
+            let args = pool_buffer(
+                gpu,
+                "grass.args",
+                entry_slots * ARGS_BYTES,
+                indirect_usage(),
+            );
             let counts_size = (2 * models.len() as u64 * 4).max(16);
-            let counts = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("grass.counts"),
-                size: counts_size,
-                usage: indirect,
-                mapped_at_creation: false,
-            });
+            let counts = pool_buffer(gpu, "grass.counts", counts_size, indirect_usage());
             let pipelines = cull_pipelines(device)?;
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(draw::PASS_CULL),
-                layout: &pipelines.layout,
-                entries: &[
-                    bind(0, &cull_uniform),
-                    bind(1, &entries),
-                    bind(2, &cull_model_buffer),
-                    bind(3, &args),
-                    bind(4, &counts),
-                ],
-            });
-            let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("grass.gpu-cull.draw"),
-                layout: &group2,
-                entries: &[
-                    bind(0, &descriptors),
-                    bind(1, &patches),
-                    a0,
-                    a1,
-                    a2,
-                    a3,
-                    bind(7, &cull_uniform),
-                ],
-            });
+            let bind_group = patch_group(
+                device,
+                &pipelines,
+                [&cull_uniform, &entries, &cull_models, &args, &counts],
+            );
             let compaction = Compaction::Patches {
                 args,
                 counts,
                 pipelines,
                 bind_group,
             };
-            (compaction, counts_size, draw_bind_group)
+            (compaction, counts_size)
         };
+        let visible = match &compaction {
+            Compaction::Instances { visible, .. } => Some(visible),
+            Compaction::Patches { .. } => None,
+        };
+        let draw_bind_group = draw_group(
+            device,
+            &group2,
+            [&descriptors, &patches],
+            atlas,
+            visible,
+            &cull_uniform,
+        );
         let entry = if instance_mode {
             "vs_visible"
         } else {
@@ -487,55 +517,485 @@ impl GpuCull {
         let pipelines = DrawPipelines::new(device, models, &group2, entry)?;
         let frame_bind_group = models.frame_bind_group(device, &frame_uniform);
         let readback = LaggedReadback::new(device, "grass.cull.readback", readback_size);
-        let compaction_buffers: Vec<&wgpu::Buffer> = match &compaction {
-            Compaction::Patches { args, counts, .. } => vec![args, counts],
-            Compaction::Instances {
-                state,
-                visible,
-                dispatch,
-                ..
-            } => vec![state, visible, dispatch],
-        };
-        let bytes = [
-            &descriptors,
-            &patches,
-            &entries,
-            &cull_model_buffer,
-            &cull_uniform,
-            &frame_uniform,
-        ]
-        .iter()
-        .chain(compaction_buffers.iter())
-        .map(|b| b.size())
-        .sum::<u64>()
-            + readback.bytes()
-            + models.gpu_memory_bytes();
-        Ok(GpuCull {
+        let t = GpuCull {
             patch: options.patch,
             multi_draw,
             lod: options.lod,
             max_groups: device.limits().max_compute_workgroups_per_dimension,
-            patch_count: set.patch_count(),
-            entry_count: set.entries.len() as u32,
+            reach: reach_of(models),
+            window_origin: atlas.window().origin,
+            pools,
+            desc_pool: PagePool::new(capacity.desc_pages),
+            entry_pool: PagePool::new(capacity.entry_pages),
+            slot_pool: PagePool::new(capacity.slots),
+            tiles: BTreeMap::new(),
+            patch_count: 0,
+            entry_count: 0,
+            entry_slots: 0,
             model_count: models.len() as u32,
-            model_entries: set.model_entries,
+            model_entries: vec![0..0; models.len()],
             descriptors,
             patches,
+            entries,
+            cull_models,
             compaction,
             cull_uniform,
             frame_uniform,
-            frame: 0,
-            warned_no_occluder: false,
             frame_bind_group,
+            group2,
             draw_bind_group,
             pipelines,
             readback: std::sync::Mutex::new(readback),
-            model_instances,
-            instances: placements.len() as u64,
-            bytes,
-        })
+            readback_size,
+            frame: 0,
+            warned_no_occluder: false,
+            model_instances: vec![0; models.len()],
+            instances: 0,
+            models_bytes: models.gpu_memory_bytes(),
+        };
+        t.check_limits(gpu)?;
+        Ok(t)
     }
 
+    fn state_buffer(gpu: &GpuContext, models: usize, entry_slots: u64) -> wgpu::Buffer {
+        let words = instances::State::words(models, entry_slots as usize);
+        pool_buffer(gpu, "grass.cull.state", words as u64 * 4, indirect_usage())
+    }
+
+    fn visible_buffer(gpu: &GpuContext, desc_slots: u64) -> wgpu::Buffer {
+        pool_buffer(
+            gpu,
+            "grass.visible",
+            desc_slots * 4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )
+    }
+
+    fn check_limits(&self, gpu: &GpuContext) -> Result<(), PassError> {
+        let limits = gpu.device.limits();
+        let binding = u64::from(limits.max_storage_buffer_binding_size);
+        let descriptor_bytes = self.descriptors.size();
+        if descriptor_bytes > binding {
+            return Err(too_big(
+                "descriptor buffer (bytes)",
+                descriptor_bytes,
+                binding,
+            ));
+        }
+        let slots = u64::from(self.entry_pool.capacity()) * u64::from(self.pools.entry_page);
+        let groups = slots.div_ceil(u64::from(CULL_WORKGROUP));
+        let max_groups = u64::from(limits.max_compute_workgroups_per_dimension);
+        if groups > max_groups {
+            return Err(too_big("cull workgroups", groups, max_groups));
+        }
+        Ok(())
+    }
+
+    /// Makes tile `tile` resident with `placements` (replacing it if it
+    /// was), or evicts it when `placements` is `None`: its patches are
+    /// built and written into free pages of the pools (which grow, on the
+    /// GPU, when full). Returns the bytes written; [`Self::commit`] then
+    /// publishes the change to the cull. `world` must hold the tile's MCNKs.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+        atlas: &HeightAtlas,
+    ) -> Result<u64, PassError> {
+        let mut bytes = self.remove(gpu, tile);
+        if let Some(p) = placements.filter(|p| !p.is_empty()) {
+            let set = PatchSet::build(world, p, &self.reach, self.patch)?;
+            bytes += self.insert(gpu, tile, &set, atlas)?;
+        }
+        Ok(bytes)
+    }
+
+    /// Drops `tile`'s pages: its entry slots become [`pool::FREE_ENTRY`]s.
+    fn remove(&mut self, gpu: &GpuContext, tile: TileCoord) -> u64 {
+        let Some(old) = self.tiles.remove(&tile) else {
+            return 0;
+        };
+        let free = vec![pool::FREE_ENTRY; self.pools.entry_page as usize];
+        let page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
+        for &page in &old.entry_pages {
+            gpu.queue.write_buffer(
+                &self.entries,
+                u64::from(page) * page_bytes,
+                bytemuck::cast_slice(&free),
+            );
+        }
+        self.desc_pool.release(&old.desc_pages);
+        self.entry_pool.release(&old.entry_pages);
+        self.slot_pool.release(&[old.slot]);
+        old.entry_pages.len() as u64 * page_bytes
+    }
+
+    /// Writes `set` (tile `tile`'s, indices from 0) into free pages.
+    fn insert(
+        &mut self,
+        gpu: &GpuContext,
+        tile: TileCoord,
+        set: &PatchSet,
+        atlas: &HeightAtlas,
+    ) -> Result<u64, PassError> {
+        if set.patch_count() as u32 > self.pools.patch_block {
+            return Err(PassError::InvalidInput {
+                technique: "grass.gpu-cull",
+                what: format!("tile ({}, {})", tile.x, tile.y),
+                reason: format!(
+                    "{} patches, more than a tile slot's {}",
+                    set.patch_count(),
+                    self.pools.patch_block
+                ),
+            });
+        }
+        let desc_pages = self.pools.desc_pages(set.descriptors.len());
+        let entry_count = self.pools.entry_count(set);
+        let entry_pages = self.pools.entry_pages(entry_count);
+        self.reserve(gpu, desc_pages, entry_pages, atlas)?;
+        let slot = self.slot_pool.alloc(1).expect("reserved")[0];
+        let desc = self.desc_pool.alloc(desc_pages).expect("reserved");
+        let entry = self.entry_pool.alloc(entry_pages).expect("reserved");
+        let placed = pool::place(set, &self.pools, slot, &desc);
+        let mut bytes = 0;
+        let q = &gpu.queue;
+        let desc_page_bytes = u64::from(self.pools.desc_page) * DESCRIPTOR_BYTES;
+        for (page, list) in desc.iter().zip(&placed.pages) {
+            let data: &[u8] = bytemuck::cast_slice(list);
+            q.write_buffer(&self.descriptors, u64::from(*page) * desc_page_bytes, data);
+            bytes += data.len() as u64;
+        }
+        let rows = set.patch_table(self.window_origin);
+        if !rows.is_empty() {
+            let data: &[u8] = bytemuck::cast_slice(&rows);
+            let offset = u64::from(slot * self.pools.patch_block) * PATCH_BYTES;
+            q.write_buffer(&self.patches, offset, data);
+            bytes += data.len() as u64;
+        }
+        let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
+        for (page, chunk) in entry
+            .iter()
+            .zip(placed.entries.chunks(self.pools.entry_page as usize))
+        {
+            let mut list = chunk.to_vec();
+            list.resize(self.pools.entry_page as usize, pool::FREE_ENTRY);
+            let data: &[u8] = bytemuck::cast_slice(&list);
+            q.write_buffer(&self.entries, u64::from(*page) * entry_page_bytes, data);
+            bytes += data.len() as u64;
+        }
+        let models = self.model_count as usize;
+        let mut model_entries = vec![0u32; models];
+        let mut model_descs = vec![0u32; models];
+        for e in &placed.entries {
+            model_entries[e.model as usize] += 1;
+            model_descs[e.model as usize] += e.count;
+        }
+        self.tiles.insert(
+            tile,
+            TileAlloc {
+                slot,
+                desc_pages: desc,
+                entry_pages: entry,
+                patches: set.patch_count(),
+                model_entries,
+                model_descs,
+            },
+        );
+        Ok(bytes)
+    }
+
+    /// Makes room for a tile of `desc_pages` descriptor pages and
+    /// `entry_pages` entry pages: pools that lack it grow (their buffers
+    /// copied into larger ones on the GPU, the bind groups remade).
+    fn reserve(
+        &mut self,
+        gpu: &GpuContext,
+        desc_pages: u32,
+        entry_pages: u32,
+        atlas: &HeightAtlas,
+    ) -> Result<(), PassError> {
+        let mut regrown = false;
+        if !self.slot_pool.fits(1) {
+            let p = &mut self.slot_pool;
+            p.grow(grown(p.capacity(), p.used(), 1));
+            let rows = u64::from(p.capacity() * self.pools.patch_block);
+            self.patches = regrow(gpu, &self.patches, "grass.patches", rows * PATCH_BYTES);
+            regrown = true;
+        }
+        if !self.desc_pool.fits(desc_pages) {
+            let p = &mut self.desc_pool;
+            p.grow(grown(p.capacity(), p.used(), desc_pages));
+            let slots = u64::from(p.capacity()) * u64::from(self.pools.desc_page);
+            self.descriptors = regrow(
+                gpu,
+                &self.descriptors,
+                "grass.descriptors",
+                slots * DESCRIPTOR_BYTES,
+            );
+            if let Compaction::Instances { visible, .. } = &mut self.compaction {
+                *visible = Self::visible_buffer(gpu, slots);
+            }
+            regrown = true;
+        }
+        if !self.entry_pool.fits(entry_pages) {
+            let p = &mut self.entry_pool;
+            p.grow(grown(p.capacity(), p.used(), entry_pages));
+            let slots = u64::from(p.capacity()) * u64::from(self.pools.entry_page);
+            self.entries = regrow(gpu, &self.entries, "grass.entries", slots * ENTRY_BYTES);
+            match &mut self.compaction {
+                Compaction::Instances { state, .. } => {
+                    *state = Self::state_buffer(gpu, self.model_count as usize, slots);
+                }
+                Compaction::Patches { args, .. } => {
+                    *args = pool_buffer(gpu, "grass.args", slots * ARGS_BYTES, indirect_usage());
+                }
+            }
+            regrown = true;
+        }
+        if regrown {
+            self.check_limits(gpu)?;
+            self.rebind(gpu, atlas);
+        }
+        Ok(())
+    }
+
+    /// Remakes every bind group over the current buffers.
+    fn rebind(&mut self, gpu: &GpuContext, atlas: &HeightAtlas) {
+        let device = &gpu.device;
+        let visible = match &mut self.compaction {
+            Compaction::Patches {
+                args,
+                counts,
+                pipelines,
+                bind_group,
+            } => {
+                *bind_group = patch_group(
+                    device,
+                    pipelines,
+                    [
+                        &self.cull_uniform,
+                        &self.entries,
+                        &self.cull_models,
+                        args,
+                        counts,
+                    ],
+                );
+                None
+            }
+            Compaction::Instances {
+                state,
+                dispatch,
+                patch_group,
+                visible,
+                pipelines,
+                bind_group,
+                roots_group,
+                ..
+            } => {
+                [*patch_group, *bind_group, *roots_group] = instance_groups(
+                    device,
+                    pipelines,
+                    [
+                        &self.cull_uniform,
+                        &self.entries,
+                        &self.cull_models,
+                        state,
+                        dispatch,
+                        visible,
+                    ],
+                    [&self.descriptors, &self.patches],
+                    atlas,
+                );
+                Some(&*visible)
+            }
+        };
+        self.draw_bind_group = draw_group(
+            device,
+            &self.group2,
+            [&self.descriptors, &self.patches],
+            atlas,
+            visible,
+            &self.cull_uniform,
+        );
+    }
+
+    /// Publishes the resident tiles to the cull: each model's args region
+    /// and visible-list region (prefix sums of its live entries and
+    /// clumps, in model order), the per-model table (one small write), the
+    /// counts, and the dispatch extent. Work and bytes depend on the number
+    /// of models and resident tiles, not on placements. Starts the count
+    /// readback afresh (counts of the old window are not reported for the
+    /// new one). Returns the bytes written.
+    pub fn commit(&mut self, gpu: &GpuContext, models: &GrassModels) -> u64 {
+        let n = self.model_count as usize;
+        let mut entries = vec![0u32; n];
+        let mut descs = vec![0u32; n];
+        self.patch_count = 0;
+        for t in self.tiles.values() {
+            self.patch_count += t.patches;
+            for m in 0..n {
+                entries[m] += t.model_entries[m];
+                descs[m] += t.model_descs[m];
+            }
+        }
+        let prefix = |counts: &[u32]| {
+            let mut next = 0u32;
+            counts
+                .iter()
+                .map(|&c| {
+                    let r = next..next + c;
+                    next += c;
+                    r
+                })
+                .collect::<Vec<_>>()
+        };
+        self.model_entries = prefix(&entries);
+        let regions = prefix(&descs);
+        self.entry_count = entries.iter().sum();
+        self.entry_slots = self.entry_pool.high_water() * self.pools.entry_page;
+        self.instances = descs.iter().map(|&d| u64::from(d)).sum();
+        self.model_instances = descs.iter().map(|&d| u64::from(d)).collect();
+        let table: Vec<CullModel> = models
+            .models
+            .iter()
+            .zip(self.model_entries.iter().zip(&regions))
+            .map(|(m, (args, visible))| CullModel {
+                index_count: m.index_count,
+                first_index: m.first_index,
+                base_vertex: m.base_vertex,
+                args_base: args.start,
+                sway_height: m.height,
+                radius: m.radius,
+                visible_base: visible.start,
+                _pad: 0,
+            })
+            .collect();
+        if let Compaction::Instances {
+            initial,
+            regions: r,
+            ..
+        } = &mut self.compaction
+        {
+            *initial = instances::State::initial(&table);
+            *r = regions;
+        }
+        let data: &[u8] = bytemuck::cast_slice(&table);
+        if !data.is_empty() {
+            gpu.queue.write_buffer(&self.cull_models, 0, data);
+        }
+        self.frame = 0;
+        self.readback = std::sync::Mutex::new(LaggedReadback::new(
+            &gpu.device,
+            "grass.cull.readback",
+            self.readback_size,
+        ));
+        data.len() as u64
+    }
+}
+
+fn reach_of(models: &GrassModels) -> Vec<ModelReach> {
+    models
+        .models
+        .iter()
+        .map(|m| ModelReach {
+            radius: m.radius,
+            sway_height: m.height,
+        })
+        .collect()
+}
+
+fn indirect_usage() -> wgpu::BufferUsages {
+    wgpu::BufferUsages::STORAGE
+        | wgpu::BufferUsages::INDIRECT
+        | wgpu::BufferUsages::COPY_SRC
+        | wgpu::BufferUsages::COPY_DST
+}
+
+/// Group 0 of the patch cull: uniforms, entries, models, args, counts.
+fn patch_group(
+    device: &wgpu::Device,
+    pipelines: &CullPipelines,
+    [uniform, entries, models, args, counts]: [&wgpu::Buffer; 5],
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(draw::PASS_CULL),
+        layout: &pipelines.layout,
+        entries: &[
+            bind(0, uniform),
+            bind(1, entries),
+            bind(2, models),
+            bind(3, args),
+            bind(4, counts),
+        ],
+    })
+}
+
+/// The per-instance cull's groups: `cull_patches`' group 0,
+/// `cull_instances`' group 0 and its group 2 (roots).
+fn instance_groups(
+    device: &wgpu::Device,
+    pipelines: &InstancePipelines,
+    [uniform, entries, models, state, dispatch, visible]: [&wgpu::Buffer; 6],
+    [descriptors, patches]: [&wgpu::Buffer; 2],
+    atlas: &HeightAtlas,
+) -> [wgpu::BindGroup; 3] {
+    let patch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(draw::PASS_CULL),
+        layout: &pipelines.patch_layout,
+        entries: &[
+            bind(0, uniform),
+            bind(1, entries),
+            bind(2, models),
+            bind(3, state),
+            bind(5, dispatch),
+        ],
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(draw::PASS_CULL),
+        layout: &pipelines.layout,
+        entries: &[
+            bind(0, uniform),
+            bind(1, entries),
+            bind(2, models),
+            bind(3, state),
+            bind(4, visible),
+        ],
+    });
+    let [c0, c1, c2, c3] = atlas.bind_entries(2);
+    let roots_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("grass.cull.roots"),
+        layout: &pipelines.roots,
+        entries: &[bind(0, descriptors), bind(1, patches), c0, c1, c2, c3],
+    });
+    [patch_group, bind_group, roots_group]
+}
+
+/// Group 2 of the draw: descriptors, patch table, atlas, the visible list
+/// (per-instance culling) and the cull uniforms.
+fn draw_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    [descriptors, patches]: [&wgpu::Buffer; 2],
+    atlas: &HeightAtlas,
+    visible: Option<&wgpu::Buffer>,
+    cull_uniform: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let [a0, a1, a2, a3] = atlas.bind_entries(2);
+    let mut entries = vec![bind(0, descriptors), bind(1, patches), a0, a1, a2, a3];
+    if let Some(v) = visible {
+        entries.push(bind(6, v));
+    }
+    entries.push(bind(7, cull_uniform));
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("grass.gpu-cull.draw"),
+        layout,
+        entries: &entries,
+    })
+}
+
+impl GpuCull {
     /// Patch size in use.
     pub fn patch_size(&self) -> PatchSize {
         self.patch
@@ -684,7 +1144,50 @@ impl GpuCull {
     /// GPU memory of every buffer of the tier, the readback ring and the
     /// shared models (the height atlas is counted by its owner).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes + self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes)
+        let compaction: u64 = match &self.compaction {
+            Compaction::Patches { args, counts, .. } => args.size() + counts.size(),
+            Compaction::Instances {
+                state,
+                visible,
+                dispatch,
+                ..
+            } => state.size() + visible.size() + dispatch.size(),
+        };
+        [
+            &self.descriptors,
+            &self.patches,
+            &self.entries,
+            &self.cull_models,
+            &self.cull_uniform,
+            &self.frame_uniform,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum::<u64>()
+            + compaction
+            + self.readback_size * 4
+            + self.models_bytes
+            + self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes)
+    }
+
+    /// Entry slots the cull dispatches over: the live entries and the free
+    /// slots below the highest live entry page.
+    pub fn entry_slots(&self) -> u32 {
+        self.entry_slots
+    }
+
+    /// Resident tiles (streaming), or 1 for a whole-window build.
+    pub fn tile_count(&self) -> usize {
+        self.tiles.len()
+    }
+
+    /// Units (descriptor pages, entry pages, tile slots) the pools hold.
+    pub fn capacity(&self) -> Capacity {
+        Capacity {
+            desc_pages: self.desc_pool.capacity(),
+            entry_pages: self.entry_pool.capacity(),
+            slots: self.slot_pool.capacity(),
+        }
     }
 }
 
@@ -760,9 +1263,30 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 
 /// Grass `gpu-cull` as a registered technique: the cull with the height
 /// atlas its descriptors take Z from.
+///
+/// When the world streams (`SceneData::atlas_reach` is some), the atlas
+/// reaches over every tile of the source and the cull's pools are sized for
+/// `max_resident_tiles` tiles; a residency change then updates both per
+/// tile ([`HeightAtlas::set_tile`], [`GpuCull::set_tile`], one
+/// [`GpuCull::commit`] per batch). A world resident whole is packed exactly
+/// ([`GpuCull::new`]) and never changes.
 pub struct GpuCullTier {
     atlas: HeightAtlas,
     cull: GpuCull,
+    /// Whether the tier follows a streaming window (pools with room).
+    streaming: bool,
+}
+
+/// Entries a tile's placements make at most: one per (patch, model) and
+/// one more per descriptor page end.
+fn entry_estimate(p: &Placements, pools: &Pools, patch: PatchSize) -> usize {
+    let n = patch.chunks();
+    let pairs: std::collections::HashSet<(u32, u32, u16)> = p
+        .groups
+        .iter()
+        .map(|g| (g.chunk.x / n, g.chunk.y / n, g.model))
+        .collect();
+    pairs.len() + pools.desc_pages(p.len()) as usize
 }
 
 impl GpuCullTier {
@@ -790,22 +1314,62 @@ impl GpuCullTier {
             start: params.float(&LOD_START_PARAM) as f32,
             floor: params.float(&LOD_FLOOR_PARAM) as f32,
         };
-        let atlas = HeightAtlas::new(i.gpu, i.scene.world)?;
-        let cull = GpuCull::new(
-            i.gpu,
-            i.models,
-            i.scene.world,
-            i.scene.placements.all(),
-            &atlas,
-            GpuCullOptions {
-                patch,
-                multi_draw,
+        let options = GpuCullOptions {
+            patch,
+            multi_draw,
+            cull,
+            lod,
+            occlusion: params.text(&OCCLUSION_PARAM) == "on",
+        };
+        let world = i.scene.world;
+        let reach = i.scene.atlas_reach();
+        let atlas = HeightAtlas::with_reach(i.gpu, world, reach)?;
+        if reach.is_none() {
+            let cull = GpuCull::new(
+                i.gpu,
+                i.models,
+                world,
+                i.scene.placements.all(),
+                &atlas,
+                options,
+            )?;
+            return Ok(GpuCullTier {
+                atlas,
                 cull,
-                lod,
-                occlusion: params.text(&OCCLUSION_PARAM) == "on",
-            },
-        )?;
-        Ok(GpuCullTier { atlas, cull })
+                streaming: false,
+            });
+        }
+        // Streaming: pools for `max_resident_tiles` tiles as large as the
+        // largest resident one (they grow if a larger one comes), filled
+        // tile by tile in window order.
+        let pools = GpuCull::streaming_pools(patch);
+        let tiles: Vec<TileCoord> = world.tiles().iter().map(|t| t.coord).collect();
+        let mut per_tile = (1u32, 1u32);
+        for &t in &tiles {
+            if let Some(p) = i.scene.placements.tile(t) {
+                per_tile.0 = per_tile.0.max(pools.desc_pages(p.len()));
+                per_tile.1 = per_tile
+                    .1
+                    .max(pools.entry_pages(entry_estimate(&p, &pools, patch)));
+            }
+        }
+        let max_tiles = i.scene.max_resident_tiles.max(tiles.len()) as u32;
+        let capacity = Capacity {
+            desc_pages: max_tiles * per_tile.0,
+            entry_pages: max_tiles * per_tile.1,
+            slots: max_tiles,
+        };
+        let mut cull = GpuCull::empty(i.gpu, i.models, &atlas, options, pools, capacity)?;
+        for t in tiles {
+            let p = i.scene.placements.tile(t);
+            cull.set_tile(i.gpu, world, t, p.as_deref(), &atlas)?;
+        }
+        cull.commit(i.gpu, i.models);
+        Ok(GpuCullTier {
+            atlas,
+            cull,
+            streaming: true,
+        })
     }
 }
 
@@ -827,5 +1391,38 @@ impl crate::technique::Technique for GpuCullTier {
 
     fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
         self.cull.facts()
+    }
+
+    /// Per tile: the atlas makes the tile's MCNKs resident (or evicts
+    /// them), the cull writes its patches into free pool pages (or frees
+    /// them); one commit per batch publishes the per-model regions. A
+    /// world resident whole (no pools with room) and chunk-level changes
+    /// ask for a rebuild.
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, PassError> {
+        use crate::technique::{Residency, ResidencyChange as C};
+        if !self.streaming {
+            return Ok(Residency::Rebuild);
+        }
+        let (gpu, world) = (inputs.gpu, inputs.scene.world);
+        let mut bytes_uploaded = 0;
+        for change in changes {
+            let (C::TileEvicted(t) | C::TileResident(t)) = *change else {
+                return Ok(Residency::Rebuild);
+            };
+            match self.atlas.set_tile(&gpu.queue, world, t)? {
+                Some(b) => bytes_uploaded += b,
+                None => return Ok(Residency::Rebuild),
+            }
+            let p = inputs.scene.placements.tile(t);
+            bytes_uploaded += self
+                .cull
+                .set_tile(gpu, world, t, p.as_deref(), &self.atlas)?;
+        }
+        bytes_uploaded += self.cull.commit(gpu, inputs.models);
+        Ok(Residency::Applied { bytes_uploaded })
     }
 }

@@ -1,7 +1,9 @@
 //! Patches of grass `gpu-cull` (immutable patch batches): the resident placements grouped by square blocks of MCNKs
 //! ([`PatchSize`]: 1x1, 2x2 or 4x4), then by model, packed into
 //! [`GrassDescriptor`]s, with one [`PatchEntry`] per (patch, model) holding
-//! its descriptor range and conservative bounds. Built once per world window.
+//! its descriptor range and conservative bounds. Built once per resident
+//! tile while the world streams (then placed into the tier's pools by
+//! [`super::pool::place`]), or once for a whole window.
 //!
 //! Bounds of an entry: the XY extent of its decoded roots and the terrain
 //! Z range (MCVT min/max) of the MCNKs they stand on, grown on every side by

@@ -42,7 +42,7 @@ impl GpuCull {
         let occlude = !targets.clear && self.prepare_hiz(gpu, view.size);
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
-        let mut cull = GrassCull::new(view, this.entry_count, this.model_count, plain)
+        let mut cull = GrassCull::new(view, this.entry_slots, this.model_count, plain)
             .with_instances(this.max_groups, this.lod.at(view.settings.grass_distance));
         let mut hiz_id = None;
         if occlude {
@@ -138,7 +138,7 @@ impl GpuCull {
                 if self.multi_draw == MultiDraw::Plain {
                     // Zero the counts and the args; wgpu orders the two
                     // dispatches' storage accesses.
-                    let zeroed = self.entry_count.max(2 * self.model_count);
+                    let zeroed = self.entry_slots.max(2 * self.model_count);
                     pass.set_pipeline(&pipelines.reset);
                     pass.dispatch_workgroups(groups(zeroed).max(1), 1, 1);
                 } else {
@@ -148,9 +148,9 @@ impl GpuCull {
                     }
                     written = zeros.len() as u64;
                 }
-                if self.entry_count > 0 {
+                if self.entry_slots > 0 {
                     pass.set_pipeline(&pipelines.cull);
-                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
+                    pass.dispatch_workgroups(groups(self.entry_slots), 1, 1);
                 }
                 written
             }
@@ -173,10 +173,10 @@ impl GpuCull {
                     Some((_, Some(group))) if occlude => group,
                     _ => no_hiz_group,
                 };
-                if self.entry_count > 0 {
+                if self.entry_slots > 0 {
                     pass.set_pipeline(&pipelines.patches);
                     pass.set_bind_group(0, patch_group, &[]);
-                    pass.dispatch_workgroups(groups(self.entry_count), 1, 1);
+                    pass.dispatch_workgroups(groups(self.entry_slots), 1, 1);
                     pass.set_pipeline(&pipelines.instances);
                     pass.set_bind_group(0, bind_group, &[]);
                     pass.set_bind_group(1, hiz_group, &[]);

@@ -3,7 +3,9 @@
 //! `elwynn-dense` and `seams-holes` (both multi-draw variants), descriptor
 //! roots land on the CPU height reference, the image matches static-batch,
 //! a frame uploads its two uniform blocks and nothing else, an empty window
-//! draws nothing, and no grass shows over hole or noEffectDoodad cells.
+//! draws nothing, no grass shows over hole or noEffectDoodad cells, and tiles
+//! placed into (and evicted from) the streaming pools draw what a whole-window
+//! build draws.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;
@@ -1022,4 +1024,81 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         hidden_share > 0.3,
         "behind-ridge hides {hidden_share} of the grass"
     );
+}
+
+#[test]
+fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
+    use super::pool::Pools;
+    use super::Capacity;
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let world = scene.world();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, world).unwrap();
+    let patch = PatchSize::Block2;
+    let mut whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+    // Small pages and pools of one unit: tiles span many pages, entries
+    // split at page ends, and every pool grows on the way.
+    let pools = Pools {
+        desc_page: 256,
+        entry_page: 16,
+        patch_block: 64,
+    };
+    let one = Capacity {
+        desc_pages: 1,
+        entry_pages: 1,
+        slots: 1,
+    };
+    let options = GpuCullOptions {
+        patch,
+        cull: CullMode::Instance,
+        ..GpuCullOptions::default()
+    };
+    let mut pooled = GpuCull::empty(gpu, &models, &atlas, options, pools, one).unwrap();
+    let source = crate::renderer::PlacementSource::Merged(scene.placements());
+    let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
+    assert!(tiles.len() > 1);
+    let set_tile = |t: &mut GpuCull, tile, resident: bool| {
+        let p = resident.then(|| source.tile(tile)).flatten();
+        t.set_tile(gpu, world, tile, p.as_deref(), &atlas).unwrap();
+        t.commit(gpu, &models);
+    };
+    for &tile in &tiles {
+        set_tile(&mut pooled, tile, true);
+    }
+    assert_eq!(pooled.instance_count(), whole.instance_count());
+    assert!(pooled.entry_count() > whole.entry_count(), "entries split");
+    // Out and back a few times: the pools reuse their pages.
+    let first = source.tile(tiles[0]).unwrap().len() as u64;
+    let mut capacities = Vec::new();
+    for _ in 0..3 {
+        set_tile(&mut pooled, tiles[0], false);
+        assert_eq!(pooled.instance_count(), whole.instance_count() - first);
+        set_tile(&mut pooled, tiles[1], false);
+        set_tile(&mut pooled, tiles[0], true);
+        set_tile(&mut pooled, tiles[1], true);
+        capacities.push((pooled.capacity(), pooled.gpu_memory_bytes()));
+    }
+    assert!(
+        capacities.windows(2).all(|w| w[0] == w[1]),
+        "{capacities:?}"
+    );
+    assert_eq!(pooled.instance_count(), whole.instance_count());
+    let pose = scene.view("ground-yaw0").unwrap();
+    let s = RenderSettings {
+        wind: false,
+        ..settings()
+    };
+    let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
+    let (want, want_report) = render(gpu, &models, &mut Drawer::Cull(&mut whole), &v, 4);
+    let (got, report) = render(gpu, &models, &mut Drawer::Cull(&mut pooled), &v, 4);
+    save(&got, "gpu-cull-pooled");
+    let drawn = |r: &FrameReport| r.pass("grass.draw").unwrap().counters.instances_drawn;
+    assert_eq!(drawn(&report), drawn(&want_report));
+    assert!(drawn(&report) > 0);
+    let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
+    assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
 }

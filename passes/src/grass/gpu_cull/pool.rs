@@ -1,0 +1,307 @@
+//! Where each resident tile of grass `gpu-cull` lives in the tier's GPU
+//! buffers, so tiles can be added and dropped in place.
+//!
+//! Three pools, each in fixed-size units, so tiles of any size come and go
+//! without fragmentation (any free unit serves any tile; nothing is ever
+//! compacted or moved):
+//!
+//! - descriptors: pages of [`Pools::desc_page`] descriptors ([`PagePool`]);
+//!   a tile takes as many pages as its placements need, anywhere in the
+//!   buffer;
+//! - entries: pages of [`Pools::entry_page`] (patch, model) entries; the
+//!   tail of a tile's last page holds [`FREE_ENTRY`]s the cull rejects;
+//! - patch table rows: one block of [`Pools::patch_block`] rows per tile
+//!   slot (a tile has at most that many patches).
+//!
+//! [`place`] turns a tile's own [`PatchSet`] (indices from 0) into what the
+//! pools hold: descriptors renumbered onto the tile's pages and patch block,
+//! entries split where a page ends (the pieces share the entry's bounds, so
+//! the cull keeps or drops them together). New units come from the lowest
+//! free index; a pool that runs out grows (the caller reallocates and
+//! copies the GPU buffer), so the high-water mark of a long soak is the
+//! most ever resident at once.
+
+use std::collections::BTreeSet;
+
+use super::descriptor::GrassDescriptor;
+use super::patches::{PatchEntry, PatchSet};
+
+/// An entry slot no tile holds: the cull rejects it (model out of range)
+/// and it draws nothing.
+pub const FREE_ENTRY: PatchEntry = PatchEntry {
+    bounds_min: [0.0; 3],
+    first: 0,
+    bounds_max: [0.0; 3],
+    count: 0,
+    model: u32::MAX,
+    patch_index: 0,
+    _pad: [0; 2],
+};
+
+/// Fixed-size units (pages or slots) handed out lowest index first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PagePool {
+    /// Units the buffer holds.
+    capacity: u32,
+    /// Free units below `capacity`.
+    free: BTreeSet<u32>,
+}
+
+impl PagePool {
+    /// A pool of `capacity` free units.
+    pub fn new(capacity: u32) -> Self {
+        PagePool {
+            capacity,
+            free: (0..capacity).collect(),
+        }
+    }
+
+    /// Units the pool holds.
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Units in use.
+    pub fn used(&self) -> u32 {
+        self.capacity - self.free.len() as u32
+    }
+
+    /// Whether `n` more units fit without growing.
+    pub fn fits(&self, n: u32) -> bool {
+        self.free.len() as u32 >= n
+    }
+
+    /// Grows the pool to `capacity` units (never shrinks).
+    pub fn grow(&mut self, capacity: u32) {
+        self.free.extend(self.capacity..capacity);
+        self.capacity = self.capacity.max(capacity);
+    }
+
+    /// Takes the `n` lowest free units, or `None` (nothing taken) when
+    /// fewer are free.
+    pub fn alloc(&mut self, n: u32) -> Option<Vec<u32>> {
+        if !self.fits(n) {
+            return None;
+        }
+        Some((0..n).filter_map(|_| self.free.pop_first()).collect())
+    }
+
+    /// Gives `units` back.
+    pub fn release(&mut self, units: &[u32]) {
+        for &u in units {
+            debug_assert!(u < self.capacity && !self.free.contains(&u));
+            self.free.insert(u);
+        }
+    }
+
+    /// One past the highest unit in use (0 when none is).
+    pub fn high_water(&self) -> u32 {
+        let mut top = self.capacity;
+        for &f in self.free.iter().rev() {
+            if f + 1 == top {
+                top = f;
+            } else {
+                break;
+            }
+        }
+        top
+    }
+}
+
+/// Unit sizes of the three pools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pools {
+    /// Descriptors per descriptor page.
+    pub desc_page: u32,
+    /// Entries per entry page.
+    pub entry_page: u32,
+    /// Patch table rows per tile slot.
+    pub patch_block: u32,
+}
+
+/// A tile's set as the pools hold it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    /// Descriptors of each of the tile's descriptor pages, in page order
+    /// (the last page may be short).
+    pub pages: Vec<Vec<GrassDescriptor>>,
+    /// The tile's entries (global descriptor and patch indices), split at
+    /// page ends, before padding to whole entry pages.
+    pub entries: Vec<PatchEntry>,
+}
+
+impl Pools {
+    /// Descriptor pages a tile of `descriptors` placements takes.
+    pub fn desc_pages(&self, descriptors: usize) -> u32 {
+        (descriptors as u64).div_ceil(u64::from(self.desc_page)) as u32
+    }
+
+    /// Entries `set` becomes once split at page ends (what [`place`] returns).
+    pub fn entry_count(&self, set: &PatchSet) -> usize {
+        let s = self.desc_page;
+        set.entries
+            .iter()
+            .map(|e| {
+                if e.count == 0 {
+                    return 0;
+                }
+                ((e.first + e.count - 1) / s - e.first / s + 1) as usize
+            })
+            .sum()
+    }
+
+    /// Entry pages `entries` entries take.
+    pub fn entry_pages(&self, entries: usize) -> u32 {
+        (entries as u64).div_ceil(u64::from(self.entry_page)) as u32
+    }
+}
+
+/// Renumbers `set` (a tile's, indices from 0) onto descriptor `pages` and
+/// the patch block of tile slot `slot`.
+pub fn place(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Placed {
+    let s = pools.desc_page;
+    let patch_base = slot * pools.patch_block;
+    debug_assert!(set.patch_count() as u32 <= pools.patch_block);
+    debug_assert_eq!(pages.len() as u32, pools.desc_pages(set.descriptors.len()));
+    let global = |i: u32| pages[(i / s) as usize] * s + i % s;
+    let out_pages = set
+        .descriptors
+        .chunks(s as usize)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|d| GrassDescriptor {
+                    patch_index: patch_base + d.patch_index,
+                    ..*d
+                })
+                .collect()
+        })
+        .collect();
+    let mut entries = Vec::with_capacity(set.entries.len());
+    for e in &set.entries {
+        let end = e.first + e.count;
+        let mut i = e.first;
+        while i < end {
+            let piece_end = end.min((i / s + 1) * s);
+            entries.push(PatchEntry {
+                first: global(i),
+                count: piece_end - i,
+                patch_index: patch_base + e.patch_index,
+                ..*e
+            });
+            i = piece_end;
+        }
+    }
+    Placed {
+        pages: out_pages,
+        entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::descriptor::unpack;
+    use super::super::patches::{ModelReach, PatchSize};
+    use super::*;
+    use sward_scenes::Preset;
+
+    #[test]
+    fn pages_come_lowest_first_and_go_back() {
+        let mut p = PagePool::new(4);
+        assert_eq!(p.alloc(2), Some(vec![0, 1]));
+        assert_eq!(p.alloc(1), Some(vec![2]));
+        assert_eq!(p.high_water(), 3);
+        p.release(&[0, 1]);
+        assert_eq!(p.high_water(), 3);
+        assert_eq!(p.alloc(3), Some(vec![0, 1, 3]));
+        assert_eq!(p.alloc(1), None, "full: nothing taken");
+        assert_eq!(p.used(), 4);
+        p.grow(6);
+        assert_eq!(p.alloc(2), Some(vec![4, 5]));
+        p.release(&[5, 4, 3, 2]);
+        assert_eq!(p.high_water(), 2);
+        p.release(&[0, 1]);
+        assert_eq!((p.high_water(), p.used()), (0, 0));
+    }
+
+    #[test]
+    fn a_long_soak_reuses_the_same_units() {
+        // Tiles of different sizes coming and going in a sliding window
+        // never need more units than the most resident at once.
+        let sizes = [3u32, 7, 1, 5, 2, 6, 4];
+        let mut p = PagePool::new(0);
+        let mut held: std::collections::VecDeque<Vec<u32>> = Default::default();
+        let mut most = 0;
+        for step in 0..200 {
+            if held.len() == 3 {
+                let old = held.pop_front().unwrap();
+                p.release(&old);
+            }
+            let n = sizes[step % sizes.len()];
+            if !p.fits(n) {
+                p.grow(p.used() + n);
+            }
+            held.push_back(p.alloc(n).unwrap());
+            most = most.max(held.iter().map(Vec::len).sum::<usize>() as u32);
+        }
+        assert_eq!(p.capacity(), most, "grown to the peak only");
+    }
+
+    #[test]
+    fn placing_renumbers_and_splits_entries_at_page_ends() {
+        let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
+        let reach: Vec<ModelReach> = (0..scene.models.len())
+            .map(|_| ModelReach {
+                radius: 1.0,
+                sway_height: 0.5,
+            })
+            .collect();
+        let set =
+            PatchSet::build(scene.world(), scene.placements(), &reach, PatchSize::Block2).unwrap();
+        let pools = Pools {
+            desc_page: 100,
+            entry_page: 16,
+            patch_block: set.patch_count() as u32 + 3,
+        };
+        let n = pools.desc_pages(set.descriptors.len());
+        // Pages out of order, with gaps.
+        let pages: Vec<u32> = (0..n).map(|i| 2 * (n - i)).collect();
+        let placed = place(&set, &pools, 2, &pages);
+        assert_eq!(placed.entries.len(), pools.entry_count(&set));
+        assert!(
+            placed.entries.len() > set.entries.len(),
+            "some entries split"
+        );
+        let s = pools.desc_page;
+        let lookup = |g: u32| {
+            let page = pages.iter().position(|&p| p == g / s).unwrap();
+            &placed.pages[page][(g % s) as usize]
+        };
+        // Every local descriptor appears once, in its entry's model, with
+        // its patch moved into slot 2's block.
+        let mut seen = vec![0u8; set.descriptors.len()];
+        for e in &placed.entries {
+            assert!(e.count > 0 && e.first % s + e.count <= s, "inside one page");
+            for g in e.first..e.first + e.count {
+                let local = pages.iter().position(|&p| p == g / s).unwrap() as u32 * s + g % s;
+                seen[local as usize] += 1;
+                let d = lookup(g);
+                let original = &set.descriptors[local as usize];
+                assert_eq!(d.patch_index, original.patch_index + 2 * pools.patch_block);
+                assert_eq!(d.patch_index, e.patch_index);
+                let frame = &set.frames[original.patch_index as usize];
+                assert_eq!(unpack(d, frame).xy, unpack(original, frame).xy);
+            }
+        }
+        assert!(seen.iter().all(|&c| c == 1));
+        // One page holding everything: the set itself.
+        let whole = Pools {
+            desc_page: set.descriptors.len() as u32,
+            entry_page: set.entries.len() as u32,
+            patch_block: set.patch_count() as u32,
+        };
+        let same = place(&set, &whole, 0, &[0]);
+        assert_eq!(same.entries, set.entries);
+        assert_eq!(same.pages, vec![set.descriptors.clone()]);
+    }
+}
