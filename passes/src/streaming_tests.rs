@@ -18,7 +18,7 @@ const W: u32 = 96;
 const H: u32 = 64;
 
 /// Techniques that must update in place (never rebuilt) on a tile change.
-const IN_PLACE: &[&str] = &["static-batch", "legacy-cpu"];
+const IN_PLACE: &[&str] = &["static-batch", "legacy-cpu", "clipmap"];
 
 /// Every registered technique with the other subsystem off.
 fn combos(gpu: &GpuContext) -> Vec<TierCombo> {

@@ -1,11 +1,25 @@
 //! The GPU splat resources every terrain tier shades with (the
 //! `terrain_shade` WGSL snippet): the MCAL alpha atlas (one 64x64 RGBA8 tile
 //! per MCNK slot), the procedural layer texture array with mips, their
-//! samplers and the per-MCNK [`TerrainChunkGpu`] records, in the slot order
-//! of `World::mcnks()`. Bind group entries sit at bindings `1..=5`, after the
-//! tier's uniforms at 0.
+//! samplers and the per-MCNK [`TerrainChunkGpu`] records. Bind group entries
+//! sit at bindings `1..=5`, after the tier's uniforms at 0.
+//!
+//! Built whole ([`SplatGpu::new`]), records follow the slot order of
+//! `World::mcnks()` and alpha tiles are packed in that order. Built for a
+//! streaming world ([`SplatGpu::streaming`]), the record buffer is a pool of
+//! slots the caller assigns and the alpha atlas is a grid of `k x k` blocks
+//! of 16x16 MCNK tiles, one block per resident ADT tile;
+//! [`SplatGpu::set_tile`] writes or frees one tile's block and records in
+//! place. Tile `(x, y)` takes block `(x mod k, y mod k)` when free, so an
+//! MCNK lands on the same atlas texels whatever happened before (the
+//! resident tiles of a square window of side `k` never share a block):
+//! sampling is bit-identical to a fresh build of the same world.
+
+use std::collections::HashMap;
 
 use sward_engine::GpuContext;
+use sward_scenes::world::coords::{TileCoord, TILE_CHUNKS};
+use sward_scenes::world::{AdtTile, Mcnk};
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
@@ -23,6 +37,9 @@ pub const SPLAT_FIRST_BINDING: u32 = 1;
 /// Alpha atlas, layer textures, samplers and per-MCNK splat records.
 pub struct SplatGpu {
     records: wgpu::Buffer,
+    alpha_texture: wgpu::Texture,
+    /// The streaming block grid (`None` when built whole).
+    blocks: Option<AlphaBlocks>,
     alpha_view: wgpu::TextureView,
     layer_view: wgpu::TextureView,
     alpha_sampler: wgpu::Sampler,
@@ -39,97 +56,191 @@ pub fn texture_bytes(size: [u32; 2], mips: u32, layers: u32, texel: u64) -> u64 
         * texel
 }
 
+/// The alpha atlas of a streaming world: `k x k` blocks of 16x16 MCNK
+/// tiles, one per resident ADT tile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlphaBlocks {
+    /// Blocks per side.
+    k: u32,
+    /// The tile each block holds (row-major `by * k + bx`).
+    owner: Vec<Option<TileCoord>>,
+    /// The block of each resident tile.
+    block_of: HashMap<TileCoord, u32>,
+}
+
+impl AlphaBlocks {
+    /// Room for `tiles` tiles at once: the smallest `k` with `k * k >= tiles`.
+    pub fn new(tiles: usize) -> Self {
+        let mut k = (tiles.max(1) as f64).sqrt() as u32;
+        while (k as usize) * (k as usize) < tiles.max(1) {
+            k += 1;
+        }
+        AlphaBlocks {
+            k,
+            owner: vec![None; (k * k) as usize],
+            block_of: HashMap::new(),
+        }
+    }
+
+    /// Blocks per side.
+    pub fn side(&self) -> u32 {
+        self.k
+    }
+
+    /// The block of `tile`: the one it holds, else its own block
+    /// `(x mod k, y mod k)` when free, else the lowest free block; `None`
+    /// when every block is taken.
+    pub fn assign(&mut self, tile: TileCoord) -> Option<u32> {
+        if let Some(&b) = self.block_of.get(&tile) {
+            return Some(b);
+        }
+        let own = (tile.y % self.k) * self.k + tile.x % self.k;
+        let b = if self.owner[own as usize].is_none() {
+            own
+        } else {
+            self.owner.iter().position(Option::is_none)? as u32
+        };
+        self.owner[b as usize] = Some(tile);
+        self.block_of.insert(tile, b);
+        Some(b)
+    }
+
+    /// Frees the block of `tile`, if it has one.
+    pub fn release(&mut self, tile: TileCoord) -> Option<u32> {
+        let b = self.block_of.remove(&tile)?;
+        self.owner[b as usize] = None;
+        Some(b)
+    }
+
+    /// Alpha atlas tile index (in an [`AlphaAtlasLayout`] of `16 k` columns)
+    /// of MCNK `(ix, iy)` of a tile in block `block`.
+    pub fn atlas_tile(&self, block: u32, ix: u32, iy: u32) -> u32 {
+        let cols = self.k * TILE_CHUNKS;
+        let (bx, by) = (block % self.k, block / self.k);
+        (by * TILE_CHUNKS + iy) * cols + bx * TILE_CHUNKS + ix
+    }
+
+    /// The atlas layout: `16 k x 16 k` MCNK tiles.
+    pub fn layout(&self) -> AlphaAtlasLayout {
+        AlphaAtlasLayout {
+            cols: self.k * TILE_CHUNKS,
+            rows: self.k * TILE_CHUNKS,
+        }
+    }
+}
+
+/// The splat record of `m` (MCNK of `tile`) whose alpha tile is atlas tile
+/// `alpha_slot` of `atlas`; fails on more than four MCLY layers.
+fn chunk_record(
+    tile: &AdtTile,
+    m: &Mcnk,
+    atlas: &AlphaAtlasLayout,
+    alpha_slot: u32,
+) -> Result<TerrainChunkGpu, PassError> {
+    if m.layers.len() > 4 {
+        let coord = m.chunk_coord(tile.coord);
+        return Err(PassError::InvalidInput {
+            technique: TECHNIQUE,
+            what: format!("MCNK ({}, {})", coord.x, coord.y),
+            reason: format!("{} MCLY layers (1..=4 supported)", m.layers.len()),
+        });
+    }
+    let mut textures = [0u32; 4];
+    for (k, layer) in m.layers.iter().enumerate() {
+        let name = tile
+            .textures
+            .get(layer.texture_id as usize)
+            .map_or("", String::as_str);
+        textures[k] = LayerKind::from_texture(name, layer.texture_id) as u32;
+    }
+    let (alpha_origin, alpha_scale) = atlas.tile_uv(alpha_slot);
+    Ok(TerrainChunkGpu {
+        alpha_origin,
+        alpha_scale,
+        // No MCLY at all draws layer texture 0 alone.
+        layer_count: m.layers.len().max(1) as u32,
+        textures,
+    })
+}
+
+/// Writes the RGBA8 alpha tile of `m` at atlas tile `alpha_slot`.
+fn write_alpha(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    atlas: &AlphaAtlasLayout,
+    alpha_slot: u32,
+    m: &Mcnk,
+) {
+    let [tx, ty] = atlas.tile_texel(alpha_slot);
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d { x: tx, y: ty, z: 0 },
+            aspect: wgpu::TextureAspect::All,
+        },
+        &alpha_tile(m),
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(64 * 4),
+            rows_per_image: Some(64),
+        },
+        wgpu::Extent3d {
+            width: 64,
+            height: 64,
+            depth_or_array_layers: 1,
+        },
+    );
+}
+
+/// Bytes of one alpha tile upload.
+const ALPHA_TILE_BYTES: u64 = 64 * 64 * 4;
+
+fn alpha_texture(
+    device: &wgpu::Device,
+    atlas: &AlphaAtlasLayout,
+    mcnks: usize,
+) -> Result<wgpu::Texture, PassError> {
+    let [aw, ah] = atlas.size();
+    let max_dim = device.limits().max_texture_dimension_2d;
+    if aw.max(ah) > max_dim {
+        return Err(PassError::DeviceLimit {
+            technique: TECHNIQUE,
+            what: format!("alpha atlas for {mcnks} MCNKs (side in texels)"),
+            needed: u64::from(aw.max(ah)),
+            limit: u64::from(max_dim),
+        });
+    }
+    Ok(device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("terrain.alpha_atlas"),
+        size: wgpu::Extent3d {
+            width: aw,
+            height: ah,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8Unorm,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    }))
+}
+
 impl SplatGpu {
     /// Uploads the alpha tile and splat record of every resident MCNK of
     /// `world` (slot = position in `world.mcnks()`), and the layer textures.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        let device = &gpu.device;
         let atlas = AlphaAtlasLayout::for_tiles(world.mcnk_count());
-        let [aw, ah] = atlas.size();
-        let max_dim = device.limits().max_texture_dimension_2d;
-        if aw.max(ah) > max_dim {
-            return Err(PassError::DeviceLimit {
-                technique: TECHNIQUE,
-                what: format!(
-                    "alpha atlas for {} MCNKs (side in texels)",
-                    world.mcnk_count()
-                ),
-                needed: u64::from(aw.max(ah)),
-                limit: u64::from(max_dim),
-            });
-        }
-        let alpha_texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain.alpha_atlas"),
-            size: wgpu::Extent3d {
-                width: aw,
-                height: ah,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        let mut gpu_bytes = texture_bytes([aw, ah], 1, 1, 4);
+        let alpha = alpha_texture(&gpu.device, &atlas, world.mcnk_count())?;
         let mut records = Vec::with_capacity(world.mcnk_count());
         for tile in world.tiles() {
             for m in &tile.mcnks {
-                let coord = m.chunk_coord(tile.coord);
                 let slot = records.len() as u32;
-                if m.layers.len() > 4 {
-                    return Err(PassError::InvalidInput {
-                        technique: TECHNIQUE,
-                        what: format!("MCNK ({}, {})", coord.x, coord.y),
-                        reason: format!("{} MCLY layers (1..=4 supported)", m.layers.len()),
-                    });
-                }
-                let mut textures = [0u32; 4];
-                for (k, layer) in m.layers.iter().enumerate() {
-                    let name = tile
-                        .textures
-                        .get(layer.texture_id as usize)
-                        .map_or("", String::as_str);
-                    textures[k] = LayerKind::from_texture(name, layer.texture_id) as u32;
-                }
-                let (alpha_origin, alpha_scale) = atlas.tile_uv(slot);
-                records.push(TerrainChunkGpu {
-                    alpha_origin,
-                    alpha_scale,
-                    // No MCLY at all draws layer texture 0 alone.
-                    layer_count: m.layers.len().max(1) as u32,
-                    textures,
-                });
-                let [tx, ty] = atlas.tile_texel(slot);
-                gpu.queue.write_texture(
-                    wgpu::TexelCopyTextureInfo {
-                        texture: &alpha_texture,
-                        mip_level: 0,
-                        origin: wgpu::Origin3d { x: tx, y: ty, z: 0 },
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    &alpha_tile(m),
-                    wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(64 * 4),
-                        rows_per_image: Some(64),
-                    },
-                    wgpu::Extent3d {
-                        width: 64,
-                        height: 64,
-                        depth_or_array_layers: 1,
-                    },
-                );
+                records.push(chunk_record(tile, m, &atlas, slot)?);
+                write_alpha(&gpu.queue, &alpha, &atlas, slot, m);
             }
         }
-        let layer_texture = create_layer_array(gpu);
-        gpu_bytes += texture_bytes(
-            [LAYER_SIZE; 2],
-            mip_count(LAYER_SIZE),
-            LAYER_KINDS.len() as u32,
-            4,
-        );
         if records.is_empty() {
             // Keep the storage binding non-empty for an empty world.
             records.push(TerrainChunkGpu {
@@ -139,12 +250,49 @@ impl SplatGpu {
                 textures: [0; 4],
             });
         }
-        let records = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        let records = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("terrain.chunk_records"),
+                contents: bytemuck::cast_slice(&records),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        Ok(Self::finish(gpu, records, alpha, &atlas, None))
+    }
+
+    /// Empty splat resources for a streaming world: a record pool of
+    /// `slots` slots and an alpha atlas with one block per tile for
+    /// `max_tiles` tiles at once. Fill them with [`Self::set_tile`].
+    pub fn streaming(gpu: &GpuContext, max_tiles: usize, slots: usize) -> Result<Self, PassError> {
+        let blocks = AlphaBlocks::new(max_tiles);
+        let atlas = blocks.layout();
+        let alpha = alpha_texture(&gpu.device, &atlas, max_tiles * 256)?;
+        let records = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.chunk_records"),
-            contents: bytemuck::cast_slice(&records),
-            usage: wgpu::BufferUsages::STORAGE,
+            size: (slots.max(1) * std::mem::size_of::<TerrainChunkGpu>()) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
         });
-        gpu_bytes += records.size();
+        Ok(Self::finish(gpu, records, alpha, &atlas, Some(blocks)))
+    }
+
+    fn finish(
+        gpu: &GpuContext,
+        records: wgpu::Buffer,
+        alpha: wgpu::Texture,
+        atlas: &AlphaAtlasLayout,
+        blocks: Option<AlphaBlocks>,
+    ) -> Self {
+        let device = &gpu.device;
+        let layer_texture = create_layer_array(gpu);
+        let gpu_bytes = texture_bytes(atlas.size(), 1, 1, 4)
+            + texture_bytes(
+                [LAYER_SIZE; 2],
+                mip_count(LAYER_SIZE),
+                LAYER_KINDS.len() as u32,
+                4,
+            )
+            + records.size();
         let sampler = |label, filter, address| {
             device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(label),
@@ -156,9 +304,11 @@ impl SplatGpu {
                 ..Default::default()
             })
         };
-        Ok(SplatGpu {
+        SplatGpu {
             records,
-            alpha_view: alpha_texture.create_view(&Default::default()),
+            alpha_view: alpha.create_view(&Default::default()),
+            alpha_texture: alpha,
+            blocks,
             layer_view: layer_texture.create_view(&wgpu::TextureViewDescriptor {
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
                 ..Default::default()
@@ -174,7 +324,72 @@ impl SplatGpu {
                 wgpu::AddressMode::Repeat,
             ),
             gpu_bytes,
-        })
+        }
+    }
+
+    /// Whether this was built by [`Self::streaming`] (tiles can change).
+    pub fn is_streaming(&self) -> bool {
+        self.blocks.is_some()
+    }
+
+    /// Streaming only: makes tile `tile` of `world` resident (replacing it
+    /// if it was) with the record of `tile.mcnks[i]` at slot `slots[i]`, or,
+    /// when `world` no longer has it, frees its alpha block (its records
+    /// stay as they are: nothing draws a freed slot). Returns the bytes
+    /// written, or `Ok(None)` when this was built whole, has no free block
+    /// or a slot lies beyond the pool (nothing changed then).
+    pub fn set_tile(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        tile: TileCoord,
+        slots: &[u32],
+    ) -> Result<Option<u64>, PassError> {
+        let pool = self.records.size() / std::mem::size_of::<TerrainChunkGpu>() as u64;
+        let Some(blocks) = self.blocks.as_mut() else {
+            return Ok(None);
+        };
+        let Some(t) = world.tile(tile) else {
+            blocks.release(tile);
+            return Ok(Some(0));
+        };
+        if slots.len() < t.mcnks.len() || slots.iter().any(|&s| u64::from(s) >= pool) {
+            return Ok(None);
+        }
+        let Some(block) = blocks.assign(tile) else {
+            return Ok(None);
+        };
+        let atlas = blocks.layout();
+        let mut alpha_slots = Vec::with_capacity(t.mcnks.len());
+        let mut records = Vec::with_capacity(t.mcnks.len());
+        for m in &t.mcnks {
+            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
+            let a = blocks.atlas_tile(block, ix, iy);
+            match chunk_record(t, m, &atlas, a) {
+                Ok(r) => records.push(r),
+                Err(e) => {
+                    blocks.release(tile);
+                    return Err(e);
+                }
+            }
+            alpha_slots.push(a);
+        }
+        let mut bytes = 0;
+        for ((m, &a), (r, &slot)) in t
+            .mcnks
+            .iter()
+            .zip(&alpha_slots)
+            .zip(records.iter().zip(slots))
+        {
+            write_alpha(queue, &self.alpha_texture, &atlas, a, m);
+            queue.write_buffer(
+                &self.records,
+                u64::from(slot) * std::mem::size_of::<TerrainChunkGpu>() as u64,
+                bytemuck::bytes_of(r),
+            );
+            bytes += ALPHA_TILE_BYTES + std::mem::size_of::<TerrainChunkGpu>() as u64;
+        }
+        Ok(Some(bytes))
     }
 
     /// Bytes of GPU memory held (alpha atlas, layer textures with mips, records).
@@ -291,4 +506,53 @@ fn create_layer_array(gpu: &GpuContext) -> wgpu::Texture {
         }
     }
     texture
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alpha_blocks_follow_the_tile_modulo_k_and_are_reused() {
+        let mut b = AlphaBlocks::new(25);
+        assert_eq!(b.side(), 5);
+        assert_eq!(AlphaBlocks::new(26).side(), 6);
+        assert_eq!(AlphaBlocks::new(0).side(), 1);
+        // A 5x5 window anywhere: every tile gets its own block (x%5, y%5).
+        for y in 30..35 {
+            for x in 31..36 {
+                let t = TileCoord::new(x, y);
+                assert_eq!(b.assign(t), Some((y % 5) * 5 + x % 5));
+                assert_eq!(b.assign(t), Some((y % 5) * 5 + x % 5), "kept");
+            }
+        }
+        assert_eq!(b.assign(TileCoord::new(36, 30)), None, "full");
+        // Slide one column: the evicted column's blocks go to the new one,
+        // at the same modulo position.
+        for y in 30..35 {
+            assert_eq!(b.release(TileCoord::new(31, y)), Some((y % 5) * 5 + 1));
+        }
+        assert_eq!(b.release(TileCoord::new(31, 30)), None);
+        for y in 30..35 {
+            assert_eq!(b.assign(TileCoord::new(36, y)), Some((y % 5) * 5 + 1));
+        }
+        // A collision (same modulo position) falls back to the lowest free block.
+        let mut c = AlphaBlocks::new(4);
+        assert_eq!(c.assign(TileCoord::new(0, 0)), Some(0));
+        assert_eq!(c.assign(TileCoord::new(2, 0)), Some(1));
+        assert_eq!(c.assign(TileCoord::new(1, 0)), Some(2));
+        // Atlas tiles of a block do not overlap other blocks.
+        let l = b.layout();
+        assert_eq!(l.size(), [5 * 1024, 5 * 1024]);
+        let mut seen = std::collections::HashSet::new();
+        for block in 0..25 {
+            for iy in 0..16 {
+                for ix in 0..16 {
+                    let a = b.atlas_tile(block, ix, iy);
+                    assert!(a < l.cols * l.rows);
+                    assert!(seen.insert(a));
+                }
+            }
+        }
+    }
 }
