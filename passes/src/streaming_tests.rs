@@ -25,6 +25,7 @@ const IN_PLACE: &[(Subsystem, &str)] = &[
     (Subsystem::Terrain, "static-chunks"),
     (Subsystem::Terrain, "atlas-instanced"),
     (Subsystem::Terrain, "gpu-cull"),
+    (Subsystem::Terrain, "clipmap"),
 ];
 
 /// Every registered technique with the other subsystem off.

@@ -6,7 +6,12 @@
 //! heights and uploaded when the level set changes) elsewhere, prefiltering
 //! levels >= 1 exactly like [`super::source::TerrainSampler::prefiltered`]
 //! does from its sources. The CPU's per-frame work is the level placement,
-//! at most two jobs per level that moved and a 32-byte uniform.
+//! at most two jobs per level that moved and a 32-byte uniform. When tiles
+//! become resident or are evicted, [`region_job`] turns each changed tile's
+//! cell rectangle into one job per level re-filling the window texels that
+//! read it; for a streaming clipmap the far grid covers every tile the
+//! source has ([`far_extent_of`]) and is baked from the far source alone, so
+//! no texel depends on the resident set except through the atlas.
 //!
 //! [`FillReference`] is the CPU mirror of the shader (same lookups, same
 //! f32 operations in the same order); `gpu_fill_matches_cpu_reference`
@@ -106,6 +111,32 @@ pub fn level_jobs(level: u32, old: Option<[i64; 2]>, new: [i64; 2], n: i64) -> V
         out.push(job(k0, r0, k1 - k0, r1 - r0));
     }
     out
+}
+
+/// The job that re-fills the texels of `level` (window min corner `origin`,
+/// `n` texels per side) whose values read grid points inside the cells
+/// `rect` (`[x0, y0, x1, y1]`, global grid cells, bounds included): a
+/// texel of vertex `(I, J)` reads points within one level unit of
+/// `(I, J)` (its prefilter neighbours), so the vertex range is grown by two
+/// level units (one more for rounding) and clipped to the window. `None`
+/// when the rectangle does not reach the window. Re-filling a texel whose
+/// sources did not change writes the value it already holds.
+pub fn region_job(level: u32, origin: [i64; 2], n: i64, rect: [i64; 4]) -> Option<FillJob> {
+    // Level units per cell: 2 / 2^level.
+    let unit = 1i64 << level;
+    let lo = [0, 1].map(|k| (2 * rect[k]).div_euclid(unit) - 2);
+    let hi = [0, 1].map(|k| -(-2 * rect[k + 2]).div_euclid(unit) + 2);
+    let a = [0, 1].map(|k| lo[k].max(origin[k]));
+    let b = [0, 1].map(|k| hi[k].min(origin[k] + n - 1));
+    if a[0] > b[0] || a[1] > b[1] {
+        return None;
+    }
+    Some(FillJob {
+        origin: [a[0] as i32, a[1] as i32],
+        size: [(b[0] - a[0] + 1) as u32, (b[1] - a[1] + 1) as u32],
+        level,
+        pad: [0; 3],
+    })
 }
 
 /// Far heights on a regular grid of [`FAR_STEP`] cells, baked from a
@@ -213,7 +244,23 @@ pub fn far_extent(
     });
     let [x0, y0, x1, y1] = rect.unwrap_or([0.0, 0.0, cells, cells]);
     let grow = cfg.reach(cfg.levels - 1) / UNIT_SIZE + 2.0 * cells;
-    let (mut lo, mut hi) = ([x0 - grow, y0 - grow], [x1 + grow, y1 + grow]);
+    clamp_extent([x0 - grow, y0 - grow], [x1 + grow, y1 + grow], max_texels)
+}
+
+/// The cells `[lo, hi]` of the far grid of a streaming clipmap: the whole
+/// index window `window` (every tile the source has), whatever is resident,
+/// no wider than `max_texels` far samples per side (as [`far_extent`]).
+/// Beyond it the grid's edge values extend.
+pub fn far_extent_of(window: IndexWindow, max_texels: u32) -> ([f64; 2], [f64; 2], bool) {
+    let cells = f64::from(CHUNK_CELLS);
+    let lo = [0, 1].map(|k| f64::from(window.origin[k]) * cells);
+    let hi = [0, 1].map(|k| f64::from(window.origin[k] + window.size[k]) * cells);
+    clamp_extent(lo, hi, max_texels)
+}
+
+/// `[lo, hi]` shrunk around its centre to at most `max_texels` far samples
+/// per side; the third value says whether it was.
+fn clamp_extent(mut lo: [f64; 2], mut hi: [f64; 2], max_texels: u32) -> ([f64; 2], [f64; 2], bool) {
     // Snapping outwards adds up to two samples per side.
     let widest = f64::from(max_texels.max(4) - 3) * FAR_STEP;
     let mut clamped = false;
@@ -386,6 +433,48 @@ mod tests {
                 }
             }
             assert!(seen.keys().all(|&v| inside(v, new)), "{old:?} -> {new:?}");
+        }
+    }
+
+    /// A region job covers every texel of the window whose prefilter
+    /// footprint (one level unit around the vertex) touches the rectangle,
+    /// and nothing outside the window.
+    #[test]
+    fn region_jobs_cover_the_texels_reading_the_rectangle() {
+        let n = 40i64;
+        let rect = [128i64, 256, 256, 384];
+        for level in 0..6u32 {
+            let scale = f64::from(1u32 << level) * 0.5;
+            for origin in [[200i64, 480], [-30, 10], [0, 0], [5000, 5000]] {
+                let job = region_job(level, origin, n, rect);
+                let covered = |i: i64, j: i64| {
+                    job.is_some_and(|jb| {
+                        let (i0, j0) = (i64::from(jb.origin[0]), i64::from(jb.origin[1]));
+                        i >= i0
+                            && j >= j0
+                            && i < i0 + i64::from(jb.size[0])
+                            && j < j0 + i64::from(jb.size[1])
+                    })
+                };
+                if let Some(jb) = job {
+                    assert_eq!(jb.level, level);
+                    let (i0, j0) = (i64::from(jb.origin[0]), i64::from(jb.origin[1]));
+                    assert!(i0 >= origin[0] && j0 >= origin[1]);
+                    assert!(i0 + i64::from(jb.size[0]) <= origin[0] + n);
+                    assert!(j0 + i64::from(jb.size[1]) <= origin[1] + n);
+                }
+                for j in origin[1]..origin[1] + n {
+                    for i in origin[0]..origin[0] + n {
+                        let reads = |v: i64, k: usize| {
+                            (v - 1) as f64 * scale <= rect[k + 2] as f64
+                                && (v + 1) as f64 * scale >= rect[k] as f64
+                        };
+                        if reads(i, 0) && reads(j, 1) {
+                            assert!(covered(i, j), "level {level} {origin:?} ({i}, {j})");
+                        }
+                    }
+                }
+            }
         }
     }
 

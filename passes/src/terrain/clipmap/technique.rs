@@ -9,6 +9,20 @@
 //! piece on the GPU (the cull dispatch: frustum and fog distance,
 //! `cull.rs`, `clipmap_cull.wgsl`) and draws the survivors with one
 //! multi-draw-indirect of the shared meshes.
+//!
+//! Streaming (built with the scene's atlas reach), nothing it holds depends
+//! on the resident set beyond per-tile state: the height atlas, the splat
+//! records (at the same slots; alpha tiles in per-tile blocks placed by the
+//! tile coordinate, so sampling is bit-identical whatever the history) and
+//! the chunk index have room for every tile the source has, the far grid is baked from the far source alone over that
+//! reach, and the cull's height range is folded from per-tile ranges. A tile
+//! made resident or evicted ([`Clipmap::apply_residency`]) updates its atlas
+//! slots, splat records and alpha tiles, its 16x16 chunk-index texels and
+//! its height range, and queues its cell rectangle: the next frame's compute
+//! fill re-fills, in every level, the kept texels whose prefilter reads it
+//! (they came from the far grid, or from the atlas), alongside the strips
+//! that entered a moving window. The levels then hold exactly what a fresh
+//! build fills.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -16,13 +30,14 @@ use std::sync::Mutex;
 use glam::IVec2;
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
+use sward_scenes::world::coords::{TileCoord, CHUNK_CELLS, TILE_CHUNKS};
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
 use super::cull::{
     empty_args, kind_index, kinds, piece_gpu, CullUniforms, DrawArgs, INSTANCES_PER_KIND, KINDS,
 };
-use super::fill::{far_extent, level_jobs, FarGrid, FillJob};
+use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
     camera_level0, level_pieces, place_levels, ClipmapConfig, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
@@ -33,9 +48,10 @@ use super::{PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNI
 
 /// Frames between two copies of the draw counts for the lagged readback.
 const READBACK_EVERY: u64 = 8;
-use crate::atlas::HeightAtlas;
+use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
+use crate::technique::{Residency, ResidencyChange};
 use crate::terrain::gpu::TerrainUniforms;
 use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
 use crate::terrain::StaticChunks;
@@ -43,6 +59,12 @@ use sward_engine::lagged::LaggedReadback;
 
 /// Value of the chunk index texture where no MCNK is resident.
 const NO_CHUNK: u32 = u32::MAX;
+/// Pending re-fill regions (changed tiles) kept apart before they are
+/// merged into their bounding rectangle.
+const MAX_REGIONS: usize = 16;
+/// Fill jobs one frame may dispatch: two moving strips and one job per
+/// pending region for every level.
+const MAX_JOBS: usize = MAX_LEVELS as usize * (2 + MAX_REGIONS);
 
 /// What the last recorded frame drew.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -99,6 +121,10 @@ struct FillState {
     params: wgpu::Buffer,
     jobs: wgpu::Buffer,
     origins: Vec<Option<[i64; 2]>>,
+    /// Cell rectangles (`[x0, y0, x1, y1]`, global grid cells) whose
+    /// sources changed since the last frame (tiles made resident or
+    /// evicted): the next frame re-fills the texels that read them.
+    regions: Vec<[i64; 4]>,
     filled: u64,
 }
 
@@ -113,6 +139,7 @@ pub struct Clipmap {
     indices: wgpu::Buffer,
     instances: wgpu::Buffer,
     uniforms: wgpu::Buffer,
+    chunk_texture: wgpu::Texture,
     chunk_index: wgpu::TextureView,
     chunk_origin: IVec2,
     chunk_count: IVec2,
@@ -122,6 +149,11 @@ pub struct Clipmap {
     shader: wgpu::ShaderModule,
     pipelines: HashMap<u32, wgpu::RenderPipeline>,
     atlas: HeightAtlas,
+    /// The streaming reach the atlas, splat slots and chunk index were
+    /// built for (`None`: the resident world alone; changes rebuild).
+    reach: Option<AtlasReach>,
+    /// Height range of every resident tile's MCNKs (the cull's `z_range`).
+    tile_z: BTreeMap<TileCoord, [f32; 2]>,
     fill: FillState,
     cull: CullState,
     level_gpu: Option<LevelGpu>,
@@ -148,6 +180,21 @@ impl Clipmap {
         world: &World,
         block: u32,
         distance: Option<f32>,
+    ) -> Result<Self, PassError> {
+        Self::with_reach(gpu, world, block, distance, None)
+    }
+
+    /// As [`Self::with_options`], streaming when `reach` is given
+    /// (`SceneData::atlas_reach`): the height atlas, the splat slots and the
+    /// chunk index have room for every tile the source has, the far grid
+    /// comes from the far source alone over that reach, and tiles are then
+    /// made resident or evicted in place ([`Self::apply_residency`]).
+    pub fn with_reach(
+        gpu: &GpuContext,
+        world: &World,
+        block: u32,
+        distance: Option<f32>,
+        reach: Option<AtlasReach>,
     ) -> Result<Self, PassError> {
         if let Some(d) = distance {
             if !(d.is_finite() && d > 0.0) {
@@ -184,8 +231,32 @@ impl Clipmap {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let (chunk_texture, chunk_origin, chunk_count) = chunk_index_texture(gpu, world)?;
-        let splat = SplatGpu::new(gpu, world)?;
+        let atlas = HeightAtlas::with_reach(gpu, world, reach)?;
+        // Streaming only when the atlas really reaches that far.
+        let reach = reach.filter(|r| r.window == atlas.window());
+        let (chunk_texture, chunk_origin, chunk_count) = chunk_index_texture(gpu, world, &atlas)?;
+        let splat = match reach {
+            Some(r) => {
+                let slots = atlas.layout().capacity() as usize;
+                let mut splat = SplatGpu::streaming(gpu, r.capacity.div_ceil(256), slots)?;
+                for tile in world.tiles() {
+                    if splat_tile(&mut splat, &gpu.queue, world, &atlas, tile.coord)?.is_none() {
+                        return Err(PassError::InvalidInput {
+                            technique: TECHNIQUE,
+                            what: format!("ADT tile ({}, {})", tile.coord.x, tile.coord.y),
+                            reason: "no room in the streaming splat resources".into(),
+                        });
+                    }
+                }
+                splat
+            }
+            None => SplatGpu::new(gpu, world)?,
+        };
+        let tile_z = world
+            .tiles()
+            .into_iter()
+            .filter_map(|t| Some((t.coord, tile_z_range(&atlas, t)?)))
+            .collect();
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
                 .map_err(|source| PassError::Shader {
@@ -198,7 +269,6 @@ impl Clipmap {
             bind_group_layouts: &[&bind_layout],
             push_constant_ranges: &[],
         });
-        let atlas = HeightAtlas::new(gpu, world)?;
         let fill = FillState::new(device)?;
         let multi = gpu
             .caps
@@ -225,6 +295,7 @@ impl Clipmap {
             instances,
             uniforms,
             chunk_index: chunk_texture.create_view(&Default::default()),
+            chunk_texture,
             chunk_origin,
             chunk_count,
             splat,
@@ -233,6 +304,8 @@ impl Clipmap {
             shader,
             pipelines: HashMap::new(),
             atlas,
+            reach,
+            tile_z,
             fill,
             cull,
             level_gpu: None,
@@ -322,7 +395,10 @@ impl Clipmap {
             ..Default::default()
         });
         let max = device.limits().max_texture_dimension_2d;
-        let (lo, hi, clamped) = far_extent(world, &cfg, max);
+        let (lo, hi, clamped) = match self.reach {
+            Some(r) => far_extent_of(r.window, max),
+            None => far_extent(world, &cfg, max),
+        };
         if clamped {
             log::warn!(
                 "{TECHNIQUE}: the far grid for {} levels needs more than {max} texels per side; \
@@ -330,7 +406,15 @@ impl Clipmap {
                 cfg.levels
             );
         }
-        let grid = FarGrid::bake(&TerrainSampler::new(world, far), lo, hi);
+        // Streaming, the far grid must not depend on what is resident (the
+        // levels keep texels across residency changes): the far source
+        // alone answers (0 where it cannot).
+        let nothing = World::new("clipmap.far");
+        let sampler = match self.reach {
+            Some(_) => TerrainSampler::new(&nothing, far),
+            None => TerrainSampler::new(world, far),
+        };
+        let grid = FarGrid::bake(&sampler, lo, hi);
         let far_texture = device.create_texture_with_data(
             &gpu.queue,
             &wgpu::TextureDescriptor {
@@ -396,21 +480,16 @@ impl Clipmap {
             layout: &self.fill.bind_layout,
             entries: &fill_entries,
         });
-        // Culling range: resident bounds and far heights, widened because the
-        // prefilter may step slightly outside the sampled heights.
-        let z = self.atlas.records().iter().fold(grid.range, |r, c| {
-            [r[0].min(c.bounds_min[2]), r[1].max(c.bounds_max[2])]
-        });
-        let margin = 0.25 * (z[1] - z[0]) + 1.0;
         self.fill.origins = vec![None; cfg.levels as usize];
+        self.fill.regions.clear();
         self.level_gpu = Some(LevelGpu {
             cfg,
             texture,
             bind_group,
             fill_bind,
             far_bytes: texture_bytes(grid.size, 1, 1, 4),
+            z_range: z_range(grid.range, &self.tile_z),
             far: grid,
-            z_range: [z[0] - margin, z[1] + margin],
         });
     }
 
@@ -488,8 +567,17 @@ impl Clipmap {
                 let mut jobs: Vec<FillJob> = Vec::new();
                 for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
                     jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+                    // Texels kept from earlier frames that read a changed tile.
+                    if old.is_some() {
+                        jobs.extend(
+                            fill.regions
+                                .iter()
+                                .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
+                        );
+                    }
                     *old = Some(place.origin);
                 }
+                fill.regions.clear();
                 fill.filled = jobs.iter().map(FillJob::texels).sum();
                 if !jobs.is_empty() {
                     let bytes: &[u8] = bytemuck::cast_slice(&jobs);
@@ -611,6 +699,144 @@ impl Clipmap {
             });
     }
 
+    /// Applies tile residency changes in place (the world after them is
+    /// `world`, the scene's reach `reach`): per changed tile, the height
+    /// atlas ([`HeightAtlas::set_tile`]), the splat slots of its MCNKs (the
+    /// same slots), its 16x16 texels of the chunk index and its height range;
+    /// the level texels that read the tile are queued for the next frame's
+    /// compute fill (they were filled from the far grid, or from the atlas).
+    /// Answers [`Residency::Rebuild`] when built without a reach (or for
+    /// another one), for MCNK-level changes, or when the atlas has no room.
+    pub fn apply_residency(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        reach: Option<AtlasReach>,
+        changes: &[ResidencyChange],
+    ) -> Result<Residency, PassError> {
+        if self.reach.is_none() || self.reach != reach {
+            return Ok(Residency::Rebuild);
+        }
+        let mut tiles = Vec::with_capacity(changes.len());
+        for change in changes {
+            match change {
+                ResidencyChange::TileResident(t) | ResidencyChange::TileEvicted(t) => {
+                    tiles.push(*t)
+                }
+                _ => return Ok(Residency::Rebuild),
+            }
+        }
+        let mut bytes = 0;
+        for t in tiles {
+            let Some(b) = self.atlas.set_tile(&gpu.queue, world, t)? else {
+                return Ok(Residency::Rebuild);
+            };
+            bytes += b;
+            let Some(b) = self.set_tile_shading(&gpu.queue, world, t)? else {
+                return Ok(Residency::Rebuild);
+            };
+            bytes += b;
+            let side = i64::from(TILE_CHUNKS * CHUNK_CELLS);
+            let (x, y) = (i64::from(t.x) * side, i64::from(t.y) * side);
+            let rect = [x, y, x + side, y + side];
+            if !self.fill.regions.contains(&rect) {
+                self.fill.regions.push(rect);
+            }
+        }
+        if self.fill.regions.len() > MAX_REGIONS {
+            let all =
+                self.fill
+                    .regions
+                    .iter()
+                    .fold([i64::MAX, i64::MAX, i64::MIN, i64::MIN], |a, r| {
+                        [
+                            a[0].min(r[0]),
+                            a[1].min(r[1]),
+                            a[2].max(r[2]),
+                            a[3].max(r[3]),
+                        ]
+                    });
+            self.fill.regions = vec![all];
+        }
+        if let Some(levels) = &mut self.level_gpu {
+            levels.z_range = z_range(levels.far.range, &self.tile_z);
+        }
+        Ok(Residency::Applied {
+            bytes_uploaded: bytes,
+        })
+    }
+
+    /// The splat slots, chunk-index texels and height range of tile `t`
+    /// after the atlas took it (or dropped it); the bytes written, `None`
+    /// when the tile does not fit the chunk index.
+    fn set_tile_shading(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        t: TileCoord,
+    ) -> Result<Option<u64>, PassError> {
+        let side = TILE_CHUNKS;
+        let first = sward_scenes::world::ChunkCoord {
+            x: t.x * side,
+            y: t.y * side,
+        };
+        let window = self.atlas.window();
+        let Some(at) = window
+            .texel(first)
+            .filter(|at| at[0] + side <= window.size[0] && at[1] + side <= window.size[1])
+        else {
+            return Ok(None);
+        };
+        let Some(bytes) = splat_tile(&mut self.splat, queue, world, &self.atlas, t)? else {
+            return Ok(None);
+        };
+        let mut texels = vec![[NO_CHUNK, 0u32]; (side * side) as usize];
+        match world.tile(t) {
+            Some(tile) => {
+                for m in &tile.mcnks {
+                    let c = m.chunk_coord(t);
+                    let Some(slot) = self.atlas.slot_of(c) else {
+                        return Ok(None);
+                    };
+                    let (x, y) = c.index_in_tile();
+                    texels[(y * side + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
+                }
+                match tile_z_range(&self.atlas, tile) {
+                    Some(z) => self.tile_z.insert(t, z),
+                    None => self.tile_z.remove(&t),
+                };
+            }
+            None => {
+                self.tile_z.remove(&t);
+            }
+        }
+        let data: &[u8] = bytemuck::cast_slice(&texels);
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.chunk_texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: at[0],
+                    y: at[1],
+                    z: 0,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(side * 8),
+                rows_per_image: Some(side),
+            },
+            wgpu::Extent3d {
+                width: side,
+                height: side,
+                depth_or_array_layers: 1,
+            },
+        );
+        Ok(Some(bytes + data.len() as u64))
+    }
+
     /// What the last recorded frame drew (`texels_filled`: the compute
     /// fill of that frame).
     pub fn stats(&self) -> ClipmapStats {
@@ -689,6 +915,53 @@ impl Clipmap {
         });
         self.fixed_gpu_bytes + levels
     }
+}
+
+/// Writes (or, when `world` no longer has it, frees) the splat records and
+/// alpha tiles of tile `t`, its MCNKs' records at their height-atlas slots;
+/// the bytes written, `None` when the splat resources have no room.
+fn splat_tile(
+    splat: &mut SplatGpu,
+    queue: &wgpu::Queue,
+    world: &World,
+    atlas: &HeightAtlas,
+    t: TileCoord,
+) -> Result<Option<u64>, PassError> {
+    let mut slots = Vec::new();
+    if let Some(tile) = world.tile(t) {
+        for m in &tile.mcnks {
+            match atlas.slot_of(m.chunk_coord(t)) {
+                Some(slot) => slots.push(slot),
+                None => return Ok(None),
+            }
+        }
+    }
+    splat.set_tile(queue, world, t, &slots)
+}
+
+/// Height range of the MCNKs of `tile` as the atlas records them (`None`
+/// when none is resident).
+fn tile_z_range(atlas: &HeightAtlas, tile: &sward_scenes::world::AdtTile) -> Option<[f32; 2]> {
+    tile.mcnks
+        .iter()
+        .filter_map(|m| atlas.slot_of(m.chunk_coord(tile.coord)))
+        .map(|slot| &atlas.records()[slot as usize])
+        .fold(None, |r, c| {
+            let (lo, hi) = (c.bounds_min[2], c.bounds_max[2]);
+            Some(r.map_or([lo, hi], |r: [f32; 2]| [r[0].min(lo), r[1].max(hi)]))
+        })
+}
+
+/// The cull's conservative height range: the resident tiles' ranges and the
+/// far heights, widened because the prefilter may step slightly outside the
+/// sampled heights. Min and max are exact, so the result does not depend on
+/// the order tiles became resident in.
+fn z_range(far: [f32; 2], tiles: &BTreeMap<TileCoord, [f32; 2]>) -> [f32; 2] {
+    let z = tiles
+        .values()
+        .fold(far, |r, t| [r[0].min(t[0]), r[1].max(t[1])]);
+    let margin = 0.25 * (z[1] - z[0]) + 1.0;
+    [z[0] - margin, z[1] + margin]
 }
 
 /// Horizontal distance beyond which a piece is culled: the fog end. Past it
@@ -930,7 +1203,7 @@ impl FillState {
         });
         let jobs = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.fill.jobs"),
-            size: u64::from(2 * MAX_LEVELS) * std::mem::size_of::<FillJob>() as u64,
+            size: MAX_JOBS as u64 * std::mem::size_of::<FillJob>() as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -940,35 +1213,23 @@ impl FillState {
             params,
             jobs,
             origins: Vec::new(),
+            regions: Vec::new(),
             filled: 0,
         })
     }
 }
 
 /// The chunk index texture (Rg32Uint: atlas slot, holes_low_res) over the
-/// resident MCNKs' bounding rectangle; slots follow `World::mcnks()` order,
-/// like [`SplatGpu`].
+/// atlas's index window (the resident MCNKs' bounding rectangle, or the
+/// streaming reach); the slot is the MCNK's height-atlas slot, which is also
+/// its [`SplatGpu`] slot.
 fn chunk_index_texture(
     gpu: &GpuContext,
     world: &World,
+    atlas: &HeightAtlas,
 ) -> Result<(wgpu::Texture, IVec2, IVec2), PassError> {
-    let coords: Vec<_> = world
-        .mcnks()
-        .map(|(c, m)| (c, m.header.holes_low_res))
-        .collect();
-    let (lo, hi) = coords
-        .iter()
-        .fold(([u32::MAX; 2], [0u32; 2]), |(lo, hi), (c, _)| {
-            (
-                [lo[0].min(c.x), lo[1].min(c.y)],
-                [hi[0].max(c.x), hi[1].max(c.y)],
-            )
-        });
-    let (origin, size) = if coords.is_empty() {
-        ([0, 0], [1, 1])
-    } else {
-        (lo, [hi[0] - lo[0] + 1, hi[1] - lo[1] + 1])
-    };
+    let window = atlas.window();
+    let (origin, size) = (window.origin, window.size);
     let max = gpu.device.limits().max_texture_dimension_2d;
     if size[0].max(size[1]) > max {
         return Err(PassError::DeviceLimit {
@@ -979,9 +1240,10 @@ fn chunk_index_texture(
         });
     }
     let mut texels = vec![[NO_CHUNK, 0u32]; (size[0] * size[1]) as usize];
-    for (slot, (c, holes)) in coords.iter().enumerate() {
-        let k = ((c.y - origin[1]) * size[0] + (c.x - origin[0])) as usize;
-        texels[k] = [slot as u32, u32::from(*holes)];
+    for (c, m) in world.mcnks() {
+        if let (Some([x, y]), Some(slot)) = (window.texel(c), atlas.slot_of(c)) {
+            texels[(y * size[0] + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
+        }
     }
     let texture = gpu.device.create_texture_with_data(
         &gpu.queue,
@@ -1105,11 +1367,12 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
         let distance = distance_of(params)?;
-        Ok(Box::new(Clipmap::with_options(
+        Ok(Box::new(Clipmap::with_reach(
             i.gpu,
             i.scene.world,
             block,
             distance,
+            i.scene.atlas_reach(),
         )?))
     },
 };
@@ -1143,6 +1406,19 @@ impl crate::technique::Technique for Clipmap {
 
     fn view_distance(&self) -> Option<f32> {
         Clipmap::view_distance(self)
+    }
+
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[ResidencyChange],
+    ) -> Result<Residency, PassError> {
+        self.apply_residency(
+            inputs.gpu,
+            inputs.scene.world,
+            inputs.scene.atlas_reach(),
+            changes,
+        )
     }
 }
 

@@ -2,7 +2,8 @@
 //! sampling against its CPU mirror (compute probe), finest-level parity with
 //! `height_at`, the per-level height error, a top-down render of a cliff
 //! world with no cracks along any level boundary and holes shown, and an
-//! image comparison with `static-chunks` near the camera.
+//! image comparison with `static-chunks` near the camera, and levels updated
+//! in place through tile residency changes against a fresh build.
 //!
 //! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs.
 
@@ -311,6 +312,8 @@ fn black_settings(distance: f32) -> RenderSettings {
 /// The technique a test renders with.
 enum Tech<'t> {
     Clip(&'t mut Clipmap, &'t World),
+    /// A clipmap with the far source of a streaming scene.
+    Stream(&'t mut Clipmap, &'t World, &'t dyn sward_scenes::TileSource),
     Static(&'t mut StaticChunks),
 }
 
@@ -337,6 +340,7 @@ fn render<'t>(
     };
     match tech {
         Tech::Clip(c, world) => c.record(gpu, &mut g, &view, targets, world, None),
+        Tech::Stream(c, world, far) => c.record(gpu, &mut g, &view, targets, world, Some(far)),
         Tech::Static(s) => s.record(gpu, &mut g, &view, targets),
     }
     executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}"));
@@ -849,5 +853,112 @@ fn gpu_cull_matches_cpu_reference() {
             "view {k}: kept {kept}, frustum {culled_frustum}, fog {culled_fog}"
         );
         assert!(drawn.len() <= pieces.len());
+    }
+}
+
+/// Streaming: after tiles were evicted and made resident in place, every
+/// texel of every level (the kept ones that read a changed tile re-filled
+/// by the compute fill) equals what a clipmap built from scratch for the new
+/// resident world fills, and the cull's height range is the fresh one.
+#[test]
+fn levels_after_residency_changes_equal_a_fresh_build() {
+    use crate::renderer::SceneData;
+    use crate::technique::{Residency, ResidencyChange};
+    use sward_scenes::world::coords::tile_centre;
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let mut scene = sward_scenes::Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds");
+    let reach = SceneData::from_scene(&scene).atlas_reach();
+    assert!(reach.is_some(), "continent streams");
+    let home = scene.window.centre();
+    let [x, y] = tile_centre(home);
+    let ground = scene.world().height_at(x, y).expect("resident");
+    // Fixed camera over the home tile: the levels do not move, so only the
+    // re-fill of changed regions can bring them up to date.
+    let camera = Camera {
+        eye: Vec3::new(x as f32, y as f32, ground + 300.0),
+        yaw_deg: 0.0,
+        pitch_deg: -60.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 4000.0,
+    };
+    let settings = black_settings(3000.0);
+    let mut clipmap =
+        Clipmap::with_reach(gpu, scene.world(), 16, None, reach).unwrap_or_else(|e| panic!("{e}"));
+    let far = scene.source.clone();
+    render(
+        gpu,
+        camera,
+        settings,
+        "stream-before",
+        Tech::Stream(&mut clipmap, scene.world(), far.as_ref()),
+    );
+    let cfg = clipmap.config_for(&FrameView::new(camera, SIZE, 1, 0.0, settings));
+    let before = read_levels(gpu, clipmap.level_texture().expect("levels").0, cfg);
+    // Out two tiles (evicting and loading), then one back (a tile evicted
+    // before becomes resident again).
+    for (step, to) in [home.offset(2, 1), home.offset(1, 1)]
+        .into_iter()
+        .enumerate()
+    {
+        let to = to.expect("continent is wide");
+        let resident = scene.window.tiles();
+        let [tx, ty] = tile_centre(to);
+        let slide = scene.follow(tx, ty).expect("slide").expect("moved");
+        let changes: Vec<_> = resident
+            .into_iter()
+            .filter(|t| !scene.window.is_resident(*t))
+            .map(ResidencyChange::TileEvicted)
+            .chain(
+                slide
+                    .loaded
+                    .iter()
+                    .map(|t| ResidencyChange::TileResident(*t)),
+            )
+            .collect();
+        let answer = clipmap
+            .apply_residency(gpu, scene.world(), reach, &changes)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            matches!(answer, Residency::Applied { bytes_uploaded } if bytes_uploaded > 0),
+            "{answer:?}"
+        );
+        render(
+            gpu,
+            camera,
+            settings,
+            &format!("stream-{step}"),
+            Tech::Stream(&mut clipmap, scene.world(), far.as_ref()),
+        );
+        let got = read_levels(gpu, clipmap.level_texture().expect("levels").0, cfg);
+        let mut fresh = Clipmap::with_reach(gpu, scene.world(), 16, None, reach)
+            .unwrap_or_else(|e| panic!("{e}"));
+        render(
+            gpu,
+            camera,
+            settings,
+            &format!("stream-{step}-fresh"),
+            Tech::Stream(&mut fresh, scene.world(), far.as_ref()),
+        );
+        let want = read_levels(gpu, fresh.level_texture().expect("levels").0, cfg);
+        for (l, (g, w)) in got.iter().zip(&want).enumerate() {
+            let wrong = g.iter().zip(w).filter(|(a, b)| a != b).count();
+            assert_eq!(
+                wrong, 0,
+                "step {step} level {l}: texels differ from a fresh build"
+            );
+        }
+        assert_eq!(clipmap.z_range(), fresh.z_range(), "step {step}");
+        let changed: usize = got
+            .iter()
+            .zip(&before)
+            .map(|(g, b)| g.iter().zip(b).filter(|(a, b)| a != b).count())
+            .sum();
+        assert!(changed > 0, "step {step}: the changes re-filled texels");
     }
 }
