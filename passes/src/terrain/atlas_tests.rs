@@ -2,8 +2,8 @@
 //! baseline: image parity on every named view of `seams-holes` (seams, holes,
 //! cliffs) and of a top-down view over holes, both multi-draw variants of
 //! `gpu-cull`, the GPU cull's kept set against its CPU reference on named
-//! views of `seams-holes` and `elwynn-dense`, and the per-frame upload
-//! counters.
+//! views of `seams-holes` and `elwynn-dense`, the per-frame upload
+//! counters, and the streaming builds' pools over slides out and back.
 //!
 //! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs; run with
 //! `--nocapture` to see the measured differences.
@@ -480,4 +480,60 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         phase_two_drew += two.len();
     }
     assert!(phase_two_drew > 0, "no camera cut needed phase two");
+}
+
+/// The streaming builds follow tile changes in place: after sliding the
+/// `continent` window out and back, `static-chunks` holds the same
+/// triangles, MCNKs and memory as a fresh streaming build of the same world
+/// (its pools neither grow nor leak), and the atlas tiers keep their memory
+/// and count the same resident MCNKs.
+#[test]
+fn streaming_builds_follow_slides_without_growth() {
+    use sward_scenes::world::coords;
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let mut scene = Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds");
+    let data = crate::renderer::SceneData::from_scene(&scene);
+    let reach = data.atlas_reach().expect("continent streams");
+    let max_tiles = data.max_resident_tiles;
+    let reach = Some((reach, max_tiles));
+    let mut chunks =
+        StaticChunks::streaming(&gpu, scene.world(), max_tiles).unwrap_or_else(|e| panic!("{e}"));
+    let mut atlas =
+        AtlasInstanced::with_reach(&gpu, scene.world(), reach).unwrap_or_else(|e| panic!("{e}"));
+    let memory = (chunks.gpu_memory_bytes(), atlas.gpu_memory_bytes());
+    let triangles = chunks.triangle_count();
+    let start = scene.window.centre();
+    for to in [start.offset(1, 1).expect("wide"), start] {
+        let before = scene.window.tiles();
+        let [x, y] = coords::tile_centre(to);
+        let slide = scene.follow(x, y).expect("slide").expect("moved");
+        let evicted: Vec<_> = before
+            .into_iter()
+            .filter(|t| !scene.window.is_resident(*t))
+            .collect();
+        assert!(!evicted.is_empty());
+        for t in evicted.iter().chain(&slide.loaded) {
+            let world = scene.world();
+            assert!(chunks.set_tile(&gpu, world, *t).expect("valid").is_some());
+            assert!(atlas.set_tile(&gpu, world, *t).expect("valid").is_some());
+        }
+        let fresh = StaticChunks::streaming(&gpu, scene.world(), max_tiles)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(chunks.triangle_count(), fresh.triangle_count(), "{to:?}");
+        assert_eq!(chunks.chunk_count(), fresh.chunk_count(), "{to:?}");
+        assert_eq!(
+            chunks.gpu_memory_bytes(),
+            fresh.gpu_memory_bytes(),
+            "{to:?}"
+        );
+        assert_eq!(atlas.chunk_count(), scene.world().mcnk_count(), "{to:?}");
+        assert_eq!(atlas.gpu_memory_bytes(), memory.1, "{to:?}");
+    }
+    // Home again: exactly where it started.
+    assert_eq!(chunks.triangle_count(), triangles);
+    assert_eq!(chunks.gpu_memory_bytes(), memory.0);
 }

@@ -3,6 +3,11 @@
 //! frustum + distance culling per MCNK, one draw per visible MCNK, four-layer
 //! MCAL splatting, sun lighting and distance fog.
 //!
+//! For a streaming world `static-chunks`, `atlas-instanced` and `gpu-cull`
+//! are built with pools for the most tiles resident at once and follow
+//! residency changes one tile at a time (`set_tile`, through
+//! `Technique::residency_changed`) without rebuilding anything else.
+//!
 //! - [`mesh`]: CPU vertex expansion (the diamond fan, holes left out), bounds.
 //! - [`clipmap`]: the `clipmap` tier (geometry clipmaps).
 //! - [`cull`]: hierarchical CPU culling and its per-MCNK reference.

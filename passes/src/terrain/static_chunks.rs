@@ -6,7 +6,8 @@
 //!
 //! For a streaming world ([`StaticChunks::streaming`]) every resident ADT
 //! tile owns a block of 256 MCNK slots out of a pool sized for the most
-//! tiles resident at once: its vertex buffers, its culling group and its
+//! tiles resident at once, one vertex buffer (each MCNK draws its range of
+//! it), its culling group and its
 //! splat records and alpha block ([`SplatGpu::set_tile`]).
 //! [`StaticChunks::set_tile`] builds or drops one tile's share in place (the
 //! residency hook); nothing else is touched. Draws follow the culler's tile
@@ -22,16 +23,19 @@ use wgpu::util::DeviceExt;
 
 use super::cull::ChunkCuller;
 use super::gpu::TerrainUniforms;
-use super::mesh::{expand_mcnk, TerrainVertex, VERTEX_ATTRIBUTES};
+use super::mesh::{expand_mcnk, Aabb, TerrainVertex, VERTEX_ATTRIBUTES};
 use super::splat_gpu::SplatGpu;
 use super::{PASS_DRAW, TECHNIQUE};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
-/// One resident MCNK on the GPU.
+/// One resident MCNK on the GPU: `vertex_count` vertices from
+/// `first_vertex` of `vertices` (its own buffer, or its tile's in a
+/// streaming build).
 struct GpuChunk {
     coord: ChunkCoord,
     vertices: wgpu::Buffer,
+    first_vertex: u32,
     vertex_count: u32,
 }
 
@@ -103,6 +107,7 @@ impl StaticChunks {
                 chunks.push(Some(GpuChunk {
                     coord,
                     vertices,
+                    first_vertex: 0,
                     vertex_count: mesh.vertices.len() as u32,
                 }));
             }
@@ -179,29 +184,42 @@ impl StaticChunks {
         }
         let first = block * TILE_SLOTS;
         let slots: Vec<u32> = (first..first + t.mcnks.len() as u32).collect();
-        let mut built = Vec::with_capacity(t.mcnks.len());
-        let (mut triangles, mut vertex_bytes) = (0, 0);
+        // One vertex buffer for the tile; each MCNK draws its range.
+        let mut meshes = Vec::with_capacity(t.mcnks.len());
+        let mut all = Vec::new();
         for m in &t.mcnks {
-            let coord = m.chunk_coord(tile);
-            let mesh = expand_mcnk(coord, m)?;
-            let vertices = gpu
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("terrain.chunk_vertices"),
-                    contents: bytemuck::cast_slice(&mesh.vertices),
-                    usage: wgpu::BufferUsages::VERTEX,
-                });
-            vertex_bytes += vertices.size();
-            triangles += mesh.triangles();
-            built.push((
-                GpuChunk {
-                    coord,
-                    vertices,
-                    vertex_count: mesh.vertices.len() as u32,
-                },
+            let mesh = expand_mcnk(m.chunk_coord(tile), m)?;
+            meshes.push((
+                mesh.chunk,
+                all.len() as u32,
+                mesh.vertices.len() as u32,
                 mesh.bounds,
             ));
+            all.extend_from_slice(&mesh.vertices);
         }
+        let triangles = (all.len() / 3) as u64;
+        let vertices = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("terrain.tile_vertices"),
+                contents: bytemuck::cast_slice(&all),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+        let vertex_bytes = vertices.size();
+        let built: Vec<(GpuChunk, Aabb)> = meshes
+            .into_iter()
+            .map(|(coord, first_vertex, vertex_count, bounds)| {
+                (
+                    GpuChunk {
+                        coord,
+                        vertices: vertices.clone(),
+                        first_vertex,
+                        vertex_count,
+                    },
+                    bounds,
+                )
+            })
+            .collect();
         let Some(splat_bytes) = self.splat.set_tile(&gpu.queue, world, tile, &slots)? else {
             return Ok(None);
         };
@@ -440,7 +458,9 @@ impl StaticChunks {
                         continue;
                     }
                     ctx.pass.set_vertex_buffer(0, chunk.vertices.slice(..));
-                    ctx.pass.draw(0..chunk.vertex_count, slot..slot + 1);
+                    let first = chunk.first_vertex;
+                    ctx.pass
+                        .draw(first..first + chunk.vertex_count, slot..slot + 1);
                     ctx.counters.draw_calls += 1;
                     ctx.counters.instances_submitted += 1;
                     ctx.counters.instances_drawn += 1;
