@@ -193,9 +193,6 @@ fn write_alpha(
     );
 }
 
-/// Bytes of one alpha tile upload.
-const ALPHA_TILE_BYTES: u64 = 64 * 64 * 4;
-
 fn alpha_texture(
     device: &wgpu::Device,
     atlas: &AlphaAtlasLayout,
@@ -360,7 +357,6 @@ impl SplatGpu {
             return Ok(None);
         };
         let atlas = blocks.layout();
-        let mut alpha_slots = Vec::with_capacity(t.mcnks.len());
         let mut records = Vec::with_capacity(t.mcnks.len());
         for m in &t.mcnks {
             let (ix, iy) = m.chunk_coord(tile).index_in_tile();
@@ -372,22 +368,51 @@ impl SplatGpu {
                     return Err(e);
                 }
             }
-            alpha_slots.push(a);
         }
-        let mut bytes = 0;
-        for ((m, &a), (r, &slot)) in t
-            .mcnks
-            .iter()
-            .zip(&alpha_slots)
-            .zip(records.iter().zip(slots))
-        {
-            write_alpha(queue, &self.alpha_texture, &atlas, a, m);
-            queue.write_buffer(
-                &self.records,
-                u64::from(slot) * std::mem::size_of::<TerrainChunkGpu>() as u64,
-                bytemuck::bytes_of(r),
-            );
-            bytes += ALPHA_TILE_BYTES + std::mem::size_of::<TerrainChunkGpu>() as u64;
+        // The tile's alpha tiles in one upload of its whole block.
+        let side = (TILE_CHUNKS * 64) as usize;
+        let mut image = vec![0u8; side * side * 4];
+        for m in &t.mcnks {
+            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
+            let alpha = alpha_tile(m);
+            for (row, src) in alpha.chunks_exact(64 * 4).enumerate() {
+                let at = ((iy as usize * 64 + row) * side + ix as usize * 64) * 4;
+                image[at..at + 64 * 4].copy_from_slice(src);
+            }
+        }
+        let [bx, by] = atlas.tile_texel(blocks.atlas_tile(block, 0, 0));
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.alpha_texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d { x: bx, y: by, z: 0 },
+                aspect: wgpu::TextureAspect::All,
+            },
+            &image,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(side as u32 * 4),
+                rows_per_image: Some(side as u32),
+            },
+            wgpu::Extent3d {
+                width: side as u32,
+                height: side as u32,
+                depth_or_array_layers: 1,
+            },
+        );
+        let mut bytes = image.len() as u64;
+        // Records in one write per run of consecutive slots.
+        let record_size = std::mem::size_of::<TerrainChunkGpu>() as u64;
+        let mut start = 0;
+        while start < records.len() {
+            let mut end = start + 1;
+            while end < records.len() && slots[end] == slots[end - 1] + 1 {
+                end += 1;
+            }
+            let run: &[u8] = bytemuck::cast_slice(&records[start..end]);
+            queue.write_buffer(&self.records, u64::from(slots[start]) * record_size, run);
+            bytes += run.len() as u64;
+            start = end;
         }
         Ok(Some(bytes))
     }
