@@ -22,6 +22,7 @@ const IN_PLACE: &[(Subsystem, &str)] = &[
     (Subsystem::Grass, "static-batch"),
     (Subsystem::Grass, "legacy-cpu"),
     (Subsystem::Grass, "gpu-cull"),
+    (Subsystem::Grass, "camera-grid"),
 ];
 
 /// Every registered technique with the other subsystem off.
