@@ -2,7 +2,8 @@
 //! resident world through its residency hook
 //! ([`crate::technique::Technique::residency_changed`]) draws exactly what the
 //! same technique built from scratch for the same resident world draws, on
-//! the way out and on the way back (tiles evicted and made resident again).
+//! the way out and on the way back (tiles evicted and made resident again),
+//! and no registered technique falls back to a rebuild.
 
 use glam::Vec3;
 use sward_engine::graph::{Counters, GraphExecutor, RenderGraph};
@@ -16,17 +17,6 @@ use crate::technique::{cap_combo, registry, ResidencyChange, Subsystem, Tier, Ti
 
 const W: u32 = 96;
 const H: u32 = 64;
-
-/// Techniques that must update in place (never rebuilt) on a tile change.
-const IN_PLACE: &[(Subsystem, &str)] = &[
-    (Subsystem::Grass, "static-batch"),
-    (Subsystem::Grass, "legacy-cpu"),
-    (Subsystem::Grass, "gpu-cull"),
-    (Subsystem::Terrain, "static-chunks"),
-    (Subsystem::Terrain, "atlas-instanced"),
-    (Subsystem::Terrain, "gpu-cull"),
-    (Subsystem::Terrain, "clipmap"),
-];
 
 /// Every registered technique with the other subsystem off.
 fn combos(gpu: &GpuContext) -> Vec<TierCombo> {
@@ -151,17 +141,13 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
                     "{combo}: report names {name}"
                 );
             }
-            for name in &report.rebuilt {
-                let subsystem = if *name == combo.terrain.to_string() {
-                    Subsystem::Terrain
-                } else {
-                    Subsystem::Grass
-                };
-                assert!(
-                    !IN_PLACE.contains(&(subsystem, name.as_str())),
-                    "{combo} at {to:?}: {name} was rebuilt instead of updated in place"
-                );
-            }
+            // Every registered technique updates in place: none is rebuilt.
+            assert!(
+                report.rebuilt.is_empty() && report.applied.len() == 1,
+                "{combo} at {to:?}: rebuilt {:?}, applied {:?}",
+                report.rebuilt,
+                report.applied
+            );
             let (image, counters) = shot(gpu, renderer, &scene, &view);
             let mut fresh = SceneRenderer::new();
             fresh
@@ -220,7 +206,9 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
     let mut streamer = Streamer::new(&scene.window, config);
     let start = scene.window.centre();
     let [x0, y0] = coords::tile_centre(start);
-    scene.stream(&mut streamer, x0, y0, true).expect("first load");
+    scene
+        .stream(&mut streamer, x0, y0, true)
+        .expect("first load");
     let mut renderers: Vec<SceneRenderer> = combos
         .iter()
         .map(|c| {
@@ -238,22 +226,37 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
             .evicted
             .iter()
             .map(|t| ResidencyChange::TileEvicted(*t))
-            .chain(step.applied.iter().map(|t| ResidencyChange::TileResident(*t)))
+            .chain(
+                step.applied
+                    .iter()
+                    .map(|t| ResidencyChange::TileResident(*t)),
+            )
             .collect();
         let view = view_over(scene, to);
         for (combo, renderer) in combos.iter().zip(&mut renderers) {
-            renderer
+            let report = renderer
                 .residency_changed(gpu, SceneData::from_scene(scene), &changes)
                 .unwrap_or_else(|e| panic!("{combo}: {e}"));
+            assert!(
+                report.rebuilt.is_empty(),
+                "{combo}: rebuilt {:?}",
+                report.rebuilt
+            );
             let (image, counters) = shot(gpu, renderer, scene, &view);
             let mut fresh = SceneRenderer::new();
             fresh
                 .set_tiers(gpu, SceneData::from_scene(scene), combo)
                 .unwrap_or_else(|e| panic!("{combo}: {e}"));
             let (want, want_counters) = shot(gpu, &mut fresh, scene, &view);
-            assert_eq!(counters.instances_drawn, want_counters.instances_drawn, "{combo}");
+            assert_eq!(
+                counters.instances_drawn, want_counters.instances_drawn,
+                "{combo}"
+            );
             assert_eq!(counters.triangles, want_counters.triangles, "{combo}");
-            assert!(image == want, "{combo}: a mid-slide frame differs from a fresh build");
+            assert!(
+                image == want,
+                "{combo}: a mid-slide frame differs from a fresh build"
+            );
         }
     };
     // Walk into the next tile and stream frame by frame (waiting for the
@@ -277,7 +280,13 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
     }
     assert!(partial_frames > 0, "no frame saw a partially loaded square");
     assert!(
-        scene.window.tiles().iter().filter(|t| t.x.abs_diff(to.x) <= 1 && t.y.abs_diff(to.y) <= 1).count() == 9,
+        scene
+            .window
+            .tiles()
+            .iter()
+            .filter(|t| t.x.abs_diff(to.x) <= 1 && t.y.abs_diff(to.y) <= 1)
+            .count()
+            == 9,
         "the new square is resident in the end"
     );
 }

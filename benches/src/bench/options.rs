@@ -284,9 +284,21 @@ mod tests {
                 "1 to 4",
             ),
             (|c| c.radius = 5, "--stream-radius 5", "1 to 4"),
-            (|c| c.budget.cpu_ms = 0.0, "--stream-budget-ms 0", "positive"),
-            (|c| c.budget.cpu_ms = f64::NAN, "--stream-budget-ms NaN", "positive"),
-            (|c| c.budget.tiles = 0, "--stream-tiles-per-frame 0", "at least one"),
+            (
+                |c| c.budget.cpu_ms = 0.0,
+                "--stream-budget-ms 0",
+                "positive",
+            ),
+            (
+                |c| c.budget.cpu_ms = f64::NAN,
+                "--stream-budget-ms NaN",
+                "positive",
+            ),
+            (
+                |c| c.budget.tiles = 0,
+                "--stream-tiles-per-frame 0",
+                "at least one",
+            ),
         ] {
             let e = with(f).unwrap_err().to_string();
             assert!(e.contains(flag) && e.contains(range), "{e}");

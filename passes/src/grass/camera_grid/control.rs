@@ -184,6 +184,28 @@ pub fn cell_word(
     }
 }
 
+/// An upper bound of the expected placements of any cell under `policy`
+/// (the densest usable effect at full coverage), whatever the terrain: what
+/// a streaming grid sizes its candidates by, so that count does not depend
+/// on which tiles happen to be resident.
+pub fn max_expected_bound(effects: &ResolvedEffects, table: &EffectTable, policy: &Policy) -> f32 {
+    let usable = |e: &ResolvedEffect| e.total_weight() > 0 || e.slots.iter().any(Option::is_some);
+    effects
+        .effects
+        .iter()
+        .filter(|e| usable(e) && table.index_of(e.id).is_some())
+        .map(|e| {
+            let expected = match policy {
+                Policy::PerCell(p) => {
+                    clumps(255, e.density, p.density_cap, p.max_clumps) as f32 * p.density_scale
+                }
+                Policy::Client(p) => p.frill_density as f32 / 64.0 * e.density as f32,
+            };
+            word_expected(grow_word(0, expected))
+        })
+        .fold(0.0, f32::max)
+}
+
 /// The 64 control words of `mcnk`, `[row * 8 + col]`.
 pub fn mcnk_words(
     mcnk: &Mcnk,
@@ -286,6 +308,29 @@ impl ControlData {
 mod tests {
     use super::*;
     use sward_scenes::Preset;
+
+    #[test]
+    fn the_streaming_bound_covers_every_cell() {
+        for name in ["seams-holes", "elwynn-client"] {
+            let scene = Preset::by_name(name).unwrap().build().unwrap();
+            let table = EffectTable::new(&scene.resolved).unwrap();
+            let window = IndexWindow::covering(scene.world().mcnks().map(|(c, _)| c));
+            let data = ControlData::build(
+                scene.world(),
+                window,
+                &scene.resolved,
+                &table,
+                scene.policy(),
+            );
+            let bound = max_expected_bound(&scene.resolved, &table, scene.policy());
+            assert!(data.max_expected() > 0.0);
+            assert!(
+                bound >= data.max_expected(),
+                "{name}: {bound} < {}",
+                data.max_expected()
+            );
+        }
+    }
 
     #[test]
     fn words_round_trip() {

@@ -5,13 +5,19 @@
 //! immutable mat4 buffer, drawn with `grass_instanced` inside the grid's
 //! pass. The choice is logged per model. The 14 procedural Elwynn models
 //! have one bone each, so the list is empty there.
+//!
+//! While the world streams the buffers are per tile ([`Fallback::set_tile`]
+//! adds or drops one tile's), drawn model after model with tiles in window
+//! order; a whole-window build keeps one buffer per model.
 
 use glam::Mat4;
 use wgpu::util::DeviceExt;
 
+use std::collections::BTreeMap;
 use sward_engine::graph::Counters;
 use sward_engine::GpuContext;
-use sward_scenes::{DetailModel, Placements};
+
+use sward_scenes::{DetailModel, Placements, TileCoord};
 
 use crate::error::PassError;
 use crate::frame::FrameView;
@@ -59,9 +65,46 @@ struct FallbackBatch {
 /// Instanced batches of the fallback models.
 #[derive(Default)]
 pub struct Fallback {
-    batches: Vec<FallbackBatch>,
+    /// The fallback models.
+    models: Vec<usize>,
+    /// Batches by tile `(row, column)` (one key for a whole-window build).
+    tiles: BTreeMap<(u32, u32), Vec<FallbackBatch>>,
     draw: DrawState,
-    bytes: u64,
+}
+
+/// One immutable instance buffer per model of `fallback` with placements.
+fn batches(
+    gpu: &GpuContext,
+    fallback: &[usize],
+    placements: &Placements,
+    model_count: usize,
+) -> Result<Vec<FallbackBatch>, PassError> {
+    let mut out = Vec::new();
+    let (items, ranges) = placements.model_major(model_count);
+    for &model in fallback {
+        let Some(range) = ranges.get(model).filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let matrices: Vec<Mat4> = items[range.clone()].iter().map(instance_matrix).collect();
+        let count = u32::try_from(matrices.len()).map_err(|_| PassError::InvalidInput {
+            technique: "grass.camera-grid",
+            what: format!("fallback model {model}"),
+            reason: "more than u32::MAX placements".into(),
+        })?;
+        let buffer = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("grass.grid.fallback"),
+                contents: bytemuck::cast_slice(&matrices),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+        out.push(FallbackBatch {
+            model,
+            buffer,
+            count,
+        });
+    }
+    Ok(out)
 }
 
 impl Fallback {
@@ -72,51 +115,62 @@ impl Fallback {
         placements: &Placements,
         model_count: usize,
     ) -> Result<Self, PassError> {
-        let mut out = Fallback::default();
+        let mut out = Fallback {
+            models: fallback.to_vec(),
+            ..Fallback::default()
+        };
         if fallback.is_empty() {
             return Ok(out);
         }
-        let (items, ranges) = placements.model_major(model_count);
-        for &model in fallback {
-            let Some(range) = ranges.get(model).filter(|r| !r.is_empty()) else {
-                continue;
-            };
-            let matrices: Vec<Mat4> = items[range.clone()].iter().map(instance_matrix).collect();
-            let count = u32::try_from(matrices.len()).map_err(|_| PassError::InvalidInput {
-                technique: "grass.camera-grid",
-                what: format!("fallback model {model}"),
-                reason: "more than u32::MAX placements".into(),
-            })?;
-            let buffer = gpu
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("grass.grid.fallback"),
-                    contents: bytemuck::cast_slice(&matrices),
-                    usage: wgpu::BufferUsages::VERTEX,
-                });
-            out.bytes += u64::from(count) * INSTANCE_BYTES;
-            out.batches.push(FallbackBatch {
-                model,
-                buffer,
-                count,
-            });
+        let list = batches(gpu, fallback, placements, model_count)?;
+        if !list.is_empty() {
+            out.tiles.insert((u32::MAX, u32::MAX), list);
         }
         Ok(out)
     }
 
+    /// Tile `tile` became resident with `placements` (replacing its batches
+    /// if it was) or, with `None`, was evicted. Returns the bytes uploaded.
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+        model_count: usize,
+    ) -> Result<u64, PassError> {
+        let key = (tile.y, tile.x);
+        self.tiles.remove(&key);
+        let Some(p) = placements.filter(|_| !self.models.is_empty()) else {
+            return Ok(0);
+        };
+        let list = batches(gpu, &self.models, p, model_count)?;
+        let bytes = list
+            .iter()
+            .map(|b| u64::from(b.count) * INSTANCE_BYTES)
+            .sum();
+        if !list.is_empty() {
+            self.tiles.insert(key, list);
+        }
+        Ok(bytes)
+    }
+
     /// Whether anything is drawn by the fallback.
     pub fn is_empty(&self) -> bool {
-        self.batches.is_empty()
+        self.tiles.is_empty()
     }
 
     /// Fallback instances.
     pub fn instances(&self) -> u64 {
-        self.batches.iter().map(|b| u64::from(b.count)).sum()
+        self.tiles
+            .values()
+            .flatten()
+            .map(|b| u64::from(b.count))
+            .sum()
     }
 
     /// GPU memory of the instance buffers.
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes
+        self.instances() * INSTANCE_BYTES
     }
 
     /// Builds the instanced pipelines for `view` (outside the pass).
@@ -136,7 +190,12 @@ impl Fallback {
         if self.is_empty() {
             return Counters::default();
         }
-        let batches = self.batches.iter().map(|b| Batch {
+        // Model after model, tiles in window order within a model.
+        let batches = self
+            .models
+            .iter()
+            .flat_map(|&m| self.tiles.values().flatten().filter(move |b| b.model == m));
+        let batches = batches.map(|b| Batch {
             model: b.model,
             buffer: &b.buffer,
             offset: 0,

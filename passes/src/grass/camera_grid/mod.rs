@@ -13,6 +13,12 @@
 //! - [`fallback`]: the instanced fallback of multi-bone models.
 //! - [`tier`]: [`CameraGrid`], the tier (direct or compacted drawing).
 //!
+//! Streaming: when the world streams, the atlas and the control texture
+//! cover every tile of the source; a tile made resident or evicted updates
+//! its MCNKs' atlas slots and control blocks and its fallback batches in
+//! place ([`CameraGrid::set_tile`]); the grid itself, its candidate count
+//! and the effect table are fixed at build.
+//!
 //! Density: with `E` the policy's expected placements in a terrain cell of
 //! area `A_c`, slots of area `A_s` and `K` candidates per slot at uniform
 //! positions, a candidate is kept with probability `p = E * A_s / (A_c * K)`
@@ -84,7 +90,10 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             policy: i.scene.policy,
             placements: i.scene.placements.all(),
         };
-        Ok(Box::new(CameraGrid::new(i.gpu, i.models, scene, params)?))
+        let reach = i.scene.atlas_reach();
+        Ok(Box::new(CameraGrid::with_reach(
+            i.gpu, i.models, scene, params, reach,
+        )?))
     },
 };
 
@@ -109,4 +118,46 @@ impl crate::technique::Technique for CameraGrid {
     ) -> std::collections::BTreeMap<String, f64> {
         CameraGrid::facts(self, scene.world)
     }
+
+    /// Per tile in place ([`CameraGrid::set_tile`]) while streaming; a
+    /// whole-window build, chunk-level changes or a full atlas rebuild.
+    fn residency_changed(
+        &mut self,
+        inputs: &crate::technique::BuildInputs<'_>,
+        changes: &[crate::technique::ResidencyChange],
+    ) -> Result<crate::technique::Residency, crate::error::PassError> {
+        use crate::technique::{Residency, ResidencyChange as C};
+        if !self.is_streaming() {
+            return Ok(Residency::Rebuild);
+        }
+        let s = &inputs.scene;
+        let mut bytes_uploaded = 0;
+        for change in changes {
+            let (C::TileEvicted(t) | C::TileResident(t)) = *change else {
+                return Ok(Residency::Rebuild);
+            };
+            let p = s.placements.tile(t);
+            // Only the fallback models' placements are used, and only
+            // when there are fallback models.
+            let p = p.as_deref().filter(|_| !self.fallback_models().is_empty());
+            let scene = GridScene {
+                world: s.world,
+                models: s.models,
+                effects: s.effects,
+                policy: s.policy,
+                placements: p.unwrap_or(&EMPTY),
+            };
+            match self.set_tile(inputs.gpu, inputs.models, scene, t, p)? {
+                Some(b) => bytes_uploaded += b,
+                None => return Ok(Residency::Rebuild),
+            }
+        }
+        Ok(Residency::Applied { bytes_uploaded })
+    }
 }
+
+/// No placements (a [`GridScene`] for a per-tile update).
+static EMPTY: sward_scenes::Placements = sward_scenes::Placements {
+    items: Vec::new(),
+    groups: Vec::new(),
+};

@@ -1,5 +1,8 @@
 //! [`CameraGrid`], the `camera-grid` grass tier: builds the resident grid
-//! data once per world window and, every frame, writes one uniform block and
+//! data once (while the world streams, over the whole source's index
+//! window, then updated per tile by [`CameraGrid::set_tile`]: atlas slots,
+//! 64 control words per MCNK, fallback batches) and, every frame, writes
+//! one uniform block and
 //! draws each grid model once (direct), or runs the compaction pre-pass and
 //! draws each model with one indexed indirect draw (compact). Multi-bone
 //! models are drawn by the instanced fallback in the same pass.
@@ -77,7 +80,11 @@ pub struct CameraGrid {
     last_uniform: Option<GridUniform>,
     readback: Mutex<LaggedReadback>,
     frame: u64,
+    /// GPU memory besides the fallback's buffers.
     bytes: u64,
+    /// Whether the atlas and control texture reach over a streaming
+    /// window's source (tiles then change in place).
+    streaming: bool,
 }
 
 fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
@@ -96,6 +103,19 @@ impl CameraGrid {
         scene: GridScene<'_>,
         params: GridParams,
     ) -> Result<Self, PassError> {
+        Self::with_reach(gpu, models, scene, params, None)
+    }
+
+    /// Like [`Self::new`]; with `reach` (a streaming window) the height
+    /// atlas and the control texture cover every tile of the source, so
+    /// tiles change in place ([`Self::set_tile`]).
+    pub fn with_reach(
+        gpu: &GpuContext,
+        models: &GrassModels,
+        scene: GridScene<'_>,
+        params: GridParams,
+        reach: Option<crate::atlas::AtlasReach>,
+    ) -> Result<Self, PassError> {
         params.validate()?;
         let device = &gpu.device;
         let mut mode = params.mode;
@@ -103,11 +123,17 @@ impl CameraGrid {
             log::warn!("grass.camera-grid: no compute on this device; drawing in direct mode");
             mode = GridMode::Direct;
         }
-        let atlas = HeightAtlas::new(gpu, scene.world)?;
+        let atlas = HeightAtlas::with_reach(gpu, scene.world, reach)?;
         let (control, table) =
             GridResources::control_for(scene.world, &atlas, scene.effects, scene.policy)?;
         let spacing_cells = params.spacing_cells();
-        let need = candidates_for(f64::from(control.max_expected()), spacing_cells);
+        // Streaming: sized by what any cell may need, so the count (and
+        // the blades) do not depend on the tiles resident at build.
+        let max_expected = match reach {
+            Some(_) => super::control::max_expected_bound(scene.effects, &table, scene.policy),
+            None => control.max_expected(),
+        };
+        let need = candidates_for(f64::from(max_expected), spacing_cells);
         let candidates = match params.candidates {
             Some(k) => k,
             None if need > MAX_CANDIDATES => {
@@ -218,8 +244,7 @@ impl CameraGrid {
         let bytes = readback.bytes()
             + res.gpu_memory_bytes()
             + GRASS_FRAME_BYTES
-            + models.gpu_memory_bytes()
-            + fallback.gpu_memory_bytes();
+            + models.gpu_memory_bytes();
         log::info!(
             "grass.camera-grid: {side}x{side} slots at {sp} units, {candidates} candidates per slot \
              ({total} per draw), {} grid models, {} fallback models, {} mode",
@@ -252,7 +277,57 @@ impl CameraGrid {
             readback: Mutex::new(readback),
             frame: 0,
             bytes,
+            streaming: reach.is_some(),
         })
+    }
+
+    /// Whether tiles change in place ([`Self::with_reach`] with a reach).
+    pub fn is_streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// Tile `tile` of `scene` became resident (replaced if it was) or, when
+    /// `scene.world` no longer has it, was evicted: the atlas takes or
+    /// frees its MCNKs, its 256 MCNKs' control blocks are rewritten (not
+    /// resident ones as outside), and its fallback batches are made or
+    /// dropped. Work proportional to the tile. Returns the bytes uploaded,
+    /// or `None` when the atlas has no room (rebuild then).
+    pub fn set_tile(
+        &mut self,
+        gpu: &GpuContext,
+        models: &GrassModels,
+        scene: GridScene<'_>,
+        tile: sward_scenes::TileCoord,
+        placements: Option<&Placements>,
+    ) -> Result<Option<u64>, PassError> {
+        let Some(mut bytes) = self.res.atlas.set_tile(&gpu.queue, scene.world, tile)? else {
+            return Ok(None);
+        };
+        for iy in 0..16 {
+            for ix in 0..16 {
+                let chunk = sward_scenes::ChunkCoord::from_tile(tile, ix, iy);
+                let mcnk = scene.world.mcnk(chunk);
+                if self
+                    .res
+                    .update_chunk(&gpu.queue, chunk, mcnk, scene.effects, scene.policy)
+                {
+                    bytes += 64 * 4;
+                }
+            }
+        }
+        bytes += self
+            .fallback
+            .set_tile(gpu, tile, placements, models.len())?;
+        // Counts read back for the old window are not this one's.
+        self.frame = 0;
+        if let Ok(mut r) = self.readback.lock() {
+            *r = LaggedReadback::new(
+                &gpu.device,
+                "grass.grid.readback",
+                models.len().max(1) as u64 * ARGS_WORDS * 4,
+            );
+        }
+        Ok(Some(bytes))
     }
 
     /// Candidates evaluated per draw (`side^2 * candidates`).
@@ -311,7 +386,7 @@ impl CameraGrid {
 
     /// GPU memory of the tier (resources, uniforms, shared models, fallback).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes + self.fallback.gpu_memory_bytes()
     }
 
     /// The grid uniforms for `view`.
