@@ -524,12 +524,14 @@ fn run(cli: Cli) -> Result<()> {
                 view: args.view,
                 path: args.path,
                 stream: args.stream,
-                stream_config: {
-                    let mut c = sward_scenes::streaming::StreamConfig::default();
-                    c.radius = args.stream_radius;
-                    c.budget.cpu_ms = args.stream_budget_ms;
-                    c.budget.tiles = args.stream_tiles_per_frame;
-                    c
+                stream_config: sward_scenes::streaming::StreamConfig {
+                    radius: args.stream_radius,
+                    budget: sward_scenes::streaming::ApplyBudget {
+                        cpu_ms: args.stream_budget_ms,
+                        tiles: args.stream_tiles_per_frame,
+                        ..Default::default()
+                    },
+                    ..Default::default()
                 },
                 texture_upload: args.textures.texture_upload,
             };

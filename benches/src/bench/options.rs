@@ -192,6 +192,33 @@ impl BenchOptions {
     }
 }
 
+/// Largest `--stream-radius`: 9x9 resident tiles (with the hysteresis ring,
+/// 11x11 at most), far more than a 3x3 window's draw distance needs.
+pub const MAX_STREAM_RADIUS: u32 = 4;
+
+/// Rejects a streaming configuration no run can use, naming the flag.
+pub fn check_stream_config(c: &StreamConfig) -> Result<(), BenchError> {
+    if c.radius == 0 || c.radius > MAX_STREAM_RADIUS {
+        return Err(BenchError::Usage(format!(
+            "--stream-radius {}: must be 1 to {MAX_STREAM_RADIUS} (1 = 3x3 resident tiles)",
+            c.radius
+        )));
+    }
+    if !(c.budget.cpu_ms.is_finite() && c.budget.cpu_ms > 0.0) {
+        return Err(BenchError::Usage(format!(
+            "--stream-budget-ms {}: must be a positive number of milliseconds",
+            c.budget.cpu_ms
+        )));
+    }
+    if c.budget.tiles == 0 {
+        return Err(BenchError::Usage(
+            "--stream-tiles-per-frame 0: at least one tile per frame, or streaming never progresses"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,31 +343,4 @@ mod tests {
         let names: Vec<String> = p.requested.unwrap().iter().map(|c| c.to_string()).collect();
         assert_eq!(names, ["legacy-cpu+static-chunks", "static-batch+off"]);
     }
-}
-
-/// Largest `--stream-radius`: 9x9 resident tiles (with the hysteresis ring,
-/// 11x11 at most), far more than a 3x3 window's draw distance needs.
-pub const MAX_STREAM_RADIUS: u32 = 4;
-
-/// Rejects a streaming configuration no run can use, naming the flag.
-pub fn check_stream_config(c: &StreamConfig) -> Result<(), BenchError> {
-    if c.radius == 0 || c.radius > MAX_STREAM_RADIUS {
-        return Err(BenchError::Usage(format!(
-            "--stream-radius {}: must be 1 to {MAX_STREAM_RADIUS} (1 = 3x3 resident tiles)",
-            c.radius
-        )));
-    }
-    if !(c.budget.cpu_ms.is_finite() && c.budget.cpu_ms > 0.0) {
-        return Err(BenchError::Usage(format!(
-            "--stream-budget-ms {}: must be a positive number of milliseconds",
-            c.budget.cpu_ms
-        )));
-    }
-    if c.budget.tiles == 0 {
-        return Err(BenchError::Usage(
-            "--stream-tiles-per-frame 0: at least one tile per frame, or streaming never progresses"
-                .into(),
-        ));
-    }
-    Ok(())
 }

@@ -101,6 +101,19 @@ fn write_region(
     );
 }
 
+/// Runs of consecutive values of sorted `slots` that do not cross a
+/// multiple of `row` (an atlas row of tiles), as half-open ranges.
+fn slot_runs(slots: &[u32], row: u32) -> Vec<std::ops::Range<u32>> {
+    let mut out: Vec<std::ops::Range<u32>> = Vec::new();
+    for &s in slots {
+        match out.last_mut() {
+            Some(r) if r.end == s && s % row != 0 => r.end = s + 1,
+            _ => out.push(s..s + 1),
+        }
+    }
+    out
+}
+
 impl HeightAtlas {
     /// Allocates the atlas for every resident MCNK of `world` and uploads
     /// them. Slots follow `world.mcnks()` order (tiles by row then column,
@@ -327,33 +340,127 @@ impl HeightAtlas {
                 }
             }
         }
+        // Evict: free the slots, blank their records (one write per run of
+        // consecutive slots) and their index texels (one block write below).
+        let record_bytes = std::mem::size_of::<AtlasChunkGpu>() as u64;
         let mut bytes = 0u64;
-        for (chunk, slot) in held {
-            self.slots.remove(&chunk);
-            self.records[slot as usize] = AtlasChunkGpu::EMPTY;
+        let mut freed: Vec<u32> = held.iter().map(|(_, s)| *s).collect();
+        freed.sort_unstable();
+        for (chunk, slot) in &held {
+            self.slots.remove(chunk);
+            self.records[*slot as usize] = AtlasChunkGpu::EMPTY;
+            self.free.insert(*slot);
+        }
+        for run in slot_runs(&freed, u32::MAX) {
+            let records = vec![AtlasChunkGpu::EMPTY; run.len()];
             queue.write_buffer(
                 &self.chunk_buffer,
-                u64::from(slot) * std::mem::size_of::<AtlasChunkGpu>() as u64,
-                bytemuck::bytes_of(&AtlasChunkGpu::EMPTY),
+                u64::from(run.start) * record_bytes,
+                bytemuck::cast_slice(&records),
             );
-            if let Some(t) = self.window.texel(chunk) {
-                write_region(queue, &self.index, t, [1, 1], 4, &NO_CHUNK.to_le_bytes());
-            }
-            self.free.insert(slot);
-            bytes += std::mem::size_of::<AtlasChunkGpu>() as u64 + 4;
+            bytes += record_bytes * run.len() as u64;
         }
         let Some(t) = incoming else {
+            if !held.is_empty() {
+                bytes += self.write_index_block(queue, tile);
+            }
             return Ok(Some(bytes));
         };
+        // Resident: the lowest free slots, then one write per run of
+        // consecutive slots in one atlas row (heights and normals), one per
+        // run of records and one block of index texels for the tile.
+        let mut placed: Vec<(u32, ChunkCoord, &Mcnk)> = Vec::with_capacity(t.mcnks.len());
         for m in &t.mcnks {
             let slot = match self.free.pop_first() {
                 Some(s) => s,
-                None => self.records.len() as u32,
+                None => {
+                    self.records.push(AtlasChunkGpu::EMPTY);
+                    self.records.len() as u32 - 1
+                }
             };
-            self.upload_chunk(queue, slot, m.chunk_coord(tile), m)?;
-            bytes += (TILE_W * TILE_H * 8) as u64 + std::mem::size_of::<AtlasChunkGpu>() as u64 + 4;
+            placed.push((slot, m.chunk_coord(tile), m));
         }
+        placed.sort_unstable_by_key(|p| p.0);
+        for (slot, chunk, m) in &placed {
+            self.records[*slot as usize] = AtlasChunkGpu::new(*chunk, m, self.layout.tile(*slot))?;
+        }
+        let slots: Vec<u32> = placed.iter().map(|p| p.0).collect();
+        let mut at = 0;
+        for run in slot_runs(&slots, self.layout.cols) {
+            let n = run.len();
+            let chunk_run = &placed[at..at + n];
+            at += n;
+            let width = TILE_W * n as u32;
+            let mut heights = vec![0f32; (width * TILE_H) as usize];
+            let mut normals = vec![0u8; (width * TILE_H * 4) as usize];
+            for (i, (_, _, m)) in chunk_run.iter().enumerate() {
+                let h = height_tile(m);
+                let nm = normal_tile(m);
+                for r in 0..TILE_H as usize {
+                    let dst = r * width as usize + i * TILE_W as usize;
+                    let src = r * TILE_W as usize;
+                    heights[dst..dst + TILE_W as usize]
+                        .copy_from_slice(&h[src..src + TILE_W as usize]);
+                    normals[dst * 4..(dst + TILE_W as usize) * 4]
+                        .copy_from_slice(&nm[src * 4..(src + TILE_W as usize) * 4]);
+                }
+            }
+            let origin = self.layout.tile_texel(run.start);
+            write_region(
+                queue,
+                &self.heights,
+                origin,
+                [width, TILE_H],
+                4,
+                bytemuck::cast_slice(&heights),
+            );
+            write_region(queue, &self.normals, origin, [width, TILE_H], 4, &normals);
+            bytes += (width * TILE_H * 8) as u64;
+        }
+        for run in slot_runs(&slots, u32::MAX) {
+            let records = &self.records[run.start as usize..run.end as usize];
+            queue.write_buffer(
+                &self.chunk_buffer,
+                u64::from(run.start) * record_bytes,
+                bytemuck::cast_slice(records),
+            );
+            bytes += record_bytes * run.len() as u64;
+        }
+        for (slot, chunk, _) in &placed {
+            self.slots.insert(*chunk, *slot);
+        }
+        bytes += self.write_index_block(queue, tile);
         Ok(Some(bytes))
+    }
+
+    /// Rewrites the index texels of `tile`'s 16x16 MCNKs (inside the index
+    /// window) from the slot map in one write; the bytes written.
+    fn write_index_block(&self, queue: &wgpu::Queue, tile: TileCoord) -> u64 {
+        let first = ChunkCoord::from_tile(tile, 0, 0);
+        let Some(origin) = self.window.texel(first) else {
+            // A tile the window does not cover has no index texels.
+            return 0;
+        };
+        let w = 16.min(self.window.size[0] - origin[0]);
+        let h = 16.min(self.window.size[1] - origin[1]);
+        let mut block = vec![NO_CHUNK; (w * h) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let c = ChunkCoord::from_tile(tile, x, y);
+                if let Some(s) = self.slots.get(&c) {
+                    block[(y * w + x) as usize] = *s;
+                }
+            }
+        }
+        write_region(
+            queue,
+            &self.index,
+            origin,
+            [w, h],
+            4,
+            bytemuck::cast_slice(&block),
+        );
+        u64::from(w * h) * 4
     }
 
     /// Whether slot `slot` holds a resident MCNK.
@@ -478,5 +585,21 @@ impl HeightAtlas {
                 resource: wgpu::BindingResource::TextureView(&self.index_view),
             },
         ]
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::slot_runs;
+
+    #[test]
+    fn slot_runs_split_at_gaps_and_atlas_rows() {
+        assert_eq!(slot_runs(&[], 4), vec![]);
+        assert_eq!(
+            slot_runs(&[0, 1, 2, 5, 6, 9], u32::MAX),
+            vec![0..3, 5..7, 9..10]
+        );
+        // Rows of 4 tiles: 3 -> 4 crosses a row, 7 -> 8 too.
+        assert_eq!(slot_runs(&[2, 3, 4, 5, 6, 7, 8], 4), vec![2..4, 4..8, 8..9]);
     }
 }
