@@ -26,15 +26,19 @@ use super::models::GrassModels;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
-/// The immutable instances of one model in one tile.
+/// The immutable instances of one model in one tile: a run of the tile's
+/// instance buffer.
 struct ModelBatch {
     model: usize,
-    buffer: wgpu::Buffer,
+    /// Byte offset in the tile's buffer.
+    offset: u64,
     count: u32,
 }
 
-/// One resident tile's batches.
+/// One resident tile's batches: one immutable buffer with every model's
+/// instances, model after model (one allocation per tile).
 struct TileBatches {
+    buffer: wgpu::Buffer,
     batches: Vec<ModelBatch>,
     instances: u64,
     bytes: u64,
@@ -79,50 +83,49 @@ pub(crate) fn uniform_buffer(gpu: &GpuContext) -> wgpu::Buffer {
     })
 }
 
-/// Builds the batches of one tile's `placements` (group starts from 0).
+/// Builds the batches of one tile's `placements` (group starts from 0), or
+/// `None` when it has none.
 fn tile_batches(
     gpu: &GpuContext,
     models: &GrassModels,
     placements: &Placements,
     tile: TileCoord,
-) -> Result<TileBatches, PassError> {
+) -> Result<Option<TileBatches>, PassError> {
     placement_models(placements, models.len())?;
     let (items, ranges) = placements.model_major(models.len());
-    let mut batches = Vec::new();
-    let mut bytes = 0;
-    for (model, range) in ranges.into_iter().enumerate() {
-        if range.is_empty() {
-            continue;
-        }
-        let size = range.len() as u64 * INSTANCE_BYTES;
-        check_buffer_size(
-            gpu,
-            format!(
-                "instances of model {} in tile ({}, {})",
-                models.models[model].name, tile.x, tile.y
-            ),
-            size,
-        )?;
-        let matrices: Vec<Mat4> = items[range].iter().map(instance_matrix).collect();
-        let buffer = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("grass.instances"),
-                contents: bytemuck::cast_slice(&matrices),
-                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
-            });
-        bytes += size;
-        batches.push(ModelBatch {
-            model,
-            buffer,
-            count: matrices.len() as u32,
-        });
+    if items.is_empty() {
+        return Ok(None);
     }
-    Ok(TileBatches {
+    let size = items.len() as u64 * INSTANCE_BYTES;
+    check_buffer_size(
+        gpu,
+        format!("instances of tile ({}, {})", tile.x, tile.y),
+        size,
+    )?;
+    let matrices: Vec<Mat4> = items.iter().map(instance_matrix).collect();
+    let buffer = gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("grass.instances"),
+            contents: bytemuck::cast_slice(&matrices),
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
+        });
+    let batches = ranges
+        .into_iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(model, r)| ModelBatch {
+            model,
+            offset: r.start as u64 * INSTANCE_BYTES,
+            count: r.len() as u32,
+        })
+        .collect();
+    Ok(Some(TileBatches {
+        buffer,
         batches,
         instances: items.len() as u64,
-        bytes,
-    })
+        bytes: size,
+    }))
 }
 
 /// `placements` split by the tile of each group's MCNK (group starts from 0
@@ -164,8 +167,9 @@ impl StaticBatch {
         };
         for ((y, x), part) in split_by_tile(placements) {
             let t = TileCoord::new(x, y);
-            this.tiles
-                .insert((y, x), tile_batches(gpu, models, &part, t)?);
+            if let Some(b) = tile_batches(gpu, models, &part, t)? {
+                this.tiles.insert((y, x), b);
+            }
         }
         Ok(this)
     }
@@ -183,16 +187,23 @@ impl StaticBatch {
         let Some(p) = placements.filter(|p| !p.is_empty()) else {
             return Ok(0);
         };
-        let built = tile_batches(gpu, models, p, tile)?;
+        let Some(built) = tile_batches(gpu, models, p, tile)? else {
+            return Ok(0);
+        };
         let bytes = built.bytes;
         self.tiles.insert((tile.y, tile.x), built);
         Ok(bytes)
     }
 
-    /// Every batch, model after model, tiles in window order.
-    fn batches(&self) -> impl Iterator<Item = &ModelBatch> + '_ {
-        let mut all: Vec<&ModelBatch> = self.tiles.values().flat_map(|t| &t.batches).collect();
-        all.sort_by_key(|b| b.model);
+    /// Every batch with its tile's buffer, model after model, tiles in
+    /// window order.
+    fn batches(&self) -> impl Iterator<Item = (&wgpu::Buffer, &ModelBatch)> + '_ {
+        let mut all: Vec<(&wgpu::Buffer, &ModelBatch)> = self
+            .tiles
+            .values()
+            .flat_map(|t| t.batches.iter().map(move |b| (&t.buffer, b)))
+            .collect();
+        all.sort_by_key(|(_, b)| b.model);
         all.into_iter()
     }
 
@@ -214,10 +225,10 @@ impl StaticBatch {
             ctx.queue
                 .write_buffer(&this.uniform, 0, bytemuck::bytes_of(&frame));
             ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
-            let batches = this.batches().map(|b| Batch {
+            let batches = this.batches().map(|(buffer, b)| Batch {
                 model: b.model,
-                buffer: &b.buffer,
-                offset: 0,
+                buffer,
+                offset: b.offset,
                 count: b.count,
             });
             let c = draw_batches(
@@ -248,12 +259,12 @@ impl StaticBatch {
         self.tiles.values().map(|t| t.batches.len()).sum()
     }
 
-    /// The instance buffers of `model` (one per resident tile that has it,
-    /// in window order) and their instance counts.
-    pub fn model_buffers(&self, model: usize) -> Vec<(&wgpu::Buffer, u32)> {
+    /// Where the instances of `model` are: one run per resident tile that
+    /// has it, in window order, as (the tile's buffer, byte offset, count).
+    pub fn model_buffers(&self, model: usize) -> Vec<(&wgpu::Buffer, u64, u32)> {
         self.batches()
-            .filter(|b| b.model == model)
-            .map(|b| (&b.buffer, b.count))
+            .filter(|(_, b)| b.model == model)
+            .map(|(buffer, b)| (buffer, b.offset, b.count))
             .collect()
     }
 

@@ -111,14 +111,17 @@ fn instance_buffers_hold_the_reference_matrices() {
         // they hold the model's instances in placement order.
         let buffers = s.model_buffers(m);
         assert_eq!(buffers.is_empty(), range.is_empty());
-        let count: u32 = buffers.iter().map(|(_, n)| n).sum();
+        let count: u32 = buffers.iter().map(|(_, _, n)| n).sum();
         assert_eq!(count as usize, range.len());
         let mut gpu_mats: Vec<Mat4> = Vec::new();
-        for (buffer, _) in buffers {
+        for (buffer, offset, n) in buffers {
             let bytes =
                 sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, buffer, buffer.size())
                     .unwrap();
-            gpu_mats.extend(bytemuck::pod_collect_to_vec::<u8, Mat4>(&bytes));
+            let end = offset as usize + n as usize * INSTANCE_BYTES as usize;
+            gpu_mats.extend(bytemuck::pod_collect_to_vec::<u8, Mat4>(
+                &bytes[offset as usize..end],
+            ));
         }
         for (p, g) in items[range.clone()].iter().zip(&gpu_mats) {
             assert_eq!(*g, instance_matrix(p));
