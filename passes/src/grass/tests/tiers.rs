@@ -61,7 +61,7 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
         assert_eq!(draw.draw_calls, s.batch_count() as u64);
         assert_eq!(a.report.counters.bytes_uploaded, GRASS_FRAME_BYTES);
         let tri: u64 = (0..models.len())
-            .flat_map(|m| s.model_buffers(m).into_iter().map(move |(_, n)| (m, n)))
+            .flat_map(|m| s.model_buffers(m).into_iter().map(move |(_, _, n)| (m, n)))
             .map(|(m, n)| u64::from(n) * models.models[m].triangles)
             .sum();
         assert_eq!(draw.triangles, tri);
