@@ -87,17 +87,11 @@ fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
     let before = scene.window.tiles();
     let [x, y] = coords::tile_centre(to);
     let slide = scene.follow(x, y).expect("slide").expect("window moved");
-    before
+    let evicted: Vec<TileCoord> = before
         .into_iter()
         .filter(|t| !scene.window.is_resident(*t))
-        .map(ResidencyChange::TileEvicted)
-        .chain(
-            slide
-                .loaded
-                .iter()
-                .map(|t| ResidencyChange::TileResident(*t)),
-        )
-        .collect()
+        .collect();
+    ResidencyChange::of_tiles(&evicted, &slide.loaded)
 }
 
 #[test]
@@ -222,16 +216,7 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
     let [x1, y1] = coords::tile_centre(to);
     let mut partial_frames = 0;
     let mut check = |scene: &Scene, step: &sward_scenes::streaming::StreamStep| {
-        let changes: Vec<ResidencyChange> = step
-            .evicted
-            .iter()
-            .map(|t| ResidencyChange::TileEvicted(*t))
-            .chain(
-                step.applied
-                    .iter()
-                    .map(|t| ResidencyChange::TileResident(*t)),
-            )
-            .collect();
+        let changes = ResidencyChange::of_tiles(&step.evicted, &step.applied);
         let view = view_over(scene, to);
         for (combo, renderer) in combos.iter().zip(&mut renderers) {
             let report = renderer

@@ -294,16 +294,7 @@ impl Viewer {
         let queued = streamer.queue_depth();
         let step = scene.stream(streamer, x, y, false)?;
         if step.changed() {
-            let changes: Vec<ResidencyChange> = step
-                .evicted
-                .iter()
-                .map(|t| ResidencyChange::TileEvicted(*t))
-                .chain(
-                    step.applied
-                        .iter()
-                        .map(|t| ResidencyChange::TileResident(*t)),
-                )
-                .collect();
+            let changes = ResidencyChange::of_tiles(&step.evicted, &step.applied);
             let combo = self.state.config.combo.to_string();
             let r = renderer
                 .residency_changed(&self.gpu, SceneData::from_scene(scene), &changes)

@@ -14,7 +14,7 @@ use sward_passes::technique::{cap_combo, default_bench_combos, ResidencyChange, 
 use sward_passes::{camera_from_pose, FrameView, RenderSettings};
 use sward_scenes::presets::{CameraPath, Scene, ViewPose};
 use sward_scenes::streaming::{StreamConfig, Streamer};
-use sward_scenes::world::coords::{self, TileCoord};
+use sward_scenes::world::coords;
 
 use super::{BenchError, BenchOptions, BenchPlan, StreamMode};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
@@ -420,18 +420,6 @@ pub(crate) fn build_renderer(
     Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
 }
 
-/// The residency changes of one streaming step, evictions first.
-pub(crate) fn residency_changes(
-    evicted: &[TileCoord],
-    loaded: &[TileCoord],
-) -> Vec<ResidencyChange> {
-    evicted
-        .iter()
-        .map(|t| ResidencyChange::TileEvicted(*t))
-        .chain(loaded.iter().map(|t| ResidencyChange::TileResident(*t)))
-        .collect()
-}
-
 /// A streaming error at `pose`, naming it.
 fn at_pose(pose: &ViewPose, e: sward_scenes::window::WindowError) -> BenchError {
     let [x, y, _] = pose.eye;
@@ -615,7 +603,10 @@ impl<'f> Frame<'f> {
                                 .into_iter()
                                 .filter(|t| !scene.window.is_resident(*t))
                                 .collect();
-                            ("streaming.load", residency_changes(&evicted, &slide.loaded))
+                            (
+                                "streaming.load",
+                                ResidencyChange::of_tiles(&evicted, &slide.loaded),
+                            )
                         }
                         None => ("streaming.load", Vec::new()),
                     }
@@ -628,7 +619,7 @@ impl<'f> Frame<'f> {
                     stream.max_queue_depth = stream.max_queue_depth.max(step.queue_depth as u32);
                     (
                         "streaming.apply",
-                        residency_changes(&step.evicted, &step.applied),
+                        ResidencyChange::of_tiles(&step.evicted, &step.applied),
                     )
                 }
             };

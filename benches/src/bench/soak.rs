@@ -6,11 +6,12 @@
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::renderer::SceneData;
+use sward_passes::technique::ResidencyChange;
 use sward_passes::RenderSettings;
 use sward_scenes::presets::ViewPose;
 use sward_scenes::world::coords;
 
-use super::runner::{build_renderer, choose_combos, residency_changes, Frame};
+use super::runner::{build_renderer, choose_combos, Frame};
 use super::{BenchError, BenchOptions};
 use crate::report::TierPair;
 
@@ -138,7 +139,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                     .residency_changed(
                         &gpu,
                         SceneData::from_scene(&scene),
-                        &residency_changes(&evicted, &slide.loaded),
+                        &ResidencyChange::of_tiles(&evicted, &slide.loaded),
                     )
                     .map_err(|source| BenchError::Pass {
                         tier: tier.clone(),

@@ -298,20 +298,12 @@ impl crate::technique::Technique for LegacyCpu {
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
     ) -> Result<crate::technique::Residency, PassError> {
-        use crate::technique::ResidencyChange as C;
-        for change in changes {
-            match *change {
-                C::TileEvicted(t) => self.set_tile(inputs.gpu, inputs.models, t, None)?,
-                C::TileResident(t) => {
-                    let p = inputs.scene.placements.tile(t);
-                    self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())?;
-                }
-                C::ChunkResident(_) | C::ChunkEvicted(_) => {
-                    return Ok(crate::technique::Residency::Rebuild)
-                }
-            }
-        }
+        // An evicted tile has no placements any more: `set_tile` drops it.
         // The CPU copy is walked every frame; nothing goes to the GPU now.
-        Ok(crate::technique::Residency::Applied { bytes_uploaded: 0 })
+        crate::technique::apply_per_tile(changes, |t| {
+            let p = inputs.scene.placements.tile(t);
+            self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())
+                .map(|()| Some(0))
+        })
     }
 }

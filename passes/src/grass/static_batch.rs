@@ -312,23 +312,11 @@ impl crate::technique::Technique for StaticBatch {
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
     ) -> Result<crate::technique::Residency, PassError> {
-        use crate::technique::ResidencyChange as C;
-        let mut bytes_uploaded = 0;
-        for change in changes {
-            match *change {
-                C::TileEvicted(t) => {
-                    self.set_tile(inputs.gpu, inputs.models, t, None)?;
-                }
-                C::TileResident(t) => {
-                    let p = inputs.scene.placements.tile(t);
-                    bytes_uploaded += self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())?;
-                }
-                // Placement is per tile: a tile's grass arrives with the tile.
-                C::ChunkResident(_) | C::ChunkEvicted(_) => {
-                    return Ok(crate::technique::Residency::Rebuild)
-                }
-            }
-        }
-        Ok(crate::technique::Residency::Applied { bytes_uploaded })
+        // An evicted tile has no placements any more: `set_tile` drops it.
+        crate::technique::apply_per_tile(changes, |t| {
+            let p = inputs.scene.placements.tile(t);
+            self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())
+                .map(Some)
+        })
     }
 }

@@ -68,6 +68,42 @@ pub enum ResidencyChange {
     ChunkEvicted(ChunkCoord),
 }
 
+impl ResidencyChange {
+    /// One streaming step's changes in the order the hooks expect:
+    /// `evicted` tiles first, then the tiles made `resident`.
+    pub fn of_tiles(evicted: &[TileCoord], resident: &[TileCoord]) -> Vec<ResidencyChange> {
+        evicted
+            .iter()
+            .map(|t| ResidencyChange::TileEvicted(*t))
+            .chain(resident.iter().map(|t| ResidencyChange::TileResident(*t)))
+            .collect()
+    }
+}
+
+/// Applies `changes` tile by tile with `set_tile` (bytes written, or
+/// `None`: no room), for techniques whose per-tile update handles eviction
+/// and residency alike (the world passed to it tells which). Chunk-level
+/// changes and a full pool answer [`Residency::Rebuild`].
+pub fn apply_per_tile(
+    changes: &[ResidencyChange],
+    mut set_tile: impl FnMut(TileCoord) -> Result<Option<u64>, PassError>,
+) -> Result<Residency, PassError> {
+    let mut bytes_uploaded = 0;
+    for change in changes {
+        let tile = match *change {
+            ResidencyChange::TileEvicted(t) | ResidencyChange::TileResident(t) => t,
+            ResidencyChange::ChunkResident(_) | ResidencyChange::ChunkEvicted(_) => {
+                return Ok(Residency::Rebuild)
+            }
+        };
+        match set_tile(tile)? {
+            Some(b) => bytes_uploaded += b,
+            None => return Ok(Residency::Rebuild),
+        }
+    }
+    Ok(Residency::Applied { bytes_uploaded })
+}
+
 /// What a technique did with a [`ResidencyChange`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Residency {

@@ -45,27 +45,6 @@ pub(crate) struct AtlasDraw {
     gpu_bytes: u64,
 }
 
-/// Applies residency `changes` tile by tile with `set_tile` (bytes written,
-/// or `None`: no room); chunk-level changes and a full pool ask for a rebuild.
-pub(crate) fn follow_changes(
-    changes: &[crate::technique::ResidencyChange],
-    mut set_tile: impl FnMut(TileCoord) -> Result<Option<u64>, PassError>,
-) -> Result<crate::technique::Residency, PassError> {
-    use crate::technique::{Residency, ResidencyChange as C};
-    let mut bytes_uploaded = 0;
-    for change in changes {
-        let tile = match *change {
-            C::TileEvicted(t) | C::TileResident(t) => t,
-            C::ChunkResident(_) | C::ChunkEvicted(_) => return Ok(Residency::Rebuild),
-        };
-        match set_tile(tile)? {
-            Some(b) => bytes_uploaded += b,
-            None => return Ok(Residency::Rebuild),
-        }
-    }
-    Ok(Residency::Applied { bytes_uploaded })
-}
-
 /// The atlas slots of `tile`'s MCNKs, in MCNK order (resident in `atlas`).
 fn tile_slots(atlas: &HeightAtlas, tile: &sward_scenes::world::AdtTile) -> Vec<u32> {
     tile.mcnks

@@ -554,7 +554,7 @@ impl crate::technique::Technique for StaticChunks {
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
     ) -> Result<crate::technique::Residency, PassError> {
-        super::atlas_draw::follow_changes(changes, |tile| {
+        crate::technique::apply_per_tile(changes, |tile| {
             self.set_tile(inputs.gpu, inputs.scene.world, tile)
         })
     }

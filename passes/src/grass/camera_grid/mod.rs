@@ -126,16 +126,11 @@ impl crate::technique::Technique for CameraGrid {
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
     ) -> Result<crate::technique::Residency, crate::error::PassError> {
-        use crate::technique::{Residency, ResidencyChange as C};
         if !self.is_streaming() {
-            return Ok(Residency::Rebuild);
+            return Ok(crate::technique::Residency::Rebuild);
         }
         let s = &inputs.scene;
-        let mut bytes_uploaded = 0;
-        for change in changes {
-            let (C::TileEvicted(t) | C::TileResident(t)) = *change else {
-                return Ok(Residency::Rebuild);
-            };
+        crate::technique::apply_per_tile(changes, |t| {
             let p = s.placements.tile(t);
             // Only the fallback models' placements are used, and only
             // when there are fallback models.
@@ -147,12 +142,8 @@ impl crate::technique::Technique for CameraGrid {
                 policy: s.policy,
                 placements: p.unwrap_or(&EMPTY),
             };
-            match self.set_tile(inputs.gpu, inputs.models, scene, t, p)? {
-                Some(b) => bytes_uploaded += b,
-                None => return Ok(Residency::Rebuild),
-            }
-        }
-        Ok(Residency::Applied { bytes_uploaded })
+            self.set_tile(inputs.gpu, inputs.models, scene, t, p)
+        })
     }
 }
 

@@ -1403,26 +1403,26 @@ impl crate::technique::Technique for GpuCullTier {
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
     ) -> Result<crate::technique::Residency, PassError> {
-        use crate::technique::{Residency, ResidencyChange as C};
+        use crate::technique::Residency;
         if !self.streaming {
             return Ok(Residency::Rebuild);
         }
         let (gpu, world) = (inputs.gpu, inputs.scene.world);
-        let mut bytes_uploaded = 0;
-        for change in changes {
-            let (C::TileEvicted(t) | C::TileResident(t)) = *change else {
-                return Ok(Residency::Rebuild);
+        let answer = crate::technique::apply_per_tile(changes, |t| {
+            let Some(atlas_bytes) = self.atlas.set_tile(&gpu.queue, world, t)? else {
+                return Ok(None);
             };
-            match self.atlas.set_tile(&gpu.queue, world, t)? {
-                Some(b) => bytes_uploaded += b,
-                None => return Ok(Residency::Rebuild),
-            }
             let p = inputs.scene.placements.tile(t);
-            bytes_uploaded += self
+            let cull_bytes = self
                 .cull
                 .set_tile(gpu, world, t, p.as_deref(), &self.atlas)?;
-        }
-        bytes_uploaded += self.cull.commit(gpu, inputs.models);
-        Ok(Residency::Applied { bytes_uploaded })
+            Ok(Some(atlas_bytes + cull_bytes))
+        })?;
+        Ok(match answer {
+            Residency::Applied { bytes_uploaded } => Residency::Applied {
+                bytes_uploaded: bytes_uploaded + self.cull.commit(gpu, inputs.models),
+            },
+            Residency::Rebuild => Residency::Rebuild,
+        })
     }
 }
