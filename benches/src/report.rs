@@ -321,6 +321,20 @@ pub struct Streaming {
     /// (in place and rebuilt; ms).
     #[serde(default)]
     pub max_technique_ms: f64,
+    /// Technique-tiles whose per-tile preparation (meshes, height tiles,
+    /// patch sets, buffers created with their data) ran on the tile
+    /// workers, leaving the render thread only the placing.
+    #[serde(default)]
+    pub prepared_off_thread: u32,
+    /// Technique-tiles that techniques with a preparer had to prepare on
+    /// the render thread (no worker result: synchronous slides, tiles
+    /// loaded before the preparer was set).
+    #[serde(default)]
+    pub prepared_inline: u32,
+    /// Worker milliseconds spent on that preparation (not on the render
+    /// thread; summed over workers).
+    #[serde(default)]
+    pub prepare_worker_ms: f64,
     /// Measured-frame index of every slide: the frame in which the camera
     /// entered another tile (the frame-series charts mark them).
     pub slide_frames: Vec<u32>,

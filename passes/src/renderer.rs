@@ -13,8 +13,10 @@ use sward_scenes::window::WorldWindow;
 use sward_scenes::world::coords::TileCoord;
 use sward_scenes::{DetailModel, TileSource, World};
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::atlas::layout::IndexWindow;
 use crate::atlas::AtlasReach;
@@ -22,7 +24,8 @@ use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
 use crate::technique::{
-    BuildInputs, RecordInputs, Residency, ResidencyChange, Technique, Tier, TierCombo,
+    BuildInputs, PrepareInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange,
+    SharedPreparer, Technique, Tier, TierCombo,
 };
 
 /// What the renderer draws: the resident world window and its grass.
@@ -173,6 +176,56 @@ pub struct ResidencyReport {
     /// Bytes sent to the GPU: what in-place updates uploaded plus the GPU
     /// memory of every rebuilt technique.
     pub bytes_uploaded: u64,
+    /// Technique-tiles whose per-tile preparation ran on a worker thread.
+    pub prepared_off_thread: u32,
+    /// Technique-tiles a technique with a preparer had to prepare on the
+    /// render thread (no worker result for them).
+    pub prepared_inline: u32,
+}
+
+/// The key a prepared part travels under: subsystem and full tier.
+fn part_key(tier: &Tier) -> String {
+    format!("{}/{tier}", tier.subsystem().name())
+}
+
+/// The streamer's per-tile work for one tier combination: every built
+/// technique's [`crate::technique::TilePreparer`], run on a worker thread.
+struct ComboPreparer {
+    device: wgpu::Device,
+    parts: Vec<(String, SharedPreparer)>,
+}
+
+/// One technique's preparation of one tile.
+type PartResult = Result<Box<dyn Any + Send>, PassError>;
+
+/// What a [`ComboPreparer`] made of one tile, per technique.
+struct ComboPrepared {
+    parts: Vec<(String, PartResult)>,
+}
+
+impl sward_scenes::streaming::TilePrepare for ComboPreparer {
+    fn prepare(
+        &self,
+        coord: TileCoord,
+        tile: &Arc<sward_scenes::AdtTile>,
+        placements: &Arc<Placements>,
+    ) -> Box<dyn Any + Send> {
+        let inputs = PrepareInputs {
+            device: &self.device,
+            coord,
+            tile,
+            placements,
+        };
+        let parts = self
+            .parts
+            .iter()
+            .map(|(key, p)| {
+                puffin::profile_scope!("prepare", key.as_str());
+                (key.clone(), p.prepare(&inputs))
+            })
+            .collect();
+        Box::new(ComboPrepared { parts })
+    }
 }
 
 /// Draws a [`SceneData`] with any tier combination the device runs. It
@@ -185,6 +238,9 @@ pub struct SceneRenderer {
     models: Option<GrassModels>,
     grass: HashMap<Tier, Box<dyn Technique>>,
     terrain: HashMap<Tier, Box<dyn Technique>>,
+    /// Frees evicted tiles' resources off the render thread (started on
+    /// the first residency change).
+    reaper: Option<sward_scenes::streaming::Reaper>,
 }
 
 impl Default for SceneRenderer {
@@ -205,6 +261,7 @@ impl SceneRenderer {
             models: None,
             grass: HashMap::new(),
             terrain: HashMap::new(),
+            reaper: None,
         }
     }
 
@@ -273,21 +330,60 @@ impl SceneRenderer {
         Ok(())
     }
 
+    /// The per-tile work of the current combination's techniques, for the
+    /// streamer's worker threads (`None` when no technique has any). Set it
+    /// after [`Self::set_tiers`]; results of another combination's preparer
+    /// are ignored by [`Self::residency_changed`].
+    pub fn tile_preparer(
+        &self,
+        gpu: &GpuContext,
+    ) -> Option<Arc<dyn sward_scenes::streaming::TilePrepare>> {
+        let parts: Vec<(String, SharedPreparer)> = [
+            (&self.combo.terrain, &self.terrain),
+            (&self.combo.grass, &self.grass),
+        ]
+        .into_iter()
+        .filter_map(|(tier, built)| {
+            let p = built.get(tier)?.tile_preparer()?;
+            Some((part_key(tier), p))
+        })
+        .collect();
+        if parts.is_empty() {
+            return None;
+        }
+        Some(Arc::new(ComboPreparer {
+            device: gpu.device.clone(),
+            parts,
+        }))
+    }
+
     /// The resident world changed by `changes` (already applied to `scene`,
     /// evictions first): every technique of the current combination updates
     /// in place through [`Technique::residency_changed`], or is rebuilt from
-    /// `scene` when it answers [`Residency::Rebuild`]. Techniques built for
-    /// other combinations are dropped (a later switch builds them again from
-    /// the world of that time).
+    /// `scene` when it answers [`Residency::Rebuild`]. `prepared` is what
+    /// the streamer's workers made of the resident tiles with
+    /// [`Self::tile_preparer`] (by tile; empty when streaming synchronously).
+    /// Techniques built for other combinations are dropped (a later switch
+    /// builds them again from the world of that time).
     pub fn residency_changed(
         &mut self,
         gpu: &GpuContext,
         scene: SceneData<'_>,
         changes: &[ResidencyChange],
+        prepared: sward_scenes::streaming::PreparedByTile,
     ) -> Result<ResidencyReport, PassError> {
         let mut report = ResidencyReport::default();
         if changes.is_empty() {
             return Ok(report);
+        }
+        let mut parts: HashMap<String, PreparedTiles> = HashMap::new();
+        for (tile, value) in prepared {
+            let Ok(combo) = value.downcast::<ComboPrepared>() else {
+                continue;
+            };
+            for (key, result) in combo.parts {
+                parts.entry(key).or_default().insert(tile, result);
+            }
         }
         self.models(gpu, &scene)?;
         let SceneRenderer {
@@ -295,6 +391,7 @@ impl SceneRenderer {
             models,
             grass,
             terrain,
+            reaper,
             ..
         } = self;
         let inputs = BuildInputs {
@@ -308,8 +405,14 @@ impl SceneRenderer {
                 continue;
             };
             let started = std::time::Instant::now();
-            let answer = technique.residency_changed(&inputs, changes)?;
+            let mut mine = parts.remove(&part_key(tier)).unwrap_or_default();
+            let answer = technique.residency_changed(&inputs, changes, &mut mine)?;
             let ms = started.elapsed().as_secs_f64() * 1e3;
+            reaper
+                .get_or_insert_with(sward_scenes::streaming::Reaper::new)
+                .discard(mine.take_garbage());
+            report.prepared_off_thread += mine.taken();
+            report.prepared_inline += mine.missed();
             match answer {
                 Residency::Applied { bytes_uploaded } => {
                     report.applied.push(tier.to_string());

@@ -5,6 +5,8 @@
 //! the way out and on the way back (tiles evicted and made resident again),
 //! and no registered technique falls back to a rebuild.
 
+use std::sync::Arc;
+
 use glam::Vec3;
 use sward_engine::graph::{Counters, GraphExecutor, RenderGraph};
 use sward_engine::{Camera, GpuContext, OffscreenTarget};
@@ -94,6 +96,39 @@ fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
     ResidencyChange::of_tiles(&evicted, &slide.loaded)
 }
 
+/// What the streamer's workers would hand over for `changes`: the
+/// renderer's tile preparer run, on another thread, on every tile made
+/// resident.
+fn prepare_off_thread(
+    gpu: &GpuContext,
+    renderer: &SceneRenderer,
+    scene: &Scene,
+    changes: &[ResidencyChange],
+) -> Vec<(TileCoord, Box<dyn std::any::Any + Send>)> {
+    let Some(preparer) = renderer.tile_preparer(gpu) else {
+        return Vec::new();
+    };
+    let jobs: Vec<_> = changes
+        .iter()
+        .filter_map(|c| match c {
+            ResidencyChange::TileResident(t) => Some(*t),
+            _ => None,
+        })
+        .map(|t| {
+            let tile = Arc::clone(scene.window.tile(t).expect("resident"));
+            let placements = Arc::clone(scene.window.tile_placements(t).expect("resident"));
+            (t, tile, placements)
+        })
+        .collect();
+    std::thread::spawn(move || {
+        jobs.into_iter()
+            .map(|(t, tile, placements)| (t, preparer.prepare(t, &tile, &placements)))
+            .collect()
+    })
+    .join()
+    .expect("the preparing thread")
+}
+
 #[test]
 fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
     let Some(lock) = sward_engine::testing::gpu() else {
@@ -126,9 +161,15 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
         assert!(!changes.is_empty());
         let view = view_over(&scene, to);
         for (combo, renderer) in combos.iter().zip(&mut renderers) {
+            // The per-tile work is prepared as the tile workers would.
+            let prepared = prepare_off_thread(gpu, renderer, &scene, &changes);
             let report = renderer
-                .residency_changed(gpu, SceneData::from_scene(&scene), &changes)
+                .residency_changed(gpu, SceneData::from_scene(&scene), &changes, prepared)
                 .unwrap_or_else(|e| panic!("{combo} at {to:?}: {e}"));
+            assert_eq!(
+                report.prepared_inline, 0,
+                "{combo}: every technique with a preparer used the worker's result"
+            );
             for name in report.rebuilt.iter().chain(&report.applied) {
                 assert!(
                     combo.to_string().contains(name.as_str()),
@@ -220,7 +261,7 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
         let view = view_over(scene, to);
         for (combo, renderer) in combos.iter().zip(&mut renderers) {
             let report = renderer
-                .residency_changed(gpu, SceneData::from_scene(scene), &changes)
+                .residency_changed(gpu, SceneData::from_scene(scene), &changes, Vec::new())
                 .unwrap_or_else(|e| panic!("{combo}: {e}"));
             assert!(
                 report.rebuilt.is_empty(),

@@ -15,9 +15,10 @@
 //! Prefetched tiles wait finished on the CPU until the camera comes near;
 //! they cost the render thread nothing until then.
 
+use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -92,19 +93,67 @@ impl Default for StreamConfig {
     }
 }
 
+/// Per-tile work a consumer of the streamed world (the renderer) wants done
+/// on the worker threads, right after a tile is loaded and placed: whatever
+/// it derives from the tile alone (meshes, GPU-ready byte blocks, even GPU
+/// buffers created with their data), so the render thread only has to
+/// apply the result. The result travels with the finished tile and is
+/// handed back by [`Streamer::take_prepared`] when the tile is applied.
+pub trait TilePrepare: Send + Sync {
+    /// Derives what the consumer needs from tile `coord` and its
+    /// placements. Errors travel inside the result (the consumer reports
+    /// them when it applies the tile).
+    fn prepare(
+        &self,
+        coord: TileCoord,
+        tile: &Arc<AdtTile>,
+        placements: &Arc<Placements>,
+    ) -> Box<dyn Any + Send>;
+}
+
+/// What a [`TilePrepare`] made of one tile.
+pub type PreparedValue = Box<dyn Any + Send>;
+
+/// Prepared results by tile, as [`Streamer::take_prepared`] hands them over.
+pub type PreparedByTile = Vec<(TileCoord, PreparedValue)>;
+
+/// What a [`TilePrepare`] produced for one tile, tagged with the
+/// preparer's generation (a result of a replaced preparer is dropped).
+pub struct Prepared {
+    generation: u64,
+    /// The preparer's result.
+    pub value: Box<dyn Any + Send>,
+    /// Worker milliseconds spent preparing.
+    pub ms: f64,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("generation", &self.generation)
+            .field("ms", &self.ms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The current preparer of a loader's workers and its generation.
+type SharedPreparer = Arc<RwLock<(u64, Option<Arc<dyn TilePrepare>>)>>;
+
 /// A tile a worker finished: terrain and placements.
 #[derive(Debug)]
 pub struct LoadedTile {
     /// The tile.
     pub tile: Arc<AdtTile>,
     /// Its placements.
-    pub placements: Placements,
+    pub placements: Arc<Placements>,
     /// Their statistics.
     pub stats: PlacementStats,
     /// Bytes of tile and placement data.
     pub bytes: usize,
     /// Worker milliseconds spent producing it.
     pub ms: f64,
+    /// What the streamer's [`TilePrepare`] made of it, if one is set.
+    pub prepared: Option<Prepared>,
 }
 
 type Job = TileCoord;
@@ -116,6 +165,8 @@ pub struct TileLoader {
     done: Receiver<Done>,
     workers: Vec<JoinHandle<()>>,
     in_flight: BTreeSet<TileCoord>,
+    preparer: SharedPreparer,
+    reaper: Reaper,
 }
 
 impl std::fmt::Debug for TileLoader {
@@ -150,11 +201,23 @@ pub fn load_tile(
     let bytes = tile_bytes(&tile) + placements.bytes();
     Ok(LoadedTile {
         tile: Arc::new(tile),
-        placements,
+        placements: Arc::new(placements),
         stats,
         bytes,
         ms: start.elapsed().as_secs_f64() * 1e3,
+        prepared: None,
     })
+}
+
+/// Runs `preparer` (generation `generation`) on a loaded tile.
+fn prepare_tile(loaded: &mut LoadedTile, generation: u64, preparer: &dyn TilePrepare) {
+    let start = Instant::now();
+    let value = preparer.prepare(loaded.tile.coord, &loaded.tile, &loaded.placements);
+    loaded.prepared = Some(Prepared {
+        generation,
+        value,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    });
 }
 
 impl TileLoader {
@@ -169,19 +232,33 @@ impl TileLoader {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (done_tx, done) = mpsc::channel::<Done>();
         let job_rx = Arc::new(Mutex::new(job_rx));
+        let preparer: SharedPreparer = Arc::new(RwLock::new((0, None)));
         let workers = (0..workers.max(1))
             .map(|i| {
                 let (job_rx, done_tx) = (Arc::clone(&job_rx), done_tx.clone());
                 let (source, effects) = (Arc::clone(&source), Arc::clone(&effects));
+                let preparer = Arc::clone(&preparer);
+                let mut prioritised = false;
                 std::thread::Builder::new()
                     .name(format!("sward-tiles-{i}"))
                     .spawn(move || loop {
+                        if !prioritised {
+                            background_priority();
+                            prioritised = true;
+                        }
                         let job = match job_rx.lock() {
                             Ok(rx) => rx.recv(),
                             Err(_) => return,
                         };
                         let Ok(coord) = job else { return };
-                        let r = load_tile(source.as_ref(), &effects, model_count, &policy, coord);
+                        let mut r =
+                            load_tile(source.as_ref(), &effects, model_count, &policy, coord);
+                        if let Ok(loaded) = r.as_mut() {
+                            let current = preparer.read().map(|p| p.clone()).ok();
+                            if let Some((generation, Some(p))) = current {
+                                prepare_tile(loaded, generation, p.as_ref());
+                            }
+                        }
                         if done_tx.send((coord, r)).is_err() {
                             return;
                         }
@@ -194,7 +271,27 @@ impl TileLoader {
             done,
             workers,
             in_flight: BTreeSet::new(),
+            preparer,
+            reaper: Reaper::new(),
         }
+    }
+
+    /// Frees `garbage` on the reaper thread.
+    pub fn discard(&self, garbage: Vec<Box<dyn Any + Send>>) {
+        self.reaper.discard(garbage);
+    }
+
+    /// Sets (or clears) the per-tile work the workers run after loading a
+    /// tile; returns the new generation. Tiles prepared by an earlier
+    /// preparer carry an older generation.
+    pub fn set_preparer(&self, preparer: Option<Arc<dyn TilePrepare>>) -> u64 {
+        let mut guard = match self.preparer.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        guard.0 += 1;
+        guard.1 = preparer;
+        guard.0
     }
 
     /// Queues tile `t` unless it is queued already.
@@ -243,6 +340,87 @@ impl TileLoader {
     }
 }
 
+/// A background thread that frees what the render thread lets go of
+/// (evicted tiles, their placements, GPU buffers of evicted tiles): freeing
+/// tens of megabytes costs milliseconds (unmapping pages), which a frame
+/// should not pay. Dropping the reaper waits for what it was given.
+pub struct Reaper {
+    tx: Option<Sender<Vec<Box<dyn Any + Send>>>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Reaper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reaper")
+            .field("running", &self.tx.is_some())
+            .finish()
+    }
+}
+
+impl Default for Reaper {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reaper {
+    /// Starts the thread (when the system refuses one, [`Self::discard`]
+    /// frees on the caller's thread).
+    pub fn new() -> Self {
+        let (tx, rx) = mpsc::channel::<Vec<Box<dyn Any + Send>>>();
+        let handle = std::thread::Builder::new()
+            .name("sward-reaper".into())
+            .spawn(move || {
+                background_priority();
+                for garbage in rx {
+                    drop(garbage);
+                }
+            })
+            .ok();
+        Self {
+            tx: handle.as_ref().map(|_| tx),
+            handle,
+        }
+    }
+
+    /// Frees `garbage` on the reaper thread.
+    pub fn discard(&self, garbage: Vec<Box<dyn Any + Send>>) {
+        if garbage.is_empty() {
+            return;
+        }
+        match &self.tx {
+            // A stopped reaper hands the garbage back: freed here then.
+            Some(tx) => drop(tx.send(garbage)),
+            None => drop(garbage),
+        }
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Makes the calling thread background work (Linux: the `SCHED_IDLE`
+/// policy, which applies per thread), so that waking it never preempts the
+/// render thread and it runs on CPU time nothing else wants. A sleeping
+/// worker of normal priority woken by a tile request otherwise took the
+/// render thread's CPU for 3-4 ms on a 2-core machine. Elsewhere, or when
+/// refused, nothing changes.
+fn background_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `sched_setscheduler` only reads `param`, which lives for the
+    // call; pid 0 is the calling thread. Failure leaves the policy as it was.
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        let _ = libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
+    }
+}
+
 impl Drop for TileLoader {
     fn drop(&mut self) {
         self.jobs = None;
@@ -284,6 +462,10 @@ pub struct Streamer {
     ready: BTreeMap<TileCoord, LoadedTile>,
     last: Option<[f64; 2]>,
     heading: [f64; 2],
+    generation: u64,
+    has_preparer: bool,
+    applied_prepared: PreparedByTile,
+    prepared_ms: f64,
 }
 
 /// Chebyshev distance between two tiles.
@@ -306,7 +488,33 @@ impl Streamer {
             ready: BTreeMap::new(),
             last: None,
             heading: [0.0, 0.0],
+            generation: 0,
+            has_preparer: false,
+            applied_prepared: Vec::new(),
+            prepared_ms: 0.0,
         }
+    }
+
+    /// Sets (or clears) the per-tile work the workers do after loading a
+    /// tile (see [`TilePrepare`]). Finished tiles waiting to be applied
+    /// lose what an earlier preparer made of them (their consumer then
+    /// does that work itself when they are applied), as do results handed
+    /// over by [`Self::update`] and not yet taken.
+    pub fn set_preparer(&mut self, preparer: Option<Arc<dyn TilePrepare>>) {
+        self.has_preparer = preparer.is_some();
+        self.generation = self.loader.set_preparer(preparer);
+        for loaded in self.ready.values_mut() {
+            loaded.prepared = None;
+        }
+        self.applied_prepared.clear();
+    }
+
+    /// What the preparer made of the tiles applied since the last call,
+    /// by tile (tiles prepared by an earlier preparer, or before one was
+    /// set, are missing), with the worker milliseconds spent on them.
+    pub fn take_prepared(&mut self) -> (PreparedByTile, f64) {
+        let ms = std::mem::take(&mut self.prepared_ms);
+        (std::mem::take(&mut self.applied_prepared), ms)
     }
 
     /// The configuration.
@@ -421,7 +629,18 @@ impl Streamer {
             .filter(|t| distance(*t, centre) > keep)
             .collect();
         let far = keep + self.config.prefetch;
-        self.ready.retain(|t, _| distance(*t, centre) <= far);
+        let mut garbage: Vec<Box<dyn Any + Send>> = Vec::new();
+        let gone: Vec<TileCoord> = self
+            .ready
+            .keys()
+            .filter(|t| distance(**t, centre) > far)
+            .copied()
+            .collect();
+        for t in gone {
+            if let Some(loaded) = self.ready.remove(&t) {
+                garbage.push(Box::new(loaded));
+            }
+        }
 
         // Requests: the resident square first (nearest first), then ahead.
         self.request(window, centre)?;
@@ -462,12 +681,23 @@ impl Streamer {
                 break;
             }
             step.bytes += done.bytes as u64;
+            if let Some(p) = done.prepared {
+                if self.has_preparer && p.generation == self.generation {
+                    self.applied_prepared.push((*t, p.value));
+                    self.prepared_ms += p.ms;
+                }
+            }
             insert.push((done.tile, done.placements, done.stats));
             step.applied.push(*t);
         }
-        if !insert.is_empty() || !step.evicted.is_empty() {
-            window.apply(insert, &step.evicted)?;
-        }
+        let applied = if !insert.is_empty() || !step.evicted.is_empty() {
+            window.apply_collect(insert, &step.evicted, &mut garbage)
+        } else {
+            Ok(())
+        };
+        // Freeing evicted tiles (tens of MB at a time) is the reaper's job.
+        self.loader.discard(garbage);
+        applied?;
         step.missing = wanted.iter().filter(|t| !window.is_resident(**t)).count();
         step.queue_depth = self.loader.queue_depth();
         step.ms = start.elapsed().as_secs_f64() * 1e3;

@@ -316,31 +316,57 @@ impl WorldWindow {
     /// was resident is replaced.
     pub fn apply(
         &mut self,
-        insert: Vec<(Arc<AdtTile>, Placements, PlacementStats)>,
+        insert: Vec<(Arc<AdtTile>, Arc<Placements>, PlacementStats)>,
         evict: &[TileCoord],
     ) -> Result<(), WindowError> {
-        self.merged = OnceLock::new();
+        self.apply_collect(insert, evict, &mut Vec::new())
+    }
+
+    /// [`Self::apply`], handing what it lets go of (evicted tiles and
+    /// their placements, a replaced merged store) to `garbage` instead of
+    /// freeing it here: the caller frees it where the time does not count
+    /// (a streamer drops it on another thread).
+    pub fn apply_collect(
+        &mut self,
+        insert: Vec<(Arc<AdtTile>, Arc<Placements>, PlacementStats)>,
+        evict: &[TileCoord],
+        garbage: &mut Vec<Box<dyn std::any::Any + Send>>,
+    ) -> Result<(), WindowError> {
+        if let Some(merged) = std::mem::take(&mut self.merged).into_inner() {
+            garbage.push(Box::new(merged));
+        }
         for t in evict {
-            self.world.remove(*t);
-            self.resident.remove(&(t.y, t.x));
+            if let Some(tile) = self.world.remove(*t) {
+                garbage.push(Box::new(tile));
+            }
+            if let Some(r) = self.resident.remove(&(t.y, t.x)) {
+                garbage.push(Box::new(r.placements));
+                garbage.push(Box::new(r.tile));
+            }
         }
         let mut result = Ok(());
         for (tile, placements, stats) in insert {
             let t = tile.coord;
-            self.world.remove(t);
+            if let Some(old) = self.world.remove(t) {
+                garbage.push(Box::new(old));
+            }
             if let Err(e) = self.world.insert(Arc::clone(&tile)) {
                 self.resident.remove(&(t.y, t.x));
                 result = Err(e.into());
                 break;
             }
-            self.resident.insert(
+            let replaced = self.resident.insert(
                 (t.y, t.x),
                 Resident {
                     tile,
                     stats,
-                    placements: Arc::new(placements),
+                    placements,
                 },
             );
+            if let Some(old) = replaced {
+                garbage.push(Box::new(old.placements));
+                garbage.push(Box::new(old.tile));
+            }
         }
         result
     }
@@ -352,7 +378,7 @@ impl WorldWindow {
         placements: Placements,
         stats: PlacementStats,
     ) -> Result<(), WindowError> {
-        self.apply(vec![(tile, placements, stats)], &[])
+        self.apply(vec![(tile, Arc::new(placements), stats)], &[])
     }
 
     /// Evicts tile `t` (terrain and placements); whether it was resident.

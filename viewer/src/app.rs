@@ -242,6 +242,7 @@ impl Viewer {
         let built_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.state
             .message(format!("{combo} built in {built_ms:.0} ms"));
+        let mut prepared_for: Option<TierCombo> = None;
         loop {
             self.pump_events();
             self.run_script();
@@ -268,6 +269,12 @@ impl Viewer {
             let eye = self.camera.eye;
             let (x, y) = (f64::from(eye.x), f64::from(eye.y));
             if let Some(s) = streamer.as_deref_mut() {
+                // The techniques' per-tile work runs on the tile workers,
+                // for the combination drawn now.
+                if prepared_for.as_ref() != Some(&self.state.config.combo) {
+                    s.set_preparer(renderer.tile_preparer(&self.gpu));
+                    prepared_for = Some(self.state.config.combo.clone());
+                }
                 self.stream(&mut renderer, scene, s, x, y)?;
             }
             self.draw(&mut renderer, scene)?;
@@ -295,9 +302,10 @@ impl Viewer {
         let step = scene.stream(streamer, x, y, false)?;
         if step.changed() {
             let changes = ResidencyChange::of_tiles(&step.evicted, &step.applied);
+            let (prepared, _) = streamer.take_prepared();
             let combo = self.state.config.combo.to_string();
             let r = renderer
-                .residency_changed(&self.gpu, SceneData::from_scene(scene), &changes)
+                .residency_changed(&self.gpu, SceneData::from_scene(scene), &changes, prepared)
                 .map_err(|source| ViewerError::Pass {
                     tier: combo,
                     source,

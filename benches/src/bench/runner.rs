@@ -571,9 +571,16 @@ impl<'f> Frame<'f> {
             techniques_applied: 0,
             techniques_rebuilt: 0,
             max_technique_ms: 0.0,
+            prepared_off_thread: 0,
+            prepared_inline: 0,
+            prepare_worker_ms: 0.0,
             slide_frames: Vec::new(),
         };
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
+        // The techniques' per-tile preparation runs on the tile workers.
+        if let Some(s) = streamer.as_mut() {
+            s.set_preparer(renderer.tile_preparer(gpu));
+        }
         for w in 0..self.plan.warmup {
             self.render(&mut renderer, scene, &poses[0], w as f32 * FRAME_DT, &tier)?;
             bar.inc(1);
@@ -591,7 +598,7 @@ impl<'f> Frame<'f> {
                 stream.slide_frames.push(i as u32);
             }
             // This frame's streaming step: what changed in the resident world.
-            let (section, changes) = match streamer.as_mut() {
+            let (section, changes, prepared) = match streamer.as_mut() {
                 None => {
                     let before = scene.window.tiles();
                     match follow(scene, pose)? {
@@ -606,9 +613,10 @@ impl<'f> Frame<'f> {
                             (
                                 "streaming.load",
                                 ResidencyChange::of_tiles(&evicted, &slide.loaded),
+                                Vec::new(),
                             )
                         }
-                        None => ("streaming.load", Vec::new()),
+                        None => ("streaming.load", Vec::new(), Vec::new()),
                     }
                 }
                 Some(s) => {
@@ -617,9 +625,12 @@ impl<'f> Frame<'f> {
                     stream.tiles_evicted += step.evicted.len() as u32;
                     stream.tile_bytes += step.bytes;
                     stream.max_queue_depth = stream.max_queue_depth.max(step.queue_depth as u32);
+                    let (prepared, worker_ms) = s.take_prepared();
+                    stream.prepare_worker_ms += worker_ms;
                     (
                         "streaming.apply",
                         ResidencyChange::of_tiles(&step.evicted, &step.applied),
+                        prepared,
                     )
                 }
             };
@@ -629,13 +640,15 @@ impl<'f> Frame<'f> {
                 stream.max_load_ms = stream.max_load_ms.max(load_ms);
                 stream.changes += 1;
                 let r = renderer
-                    .residency_changed(gpu, SceneData::from_scene(scene), &changes)
+                    .residency_changed(gpu, SceneData::from_scene(scene), &changes, prepared)
                     .map_err(|source| BenchError::Pass {
                         tier: tier.clone(),
                         source,
                     })?;
                 stream.techniques_applied += r.applied.len() as u32;
                 stream.techniques_rebuilt += r.rebuilt.len() as u32;
+                stream.prepared_off_thread += r.prepared_off_thread;
+                stream.prepared_inline += r.prepared_inline;
                 stream.bytes_uploaded += r.bytes_uploaded;
                 let technique_ms = r.applied_ms + r.rebuild_ms;
                 stream.max_technique_ms = stream.max_technique_ms.max(technique_ms);

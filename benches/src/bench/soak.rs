@@ -140,6 +140,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                         &gpu,
                         SceneData::from_scene(&scene),
                         &ResidencyChange::of_tiles(&evicted, &slide.loaded),
+                        Vec::new(),
                     )
                     .map_err(|source| BenchError::Pass {
                         tier: tier.clone(),

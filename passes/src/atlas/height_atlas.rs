@@ -4,11 +4,12 @@
 //! chunk-index texture, plus bind group entries that any technique can place
 //! in its own bind group.
 
+use crate::atlas::layout::TILE_TEXELS;
 use std::collections::HashMap;
 
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::{ChunkCoord, TileCoord};
-use sward_scenes::world::{Mcnk, World};
+use sward_scenes::world::{AdtTile, Mcnk, World};
 
 use super::layout::{
     height_tile, normal_tile, AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TECHNIQUE, TILE_H,
@@ -112,6 +113,27 @@ fn slot_runs(slots: &[u32], row: u32) -> Vec<std::ops::Range<u32>> {
         }
     }
     out
+}
+
+/// One streamed tile's height and normal tiles, in MCNK order: what
+/// [`HeightAtlas::set_tile_prepared`] copies into the slots it picks. It
+/// depends on the tile alone, so the tile workers build it.
+pub struct AtlasTile {
+    #[allow(clippy::type_complexity)]
+    tiles: Vec<(Box<[f32; TILE_TEXELS]>, Box<[u8; TILE_TEXELS * 4]>)>,
+}
+
+impl AtlasTile {
+    /// The height and normal tiles of every MCNK of `t`.
+    pub fn prepare(t: &AdtTile) -> Self {
+        Self {
+            tiles: t
+                .mcnks
+                .iter()
+                .map(|m| (Box::new(height_tile(m)), Box::new(normal_tile(m))))
+                .collect(),
+        }
+    }
 }
 
 impl HeightAtlas {
@@ -321,6 +343,19 @@ impl HeightAtlas {
         world: &World,
         tile: TileCoord,
     ) -> Result<Option<u64>, PassError> {
+        self.set_tile_prepared(queue, world, tile, None)
+    }
+
+    /// [`Self::set_tile`] with the tile's height and normal tiles prepared
+    /// beforehand ([`AtlasTile::prepare`], on a worker thread); `None`
+    /// prepares them here.
+    pub fn set_tile_prepared(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        tile: TileCoord,
+        prepared: Option<&AtlasTile>,
+    ) -> Result<Option<u64>, PassError> {
         let incoming = world.tile(tile);
         let needed = incoming.map_or(0, |t| t.mcnks.len());
         let held: Vec<(ChunkCoord, u32)> = self
@@ -369,8 +404,16 @@ impl HeightAtlas {
         // Resident: the lowest free slots, then one write per run of
         // consecutive slots in one atlas row (heights and normals), one per
         // run of records and one block of index texels for the tile.
-        let mut placed: Vec<(u32, ChunkCoord, &Mcnk)> = Vec::with_capacity(t.mcnks.len());
-        for m in &t.mcnks {
+        let inline;
+        let prepared = match prepared.filter(|p| p.tiles.len() == t.mcnks.len()) {
+            Some(p) => p,
+            None => {
+                inline = AtlasTile::prepare(t);
+                &inline
+            }
+        };
+        let mut placed: Vec<(u32, ChunkCoord, &Mcnk, usize)> = Vec::with_capacity(t.mcnks.len());
+        for (i, m) in t.mcnks.iter().enumerate() {
             let slot = match self.free.pop_first() {
                 Some(s) => s,
                 None => {
@@ -378,10 +421,10 @@ impl HeightAtlas {
                     self.records.len() as u32 - 1
                 }
             };
-            placed.push((slot, m.chunk_coord(tile), m));
+            placed.push((slot, m.chunk_coord(tile), m, i));
         }
         placed.sort_unstable_by_key(|p| p.0);
-        for (slot, chunk, m) in &placed {
+        for (slot, chunk, m, _) in &placed {
             self.records[*slot as usize] = AtlasChunkGpu::new(*chunk, m, self.layout.tile(*slot))?;
         }
         let slots: Vec<u32> = placed.iter().map(|p| p.0).collect();
@@ -393,9 +436,8 @@ impl HeightAtlas {
             let width = TILE_W * n as u32;
             let mut heights = vec![0f32; (width * TILE_H) as usize];
             let mut normals = vec![0u8; (width * TILE_H * 4) as usize];
-            for (i, (_, _, m)) in chunk_run.iter().enumerate() {
-                let h = height_tile(m);
-                let nm = normal_tile(m);
+            for (i, (_, _, _, k)) in chunk_run.iter().enumerate() {
+                let (h, nm) = &prepared.tiles[*k];
                 for r in 0..TILE_H as usize {
                     let dst = r * width as usize + i * TILE_W as usize;
                     let src = r * TILE_W as usize;
@@ -426,7 +468,7 @@ impl HeightAtlas {
             );
             bytes += record_bytes * run.len() as u64;
         }
-        for (slot, chunk, _) in &placed {
+        for (slot, chunk, _, _) in &placed {
             self.slots.insert(*chunk, *slot);
         }
         bytes += self.write_index_block(queue, tile);

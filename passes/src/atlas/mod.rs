@@ -26,5 +26,5 @@ pub mod layout;
 #[cfg(test)]
 mod tests;
 
-pub use height_atlas::{AtlasReach, HeightAtlas};
+pub use height_atlas::{AtlasReach, AtlasTile, HeightAtlas};
 pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};

@@ -297,10 +297,15 @@ impl crate::technique::Technique for LegacyCpu {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         // An evicted tile has no placements any more: `set_tile` drops it.
         // The CPU copy is walked every frame; nothing goes to the GPU now.
         crate::technique::apply_per_tile(changes, |t| {
+            // The old copy is freed off the render thread.
+            if let Some(old) = self.tiles.remove(&(t.y, t.x)) {
+                prepared.discard(old);
+            }
             let p = inputs.scene.placements.tile(t);
             self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())
                 .map(|()| Some(0))

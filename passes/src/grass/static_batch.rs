@@ -37,7 +37,7 @@ struct ModelBatch {
 
 /// One resident tile's batches: one immutable buffer with every model's
 /// instances, model after model (one allocation per tile).
-struct TileBatches {
+pub struct TileBatches {
     buffer: wgpu::Buffer,
     batches: Vec<ModelBatch>,
     instances: u64,
@@ -53,6 +53,8 @@ pub struct StaticBatch {
     draw: DrawState,
     /// Bytes that do not depend on the resident tiles (uniforms, models).
     fixed_bytes: u64,
+    /// Detail models (placements index them).
+    model_count: usize,
 }
 
 /// Checks that `bytes` of instances fit one buffer of the device.
@@ -61,7 +63,16 @@ pub(crate) fn check_buffer_size(
     what: String,
     bytes: u64,
 ) -> Result<(), PassError> {
-    let limit = gpu.device.limits().max_buffer_size;
+    check_device_buffer_size(&gpu.device, what, bytes)
+}
+
+/// [`check_buffer_size`] with only the device (for worker threads).
+pub(crate) fn check_device_buffer_size(
+    device: &wgpu::Device,
+    what: String,
+    bytes: u64,
+) -> Result<(), PassError> {
+    let limit = device.limits().max_buffer_size;
     if bytes > limit {
         return Err(PassError::DeviceLimit {
             technique: "grass",
@@ -86,30 +97,28 @@ pub(crate) fn uniform_buffer(gpu: &GpuContext) -> wgpu::Buffer {
 /// Builds the batches of one tile's `placements` (group starts from 0), or
 /// `None` when it has none.
 fn tile_batches(
-    gpu: &GpuContext,
-    models: &GrassModels,
+    device: &wgpu::Device,
+    model_count: usize,
     placements: &Placements,
     tile: TileCoord,
 ) -> Result<Option<TileBatches>, PassError> {
-    placement_models(placements, models.len())?;
-    let (items, ranges) = placements.model_major(models.len());
+    placement_models(placements, model_count)?;
+    let (items, ranges) = placements.model_major(model_count);
     if items.is_empty() {
         return Ok(None);
     }
     let size = items.len() as u64 * INSTANCE_BYTES;
-    check_buffer_size(
-        gpu,
+    check_device_buffer_size(
+        device,
         format!("instances of tile ({}, {})", tile.x, tile.y),
         size,
     )?;
     let matrices: Vec<Mat4> = items.iter().map(instance_matrix).collect();
-    let buffer = gpu
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("grass.instances"),
-            contents: bytemuck::cast_slice(&matrices),
-            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
-        });
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("grass.instances"),
+        contents: bytemuck::cast_slice(&matrices),
+        usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_SRC,
+    });
     let batches = ranges
         .into_iter()
         .enumerate()
@@ -164,10 +173,11 @@ impl StaticBatch {
             frame_bind_group,
             draw: DrawState::default(),
             fixed_bytes: GRASS_FRAME_BYTES + models.gpu_memory_bytes(),
+            model_count: models.len(),
         };
         for ((y, x), part) in split_by_tile(placements) {
             let t = TileCoord::new(x, y);
-            if let Some(b) = tile_batches(gpu, models, &part, t)? {
+            if let Some(b) = tile_batches(&gpu.device, models.len(), &part, t)? {
                 this.tiles.insert((y, x), b);
             }
         }
@@ -183,11 +193,31 @@ impl StaticBatch {
         tile: TileCoord,
         placements: Option<&Placements>,
     ) -> Result<u64, PassError> {
+        self.set_tile_prepared(gpu, models, tile, placements, None)
+    }
+
+    /// [`Self::set_tile`] with the tile's instance buffer built beforehand
+    /// (on a tile worker: see [`Technique::tile_preparer`]); `None` builds
+    /// it here.
+    ///
+    /// [`Technique::tile_preparer`]: crate::technique::Technique::tile_preparer
+    pub fn set_tile_prepared(
+        &mut self,
+        gpu: &GpuContext,
+        models: &GrassModels,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+        prepared: Option<TileBatches>,
+    ) -> Result<u64, PassError> {
         self.tiles.remove(&(tile.y, tile.x));
         let Some(p) = placements.filter(|p| !p.is_empty()) else {
             return Ok(0);
         };
-        let Some(built) = tile_batches(gpu, models, p, tile)? else {
+        let built = match prepared {
+            Some(b) => Some(b),
+            None => tile_batches(&gpu.device, models.len(), p, tile)?,
+        };
+        let Some(built) = built else {
             return Ok(0);
         };
         let bytes = built.bytes;
@@ -311,12 +341,44 @@ impl crate::technique::Technique for StaticBatch {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         // An evicted tile has no placements any more: `set_tile` drops it.
         crate::technique::apply_per_tile(changes, |t| {
+            // The old buffer is released off the render thread.
+            if let Some(old) = self.tiles.remove(&(t.y, t.x)) {
+                prepared.discard(old);
+            }
             let p = inputs.scene.placements.tile(t);
-            self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())
-                .map(Some)
+            let built = match p.as_deref().filter(|p| !p.is_empty()) {
+                Some(_) => prepared.take::<Option<TileBatches>>(t)?,
+                None => None,
+            };
+            match built {
+                // The worker found no instances for this tile.
+                Some(None) => {
+                    self.tiles.remove(&(t.y, t.x));
+                    Ok(Some(0))
+                }
+                Some(Some(b)) => self
+                    .set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), Some(b))
+                    .map(Some),
+                None => self
+                    .set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), None)
+                    .map(Some),
+            }
         })
+    }
+
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        let model_count = self.model_count;
+        Some(std::sync::Arc::new(crate::technique::FnPreparer(
+            move |i: &crate::technique::PrepareInputs<'_>| {
+                if i.placements.is_empty() {
+                    return Ok(None);
+                }
+                tile_batches(i.device, model_count, i.placements, i.coord)
+            },
+        )))
     }
 }

@@ -10,10 +10,12 @@
 //! registry.
 
 mod params;
+mod prepare;
 mod registry;
 mod tier;
 
 pub use params::{ParamKind, ParamSpec, ParamValue, Params};
+pub use prepare::{FnPreparer, PrepareInputs, PreparedTiles, SharedPreparer, TilePreparer};
 pub use registry::{
     describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
 };
@@ -152,15 +154,25 @@ pub trait Technique {
         None
     }
 
+    /// The per-tile work this technique can have done off the render
+    /// thread before a tile is applied (see [`TilePreparer`]); its results
+    /// reach [`Self::residency_changed`] through `prepared`.
+    fn tile_preparer(&self) -> Option<SharedPreparer> {
+        None
+    }
+
     /// The resident world changed: `changes` (evictions first, then tiles
     /// made resident; a tile resident again is replaced) have been applied
-    /// to `inputs.scene`, which is the world after them. A technique that
+    /// to `inputs.scene`, which is the world after them. `prepared` holds
+    /// what [`Self::tile_preparer`] made of the resident tiles on the
+    /// workers (tiles missing from it are prepared here). A technique that
     /// updates in place answers [`Residency::Applied`]; the default asks the
     /// composer to rebuild it from the new world.
     fn residency_changed(
         &mut self,
         _inputs: &BuildInputs<'_>,
         _changes: &[ResidencyChange],
+        _prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<Residency, PassError> {
         Ok(Residency::Rebuild)
     }

@@ -18,7 +18,7 @@ use wgpu::util::DeviceExt;
 use super::gpu::TerrainUniforms;
 use super::splat_gpu::SplatGpu;
 use super::template::{build_template, TEMPLATE_INDICES};
-use super::StaticChunks;
+use super::{StaticChunks, TerrainTile};
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 
@@ -203,11 +203,19 @@ impl AtlasDraw {
         queue: &wgpu::Queue,
         world: &World,
         tile: TileCoord,
+        prepared: Option<TerrainTile>,
     ) -> Result<Option<u64>, PassError> {
         if !self.splat.is_streaming() {
             return Ok(None);
         }
-        let Some(atlas_bytes) = self.atlas.set_tile(queue, world, tile)? else {
+        let (atlas, splat) = match prepared {
+            Some(p) => (Some(p.atlas), Some(p.splat)),
+            None => (None, None),
+        };
+        let Some(atlas_bytes) = self
+            .atlas
+            .set_tile_prepared(queue, world, tile, atlas.as_ref())?
+        else {
             return Ok(None);
         };
         let slots = world
@@ -215,8 +223,13 @@ impl AtlasDraw {
             .map_or_else(Vec::new, |t| tile_slots(&self.atlas, t));
         Ok(self
             .splat
-            .set_tile(queue, world, tile, &slots)?
+            .set_tile_prepared(queue, world, tile, &slots, splat)?
             .map(|b| b + atlas_bytes))
+    }
+
+    /// Whether this was built for a streaming world (updated per tile).
+    pub fn is_streaming(&self) -> bool {
+        self.splat.is_streaming()
     }
 
     /// Creates the pipeline for `samples` if missing (same states as

@@ -140,8 +140,9 @@ impl AtlasInstanced {
         gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
+        prepared: Option<super::TerrainTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile)? else {
+        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile, prepared)? else {
             return Ok(None);
         };
         self.follow_tile(world, tile);
@@ -283,9 +284,16 @@ impl crate::technique::Technique for AtlasInstanced {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
+        let world = inputs.scene.world;
         crate::technique::apply_per_tile(changes, |tile| {
-            self.set_tile(inputs.gpu, inputs.scene.world, tile)
+            let p = prepared.take_resident(world, tile)?;
+            self.set_tile(inputs.gpu, world, tile, p)
         })
+    }
+
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.draw.is_streaming().then(super::TerrainTile::preparer)
     }
 }

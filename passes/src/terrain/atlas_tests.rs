@@ -519,7 +519,12 @@ fn streaming_builds_follow_slides_without_growth() {
         for t in evicted.iter().chain(&slide.loaded) {
             let world = scene.world();
             assert!(chunks.set_tile(&gpu, world, *t).expect("valid").is_some());
-            assert!(atlas.set_tile(&gpu, world, *t).expect("valid").is_some());
+            // The atlas tier takes the tile prepared as the workers would.
+            let prepared = world.tile(*t).map(|a| super::TerrainTile::prepare(*t, a));
+            assert!(atlas
+                .set_tile(&gpu, world, *t, prepared)
+                .expect("valid")
+                .is_some());
         }
         let fresh = StaticChunks::streaming(&gpu, scene.world(), max_tiles)
             .unwrap_or_else(|e| panic!("{e}"));

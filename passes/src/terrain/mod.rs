@@ -50,3 +50,34 @@ pub use static_chunks::StaticChunks;
 pub const TECHNIQUE: &str = "terrain.static-chunks";
 /// Name of the draw pass (also its puffin and GPU timestamp scope).
 pub const PASS_DRAW: &str = "terrain.draw";
+
+/// What the atlas-based terrain techniques (`atlas-instanced`, `gpu-cull`,
+/// `clipmap`) derive from one streamed tile on the tile workers: its height
+/// and normal tiles and its splat alpha block. Applying it then only picks
+/// slots and copies these bytes.
+pub struct TerrainTile {
+    /// Height and normal tiles, in MCNK order.
+    pub atlas: crate::atlas::AtlasTile,
+    /// The splat alpha block.
+    pub splat: splat_gpu::SplatTile,
+}
+
+impl TerrainTile {
+    /// Prepares tile `t` (coordinate `coord`).
+    pub fn prepare(
+        coord: sward_scenes::world::coords::TileCoord,
+        t: &sward_scenes::AdtTile,
+    ) -> Self {
+        Self {
+            atlas: crate::atlas::AtlasTile::prepare(t),
+            splat: splat_gpu::SplatTile::prepare(coord, t),
+        }
+    }
+
+    /// The preparer the atlas-based terrain techniques hand the streamer.
+    pub fn preparer() -> crate::technique::SharedPreparer {
+        std::sync::Arc::new(crate::technique::FnPreparer(
+            |i: &crate::technique::PrepareInputs<'_>| Ok(Self::prepare(i.coord, i.tile)),
+        ))
+    }
+}

@@ -224,6 +224,34 @@ fn alpha_texture(
     }))
 }
 
+/// One streamed tile's alpha block, ready to upload: its 16x16 MCNKs'
+/// 64x64 RGBA alpha tiles in one 1024x1024 image (what
+/// [`SplatGpu::set_tile_prepared`] writes into the tile's block). It
+/// depends on the tile alone, so the tile workers build it.
+pub struct SplatTile {
+    image: Vec<u8>,
+}
+
+impl SplatTile {
+    /// Texels per side of a tile's alpha block.
+    const SIDE: usize = (TILE_CHUNKS * 64) as usize;
+
+    /// The alpha block of tile `t` (coordinate `tile`).
+    pub fn prepare(tile: TileCoord, t: &AdtTile) -> Self {
+        let side = Self::SIDE;
+        let mut image = vec![0u8; side * side * 4];
+        for m in &t.mcnks {
+            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
+            let alpha = alpha_tile(m);
+            for (row, src) in alpha.chunks_exact(64 * 4).enumerate() {
+                let at = ((iy as usize * 64 + row) * side + ix as usize * 64) * 4;
+                image[at..at + 64 * 4].copy_from_slice(src);
+            }
+        }
+        Self { image }
+    }
+}
+
 impl SplatGpu {
     /// Uploads the alpha tile and splat record of every resident MCNK of
     /// `world` (slot = position in `world.mcnks()`), and the layer textures.
@@ -342,6 +370,19 @@ impl SplatGpu {
         tile: TileCoord,
         slots: &[u32],
     ) -> Result<Option<u64>, PassError> {
+        self.set_tile_prepared(queue, world, tile, slots, None)
+    }
+
+    /// [`Self::set_tile`] with the tile's alpha block prepared beforehand
+    /// ([`SplatTile::prepare`], on a worker thread); `None` prepares it here.
+    pub fn set_tile_prepared(
+        &mut self,
+        queue: &wgpu::Queue,
+        world: &World,
+        tile: TileCoord,
+        slots: &[u32],
+        prepared: Option<SplatTile>,
+    ) -> Result<Option<u64>, PassError> {
         let pool = self.records.size() / std::mem::size_of::<TerrainChunkGpu>() as u64;
         let Some(blocks) = self.blocks.as_mut() else {
             return Ok(None);
@@ -370,16 +411,11 @@ impl SplatGpu {
             }
         }
         // The tile's alpha tiles in one upload of its whole block.
-        let side = (TILE_CHUNKS * 64) as usize;
-        let mut image = vec![0u8; side * side * 4];
-        for m in &t.mcnks {
-            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
-            let alpha = alpha_tile(m);
-            for (row, src) in alpha.chunks_exact(64 * 4).enumerate() {
-                let at = ((iy as usize * 64 + row) * side + ix as usize * 64) * 4;
-                image[at..at + 64 * 4].copy_from_slice(src);
-            }
-        }
+        let side = SplatTile::SIDE;
+        let image = match prepared {
+            Some(p) => p.image,
+            None => SplatTile::prepare(tile, t).image,
+        };
         let [bx, by] = atlas.tile_texel(blocks.atlas_tile(block, 0, 0));
         queue.write_texture(
             wgpu::TexelCopyTextureInfo {

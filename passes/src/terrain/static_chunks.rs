@@ -18,13 +18,13 @@ use std::collections::{BTreeSet, HashMap};
 use sward_engine::graph::RenderGraph;
 use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_COMPARE, DEPTH_FORMAT};
 use sward_scenes::world::coords::{ChunkCoord, TileCoord};
-use sward_scenes::World;
+use sward_scenes::{AdtTile, World};
 use wgpu::util::DeviceExt;
 
 use super::cull::ChunkCuller;
 use super::gpu::TerrainUniforms;
 use super::mesh::{expand_mcnk, Aabb, TerrainVertex, VERTEX_ATTRIBUTES};
-use super::splat_gpu::SplatGpu;
+use super::splat_gpu::{SplatGpu, SplatTile};
 use super::{PASS_DRAW, TECHNIQUE};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
@@ -77,6 +77,52 @@ pub struct StaticChunks {
     triangles: u64,
     /// Visible slots of the last frame (reused allocation).
     visible: Vec<u32>,
+    /// Vertex buffers of dropped tiles, until the residency hook hands
+    /// them to the composer to release off the render thread.
+    parked: Vec<wgpu::Buffer>,
+}
+
+/// One streamed tile's share of a streaming `static-chunks` build, made on
+/// a tile worker: its vertex buffer (created there with its data; each
+/// MCNK draws a range of it), the ranges and bounds, and its splat alpha
+/// block. Applying it then only takes a block of slots.
+pub struct ChunksTile {
+    vertices: wgpu::Buffer,
+    /// Per MCNK: coordinate, first vertex, vertex count, bounds.
+    meshes: Vec<(ChunkCoord, u32, u32, Aabb)>,
+    triangles: u64,
+    splat: SplatTile,
+}
+
+impl ChunksTile {
+    /// Expands every MCNK of `t` (coordinate `tile`) into one vertex
+    /// buffer created on `device`, and builds the alpha block.
+    pub fn prepare(device: &wgpu::Device, tile: TileCoord, t: &AdtTile) -> Result<Self, PassError> {
+        let mut meshes = Vec::with_capacity(t.mcnks.len());
+        let mut all = Vec::new();
+        for m in &t.mcnks {
+            let mesh = expand_mcnk(m.chunk_coord(tile), m)?;
+            meshes.push((
+                mesh.chunk,
+                all.len() as u32,
+                mesh.vertices.len() as u32,
+                mesh.bounds,
+            ));
+            all.extend_from_slice(&mesh.vertices);
+        }
+        let triangles = (all.len() / 3) as u64;
+        let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("terrain.tile_vertices"),
+            contents: bytemuck::cast_slice(&all),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+        Ok(Self {
+            vertices,
+            meshes,
+            triangles,
+            splat: SplatTile::prepare(tile, t),
+        })
+    }
 }
 
 impl StaticChunks {
@@ -166,6 +212,19 @@ impl StaticChunks {
         world: &World,
         tile: TileCoord,
     ) -> Result<Option<u64>, PassError> {
+        self.set_tile_prepared(gpu, world, tile, None)
+    }
+
+    /// [`Self::set_tile`] with the tile's vertex buffer and alpha block
+    /// prepared beforehand ([`ChunksTile::prepare`], on a worker thread);
+    /// `None` prepares them here.
+    pub fn set_tile_prepared(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+        prepared: Option<ChunksTile>,
+    ) -> Result<Option<u64>, PassError> {
         let Some(blocks) = self.blocks.as_ref() else {
             return Ok(None);
         };
@@ -184,27 +243,15 @@ impl StaticChunks {
         }
         let first = block * TILE_SLOTS;
         let slots: Vec<u32> = (first..first + t.mcnks.len() as u32).collect();
-        // One vertex buffer for the tile; each MCNK draws its range.
-        let mut meshes = Vec::with_capacity(t.mcnks.len());
-        let mut all = Vec::new();
-        for m in &t.mcnks {
-            let mesh = expand_mcnk(m.chunk_coord(tile), m)?;
-            meshes.push((
-                mesh.chunk,
-                all.len() as u32,
-                mesh.vertices.len() as u32,
-                mesh.bounds,
-            ));
-            all.extend_from_slice(&mesh.vertices);
-        }
-        let triangles = (all.len() / 3) as u64;
-        let vertices = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("terrain.tile_vertices"),
-                contents: bytemuck::cast_slice(&all),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
+        let ChunksTile {
+            vertices,
+            meshes,
+            triangles,
+            splat,
+        } = match prepared.filter(|p| p.meshes.len() == t.mcnks.len()) {
+            Some(p) => p,
+            None => ChunksTile::prepare(&gpu.device, tile, t)?,
+        };
         let vertex_bytes = vertices.size();
         let built: Vec<(GpuChunk, Aabb)> = meshes
             .into_iter()
@@ -220,7 +267,10 @@ impl StaticChunks {
                 )
             })
             .collect();
-        let Some(splat_bytes) = self.splat.set_tile(&gpu.queue, world, tile, &slots)? else {
+        let Some(splat_bytes) =
+            self.splat
+                .set_tile_prepared(&gpu.queue, world, tile, &slots, Some(splat))?
+        else {
             return Ok(None);
         };
         self.drop_tile(tile);
@@ -263,7 +313,9 @@ impl StaticChunks {
         self.culler.remove_group(tile.index() as u32);
         let first = (share.block * TILE_SLOTS) as usize;
         for c in &mut self.chunks[first..first + share.mcnks as usize] {
-            *c = None;
+            if let Some(chunk) = c.take() {
+                self.parked.push(chunk.vertices);
+            }
         }
         self.triangles -= share.triangles;
         self.gpu_bytes -= share.vertex_bytes;
@@ -322,6 +374,7 @@ impl StaticChunks {
             gpu_bytes,
             triangles,
             visible: Vec::new(),
+            parked: Vec::new(),
         };
         for samples in [1, 4] {
             this.pipeline_for(device, samples);
@@ -553,9 +606,23 @@ impl crate::technique::Technique for StaticChunks {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
-        crate::technique::apply_per_tile(changes, |tile| {
-            self.set_tile(inputs.gpu, inputs.scene.world, tile)
-        })
+        let world = inputs.scene.world;
+        let answer = crate::technique::apply_per_tile(changes, |tile| {
+            let p = prepared.take_resident(world, tile)?;
+            self.set_tile_prepared(inputs.gpu, world, tile, p)
+        });
+        prepared.discard(std::mem::take(&mut self.parked));
+        answer
+    }
+
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.blocks.as_ref()?;
+        Some(std::sync::Arc::new(crate::technique::FnPreparer(
+            |i: &crate::technique::PrepareInputs<'_>| {
+                ChunksTile::prepare(i.device, i.coord, i.tile)
+            },
+        )))
     }
 }

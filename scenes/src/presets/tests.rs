@@ -443,3 +443,94 @@ fn streaming_outside_the_world_is_an_error() {
         .expect_err("outside");
     assert!(err.to_string().contains("outside the world"), "{err}");
 }
+
+/// A preparer that records which tile it saw, and on which thread.
+struct Recorder(u32);
+
+impl crate::streaming::TilePrepare for Recorder {
+    fn prepare(
+        &self,
+        coord: TileCoord,
+        tile: &std::sync::Arc<crate::world::AdtTile>,
+        placements: &std::sync::Arc<crate::Placements>,
+    ) -> Box<dyn std::any::Any + Send> {
+        Box::new((
+            self.0,
+            coord,
+            tile.coord,
+            placements.len(),
+            std::thread::current().id(),
+        ))
+    }
+}
+
+#[test]
+fn streamed_tiles_carry_what_the_preparer_made_of_them_on_a_worker() {
+    use crate::streaming::{StreamConfig, Streamer};
+    type Made = (u32, TileCoord, TileCoord, usize, std::thread::ThreadId);
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    scene.stream(&mut streamer, x0, y0, true).expect("start");
+    streamer.set_preparer(Some(std::sync::Arc::new(Recorder(1))));
+    let (before, _) = streamer.take_prepared();
+    assert!(
+        before.is_empty(),
+        "nothing applied since the preparer was set"
+    );
+    let to = CENTRE.offset(1, 0).unwrap();
+    let [x1, y1] = coords::tile_centre(to);
+    let step = scene.stream(&mut streamer, x1, y1, true).expect("move");
+    assert_eq!(step.applied.len(), 3, "{step:?}");
+    let (prepared, _) = streamer.take_prepared();
+    let mut got: Vec<TileCoord> = prepared.iter().map(|(t, _)| *t).collect();
+    got.sort_by_key(|t| (t.y, t.x));
+    let mut want = step.applied.clone();
+    want.sort_by_key(|t| (t.y, t.x));
+    assert_eq!(got, want, "one result per applied tile");
+    for (t, value) in prepared {
+        let made = value.downcast::<Made>().expect("the preparer's type");
+        let (generation, coord, tile, placements, thread) = *made;
+        assert_eq!((generation, coord, tile), (1, t, t));
+        let resident = scene.window.tile_placements(t).expect("resident");
+        assert_eq!(placements, resident.len(), "the tile's own placements");
+        assert_ne!(thread, std::thread::current().id(), "made on a worker");
+    }
+    assert!(streamer.take_prepared().0.is_empty(), "handed over once");
+    // A replaced preparer's results are not handed over: the next tiles
+    // carry the new one's.
+    streamer.set_preparer(Some(std::sync::Arc::new(Recorder(2))));
+    let [x2, y2] = coords::tile_centre(CENTRE.offset(2, 0).unwrap());
+    let step = scene.stream(&mut streamer, x2, y2, true).expect("on");
+    assert!(!step.applied.is_empty(), "{step:?}");
+    for (_, value) in streamer.take_prepared().0 {
+        let made = value.downcast::<Made>().expect("the preparer's type");
+        assert_eq!(made.0, 2, "only the current preparer's results");
+    }
+}
+
+#[test]
+fn the_reaper_frees_on_its_own_thread() {
+    use std::sync::{Arc, Mutex};
+    struct Noted(Arc<Mutex<Vec<std::thread::ThreadId>>>);
+    impl Drop for Noted {
+        fn drop(&mut self) {
+            self.0
+                .lock()
+                .expect("not poisoned")
+                .push(std::thread::current().id());
+        }
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    {
+        let reaper = crate::streaming::Reaper::new();
+        reaper.discard(vec![
+            Box::new(Noted(Arc::clone(&seen))),
+            Box::new(Noted(Arc::clone(&seen))),
+        ]);
+        // Dropping the reaper waits for what it was given.
+    }
+    let seen = seen.lock().expect("not poisoned");
+    assert_eq!(seen.len(), 2);
+    assert!(seen.iter().all(|t| *t != std::thread::current().id()));
+}

@@ -56,7 +56,8 @@ pub fn fallback_models(models: &[DetailModel]) -> Vec<usize> {
     out
 }
 
-struct FallbackBatch {
+/// One fallback model's instances of one tile in a vertex buffer.
+pub struct FallbackBatch {
     model: usize,
     buffer: wgpu::Buffer,
     count: u32,
@@ -73,8 +74,8 @@ pub struct Fallback {
 }
 
 /// One immutable instance buffer per model of `fallback` with placements.
-fn batches(
-    gpu: &GpuContext,
+pub(crate) fn batches(
+    device: &wgpu::Device,
     fallback: &[usize],
     placements: &Placements,
     model_count: usize,
@@ -91,13 +92,11 @@ fn batches(
             what: format!("fallback model {model}"),
             reason: "more than u32::MAX placements".into(),
         })?;
-        let buffer = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("grass.grid.fallback"),
-                contents: bytemuck::cast_slice(&matrices),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
+        let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("grass.grid.fallback"),
+            contents: bytemuck::cast_slice(&matrices),
+            usage: wgpu::BufferUsages::VERTEX,
+        });
         out.push(FallbackBatch {
             model,
             buffer,
@@ -122,7 +121,7 @@ impl Fallback {
         if fallback.is_empty() {
             return Ok(out);
         }
-        let list = batches(gpu, fallback, placements, model_count)?;
+        let list = batches(&gpu.device, fallback, placements, model_count)?;
         if !list.is_empty() {
             out.tiles.insert((u32::MAX, u32::MAX), list);
         }
@@ -137,13 +136,17 @@ impl Fallback {
         tile: TileCoord,
         placements: Option<&Placements>,
         model_count: usize,
+        prepared: Option<Vec<FallbackBatch>>,
     ) -> Result<u64, PassError> {
         let key = (tile.y, tile.x);
         self.tiles.remove(&key);
         let Some(p) = placements.filter(|_| !self.models.is_empty()) else {
             return Ok(0);
         };
-        let list = batches(gpu, &self.models, p, model_count)?;
+        let list = match prepared {
+            Some(list) => list,
+            None => batches(&gpu.device, &self.models, p, model_count)?,
+        };
         let bytes = list
             .iter()
             .map(|b| u64::from(b.count) * INSTANCE_BYTES)
@@ -152,6 +155,16 @@ impl Fallback {
             self.tiles.insert(key, list);
         }
         Ok(bytes)
+    }
+
+    /// Takes tile `tile`'s batches out (to be freed elsewhere).
+    pub fn take_tile(&mut self, tile: TileCoord) -> Option<Vec<FallbackBatch>> {
+        self.tiles.remove(&(tile.y, tile.x))
+    }
+
+    /// The models drawn by the fallback (for a preparer on another thread).
+    pub fn models(&self) -> &[usize] {
+        &self.models
     }
 
     /// Whether anything is drawn by the fallback.

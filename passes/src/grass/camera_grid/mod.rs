@@ -119,18 +119,28 @@ impl crate::technique::Technique for CameraGrid {
         CameraGrid::facts(self, scene.world)
     }
 
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        CameraGrid::tile_preparer(self)
+    }
+
     /// Per tile in place ([`CameraGrid::set_tile`]) while streaming; a
     /// whole-window build, chunk-level changes or a full atlas rebuild.
     fn residency_changed(
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, crate::error::PassError> {
         if !self.is_streaming() {
             return Ok(crate::technique::Residency::Rebuild);
         }
         let s = &inputs.scene;
         crate::technique::apply_per_tile(changes, |t| {
+            // The old batches are released off the render thread.
+            if let Some(old) = self.take_fallback_tile(t) {
+                prepared.discard(old);
+            }
+            let prepared = prepared.take_resident(s.world, t)?;
             let p = s.placements.tile(t);
             // Only the fallback models' placements are used, and only
             // when there are fallback models.
@@ -142,7 +152,7 @@ impl crate::technique::Technique for CameraGrid {
                 policy: s.policy,
                 placements: p.unwrap_or(&EMPTY),
             };
-            self.set_tile(inputs.gpu, inputs.models, scene, t, p)
+            self.set_tile(inputs.gpu, inputs.models, scene, t, p, prepared)
         })
     }
 }

@@ -291,6 +291,42 @@ impl GridResources {
         true
     }
 
+    /// Tile `tile`'s 16x16 MCNKs loaded or unloaded at once: `words[iy *
+    /// 16 + ix]` is MCNK `(ix, iy)`'s control block (`None`: not
+    /// resident). Rewrites the CPU copy and the texture in one write of
+    /// the tile's block (the MCNKs inside the window only). Returns the
+    /// bytes written.
+    pub fn set_tile_words(
+        &mut self,
+        queue: &wgpu::Queue,
+        tile: sward_scenes::TileCoord,
+        words: &[Option<[u32; 64]>],
+    ) -> u64 {
+        let mut lo = [u32::MAX; 2];
+        let mut hi = [0u32; 2];
+        for iy in 0..16u32 {
+            for ix in 0..16u32 {
+                let chunk = ChunkCoord::from_tile(tile, ix, iy);
+                let w = words.get((iy * 16 + ix) as usize).and_then(Option::as_ref);
+                if let Some([x0, y0]) = self.control.set_chunk(chunk, w) {
+                    lo = [lo[0].min(x0), lo[1].min(y0)];
+                    hi = [hi[0].max(x0 + 8), hi[1].max(y0 + 8)];
+                }
+            }
+        }
+        if lo[0] >= hi[0] || lo[1] >= hi[1] {
+            return 0;
+        }
+        let size = [hi[0] - lo[0], hi[1] - lo[1]];
+        let mut block = Vec::with_capacity((size[0] * size[1]) as usize);
+        for y in lo[1]..hi[1] {
+            let at = (y * self.control.width + lo[0]) as usize;
+            block.extend_from_slice(&self.control.words[at..at + size[0] as usize]);
+        }
+        write_words(queue, &self.control_texture, lo, size, &block);
+        block.len() as u64 * 4
+    }
+
     /// GPU memory of these resources.
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.bytes

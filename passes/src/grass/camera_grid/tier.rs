@@ -85,12 +85,43 @@ pub struct CameraGrid {
     /// Whether the atlas and control texture reach over a streaming
     /// window's source (tiles then change in place).
     streaming: bool,
+    /// The tile workers' preparer of a streaming build.
+    preparer: Option<crate::technique::SharedPreparer>,
 }
 
 fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
     PassError::Shader {
         technique: "grass.camera-grid",
         source,
+    }
+}
+
+/// What `camera-grid` derives from one streamed tile on the tile workers:
+/// its height-atlas tiles, its MCNKs' control blocks and its fallback
+/// models' instance batches.
+pub struct GridTile {
+    atlas: crate::atlas::AtlasTile,
+    /// Per MCNK `(ix, iy)` at `iy * 16 + ix`; `None`: not resident.
+    words: Vec<Option<[u32; 64]>>,
+    fallback: Option<Vec<super::fallback::FallbackBatch>>,
+}
+
+impl GridTile {
+    /// The control blocks of tile `tile`'s 256 MCNKs, `mcnk` giving each
+    /// resident one.
+    fn words<'m>(
+        mcnk: impl Fn(sward_scenes::ChunkCoord) -> Option<&'m sward_scenes::Mcnk>,
+        tile: sward_scenes::TileCoord,
+        effects: &ResolvedEffects,
+        table: &super::control::EffectTable,
+        policy: &sward_scenes::Policy,
+    ) -> Vec<Option<[u32; 64]>> {
+        (0..256u32)
+            .map(|k| {
+                let chunk = sward_scenes::ChunkCoord::from_tile(tile, k % 16, k / 16);
+                mcnk(chunk).map(|m| super::control::mcnk_words(m, effects, table, policy))
+            })
+            .collect()
     }
 }
 
@@ -278,7 +309,28 @@ impl CameraGrid {
             frame: 0,
             bytes,
             streaming: reach.is_some(),
+            preparer: None,
         })
+        .map(|mut this: Self| {
+            if this.streaming {
+                this.preparer = Some(this.make_preparer(scene.effects, scene.policy, models.len()));
+            }
+            this
+        })
+    }
+
+    /// Takes tile `tile`'s fallback batches out, to be freed elsewhere.
+    pub fn take_fallback_tile(
+        &mut self,
+        tile: sward_scenes::TileCoord,
+    ) -> Option<Vec<super::fallback::FallbackBatch>> {
+        self.fallback.take_tile(tile)
+    }
+
+    /// The tile workers' preparer of a streaming build (see
+    /// [`Self::make_preparer`]).
+    pub fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.preparer.clone()
     }
 
     /// Whether tiles change in place ([`Self::with_reach`] with a reach).
@@ -299,25 +351,33 @@ impl CameraGrid {
         scene: GridScene<'_>,
         tile: sward_scenes::TileCoord,
         placements: Option<&Placements>,
+        prepared: Option<GridTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(mut bytes) = self.res.atlas.set_tile(&gpu.queue, scene.world, tile)? else {
+        let (atlas, words, batches) = match prepared {
+            Some(p) => (Some(p.atlas), Some(p.words), p.fallback),
+            None => (None, None, None),
+        };
+        let Some(mut bytes) =
+            self.res
+                .atlas
+                .set_tile_prepared(&gpu.queue, scene.world, tile, atlas.as_ref())?
+        else {
             return Ok(None);
         };
-        for iy in 0..16 {
-            for ix in 0..16 {
-                let chunk = sward_scenes::ChunkCoord::from_tile(tile, ix, iy);
-                let mcnk = scene.world.mcnk(chunk);
-                if self
-                    .res
-                    .update_chunk(&gpu.queue, chunk, mcnk, scene.effects, scene.policy)
-                {
-                    bytes += 64 * 4;
-                }
-            }
-        }
+        let words = match words {
+            Some(w) => w,
+            None => GridTile::words(
+                |c| scene.world.mcnk(c),
+                tile,
+                scene.effects,
+                &self.res.table,
+                scene.policy,
+            ),
+        };
+        bytes += self.res.set_tile_words(&gpu.queue, tile, &words);
         bytes += self
             .fallback
-            .set_tile(gpu, tile, placements, models.len())?;
+            .set_tile(gpu, tile, placements, models.len(), batches)?;
         // Counts read back for the old window are not this one's.
         self.frame = 0;
         if let Ok(mut r) = self.readback.lock() {
@@ -328,6 +388,51 @@ impl CameraGrid {
             );
         }
         Ok(Some(bytes))
+    }
+
+    /// A preparer for the tile workers: a tile's atlas tiles, control
+    /// blocks and fallback batches ([`GridTile`]). `effects` and `policy`
+    /// are the scene's (the preparer keeps its own copies).
+    fn make_preparer(
+        &self,
+        effects: &ResolvedEffects,
+        policy: &sward_scenes::Policy,
+        model_count: usize,
+    ) -> crate::technique::SharedPreparer {
+        let (effects, policy, table) = (effects.clone(), *policy, self.res.table.clone());
+        let fallback = self.fallback.models().to_vec();
+        std::sync::Arc::new(crate::technique::FnPreparer(
+            move |i: &crate::technique::PrepareInputs<'_>| {
+                let t = i.tile;
+                let words = GridTile::words(
+                    |c| {
+                        let (ix, iy) = c.index_in_tile();
+                        t.mcnks
+                            .iter()
+                            .find(|m| m.chunk_coord(i.coord).index_in_tile() == (ix, iy))
+                    },
+                    i.coord,
+                    &effects,
+                    &table,
+                    &policy,
+                );
+                let fallback = if fallback.is_empty() || i.placements.is_empty() {
+                    None
+                } else {
+                    Some(super::fallback::batches(
+                        i.device,
+                        &fallback,
+                        i.placements,
+                        model_count,
+                    )?)
+                };
+                Ok(GridTile {
+                    atlas: crate::atlas::AtlasTile::prepare(t),
+                    words,
+                    fallback,
+                })
+            },
+        ))
     }
 
     /// Candidates evaluated per draw (`side^2 * candidates`).

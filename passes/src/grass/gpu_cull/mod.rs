@@ -604,12 +604,35 @@ impl GpuCull {
         placements: Option<&Placements>,
         atlas: &HeightAtlas,
     ) -> Result<u64, PassError> {
+        self.set_tile_prepared(gpu, world, tile, placements, atlas, None)
+    }
+
+    /// [`Self::set_tile`] with the tile's patch set built beforehand
+    /// ([`Self::tile_patches`], on a worker thread); `None` builds it here.
+    pub fn set_tile_prepared(
+        &mut self,
+        gpu: &GpuContext,
+        world: &World,
+        tile: TileCoord,
+        placements: Option<&Placements>,
+        atlas: &HeightAtlas,
+        prepared: Option<PatchSet>,
+    ) -> Result<u64, PassError> {
         let mut bytes = self.remove(gpu, tile);
         if let Some(p) = placements.filter(|p| !p.is_empty()) {
-            let set = PatchSet::build(world, p, &self.reach, self.patch)?;
+            let set = match prepared {
+                Some(set) => set,
+                None => PatchSet::build(world, p, &self.reach, self.patch)?,
+            };
             bytes += self.insert(gpu, tile, &set, atlas)?;
         }
         Ok(bytes)
+    }
+
+    /// What building a tile's patch set needs (model reach, patch size),
+    /// for a preparer that runs on another thread.
+    pub fn patch_config(&self) -> (Vec<ModelReach>, PatchSize) {
+        (self.reach.clone(), self.patch)
     }
 
     /// Drops `tile`'s pages: its entry slots become [`pool::FREE_ENTRY`]s.
@@ -1264,6 +1287,13 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 /// Grass `gpu-cull` as a registered technique: the cull with the height
 /// atlas its descriptors take Z from.
 ///
+/// What grass `gpu-cull` derives from one streamed tile on the tile
+/// workers: its height-atlas tiles and its patch set.
+struct GrassCullTile {
+    atlas: crate::atlas::AtlasTile,
+    patches: Option<PatchSet>,
+}
+
 /// When the world streams (`SceneData::atlas_reach` is some), the atlas
 /// reaches over every tile of the source and the cull's pools are sized for
 /// `max_resident_tiles` tiles; a residency change then updates both per
@@ -1393,6 +1423,34 @@ impl crate::technique::Technique for GpuCullTier {
         self.cull.facts()
     }
 
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        if !self.streaming {
+            return None;
+        }
+        let (reach, patch) = self.cull.patch_config();
+        Some(std::sync::Arc::new(crate::technique::FnPreparer(
+            move |i: &crate::technique::PrepareInputs<'_>| {
+                let patches = if i.placements.is_empty() {
+                    None
+                } else {
+                    let mut world = World::new("prepare");
+                    world.insert(std::sync::Arc::clone(i.tile)).map_err(|e| {
+                        PassError::InvalidInput {
+                            technique: "grass.gpu-cull",
+                            what: format!("tile ({}, {})", i.coord.x, i.coord.y),
+                            reason: e.to_string(),
+                        }
+                    })?;
+                    Some(PatchSet::build(&world, i.placements, &reach, patch)?)
+                };
+                Ok(GrassCullTile {
+                    atlas: crate::atlas::AtlasTile::prepare(i.tile),
+                    patches,
+                })
+            },
+        )))
+    }
+
     /// Per tile: the atlas makes the tile's MCNKs resident (or evicts
     /// them), the cull writes its patches into free pool pages (or frees
     /// them); one commit per batch publishes the per-model regions. A
@@ -1402,6 +1460,7 @@ impl crate::technique::Technique for GpuCullTier {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         use crate::technique::Residency;
         if !self.streaming {
@@ -1409,13 +1468,20 @@ impl crate::technique::Technique for GpuCullTier {
         }
         let (gpu, world) = (inputs.gpu, inputs.scene.world);
         let answer = crate::technique::apply_per_tile(changes, |t| {
-            let Some(atlas_bytes) = self.atlas.set_tile(&gpu.queue, world, t)? else {
+            let (atlas, set) = match prepared.take_resident::<GrassCullTile>(world, t)? {
+                Some(p) => (Some(p.atlas), p.patches),
+                None => (None, None),
+            };
+            let Some(atlas_bytes) =
+                self.atlas
+                    .set_tile_prepared(&gpu.queue, world, t, atlas.as_ref())?
+            else {
                 return Ok(None);
             };
             let p = inputs.scene.placements.tile(t);
-            let cull_bytes = self
-                .cull
-                .set_tile(gpu, world, t, p.as_deref(), &self.atlas)?;
+            let cull_bytes =
+                self.cull
+                    .set_tile_prepared(gpu, world, t, p.as_deref(), &self.atlas, set)?;
             Ok(Some(atlas_bytes + cull_bytes))
         })?;
         Ok(match answer {

@@ -240,7 +240,9 @@ impl Clipmap {
                 let slots = atlas.layout().capacity() as usize;
                 let mut splat = SplatGpu::streaming(gpu, r.capacity.div_ceil(256), slots)?;
                 for tile in world.tiles() {
-                    if splat_tile(&mut splat, &gpu.queue, world, &atlas, tile.coord)?.is_none() {
+                    if splat_tile(&mut splat, &gpu.queue, world, &atlas, tile.coord, None)?
+                        .is_none()
+                    {
                         return Err(PassError::InvalidInput {
                             technique: TECHNIQUE,
                             what: format!("ADT tile ({}, {})", tile.coord.x, tile.coord.y),
@@ -713,6 +715,7 @@ impl Clipmap {
         world: &World,
         reach: Option<AtlasReach>,
         changes: &[ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<Residency, PassError> {
         if self.reach.is_none() || self.reach != reach {
             return Ok(Residency::Rebuild);
@@ -728,11 +731,19 @@ impl Clipmap {
         }
         let mut bytes = 0;
         for t in tiles {
-            let Some(b) = self.atlas.set_tile(&gpu.queue, world, t)? else {
+            let (atlas, splat) =
+                match prepared.take_resident::<crate::terrain::TerrainTile>(world, t)? {
+                    Some(p) => (Some(p.atlas), Some(p.splat)),
+                    None => (None, None),
+                };
+            let Some(b) = self
+                .atlas
+                .set_tile_prepared(&gpu.queue, world, t, atlas.as_ref())?
+            else {
                 return Ok(Residency::Rebuild);
             };
             bytes += b;
-            let Some(b) = self.set_tile_shading(&gpu.queue, world, t)? else {
+            let Some(b) = self.set_tile_shading(&gpu.queue, world, t, splat)? else {
                 return Ok(Residency::Rebuild);
             };
             bytes += b;
@@ -774,6 +785,7 @@ impl Clipmap {
         queue: &wgpu::Queue,
         world: &World,
         t: TileCoord,
+        splat: Option<crate::terrain::splat_gpu::SplatTile>,
     ) -> Result<Option<u64>, PassError> {
         let side = TILE_CHUNKS;
         let first = sward_scenes::world::ChunkCoord {
@@ -787,7 +799,7 @@ impl Clipmap {
         else {
             return Ok(None);
         };
-        let Some(bytes) = splat_tile(&mut self.splat, queue, world, &self.atlas, t)? else {
+        let Some(bytes) = splat_tile(&mut self.splat, queue, world, &self.atlas, t, splat)? else {
             return Ok(None);
         };
         let mut texels = vec![[NO_CHUNK, 0u32]; (side * side) as usize];
@@ -926,6 +938,7 @@ fn splat_tile(
     world: &World,
     atlas: &HeightAtlas,
     t: TileCoord,
+    prepared: Option<crate::terrain::splat_gpu::SplatTile>,
 ) -> Result<Option<u64>, PassError> {
     let mut slots = Vec::new();
     if let Some(tile) = world.tile(t) {
@@ -936,7 +949,7 @@ fn splat_tile(
             }
         }
     }
-    splat.set_tile(queue, world, t, &slots)
+    splat.set_tile_prepared(queue, world, t, &slots, prepared)
 }
 
 /// Height range of the MCNKs of `tile` as the atlas records them (`None`
@@ -1412,13 +1425,21 @@ impl crate::technique::Technique for Clipmap {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<Residency, PassError> {
         self.apply_residency(
             inputs.gpu,
             inputs.scene.world,
             inputs.scene.atlas_reach(),
             changes,
+            prepared,
         )
+    }
+
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.reach
+            .is_some()
+            .then(crate::terrain::TerrainTile::preparer)
     }
 }
 

@@ -922,7 +922,13 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
             )
             .collect();
         let answer = clipmap
-            .apply_residency(gpu, scene.world(), reach, &changes)
+            .apply_residency(
+                gpu,
+                scene.world(),
+                reach,
+                &changes,
+                &mut crate::technique::PreparedTiles::none(),
+            )
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(
             matches!(answer, Residency::Applied { bytes_uploaded } if bytes_uploaded > 0),

@@ -190,8 +190,9 @@ impl GpuCullTerrain {
         gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
+        prepared: Option<super::TerrainTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile)? else {
+        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile, prepared)? else {
             return Ok(None);
         };
         let slots = self.draw.atlas.slot_count() as u32;
@@ -813,9 +814,16 @@ impl crate::technique::Technique for GpuCullTerrain {
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
         changes: &[crate::technique::ResidencyChange],
+        prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
+        let world = inputs.scene.world;
         crate::technique::apply_per_tile(changes, |tile| {
-            self.set_tile(inputs.gpu, inputs.scene.world, tile)
+            let p = prepared.take_resident(world, tile)?;
+            self.set_tile(inputs.gpu, world, tile, p)
         })
+    }
+
+    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.draw.is_streaming().then(super::TerrainTile::preparer)
     }
 }
