@@ -203,10 +203,10 @@ fn render_streaming(md: &mut String, report: &Report) {
     md.push_str(
         "| tier | mode | CPU frame p99 ms | CPU frame max ms | slides | tiles loaded \
          | tiles evicted | tile data | uploaded by streaming | largest streaming ms in a frame \
-         | of it load/apply | of it techniques | techniques in place / rebuilt | worker queue depth \
-         | hitches |\n",
+         | of it load/apply | of it techniques | techniques in place / rebuilt \
+         | tiles prepared on workers / inline | worker queue depth | hitches |\n",
     );
-    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for run in &report.runs {
         let Some(s) = &run.streaming else { continue };
         let p99 = run
@@ -215,7 +215,7 @@ fn render_streaming(md: &mut String, report: &Report) {
             .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}"));
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} / {} | {} | {} |",
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} |",
             cell(&run.tier.to_string()),
             s.mode,
             p99,
@@ -230,6 +230,8 @@ fn render_streaming(md: &mut String, report: &Report) {
             s.max_technique_ms,
             s.techniques_applied,
             s.techniques_rebuilt,
+            s.prepared_off_thread,
+            s.prepared_inline,
             s.max_queue_depth,
             run.hitch_list.len(),
         );
