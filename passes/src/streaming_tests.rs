@@ -58,8 +58,13 @@ fn view_over(scene: &Scene, tile: TileCoord) -> FrameView {
     FrameView::new(camera, [W, H], 1, 0.0, settings)
 }
 
-/// Renders two frames of `renderer` at `view`; the second frame's image and
-/// counters.
+/// Frames [`shot`] renders: enough for the GPU-culled tiers' lagged counts
+/// (read back every 4 frames, available a frame or two later) to be of the
+/// world drawn now, whatever their readback's phase.
+const SHOT_FRAMES: usize = 12;
+
+/// Renders [`SHOT_FRAMES`] frames of `renderer` at `view` (waiting for the
+/// GPU after each, as the bench does); the last frame's image and counters.
 fn shot(
     gpu: &GpuContext,
     renderer: &mut SceneRenderer,
@@ -69,11 +74,12 @@ fn shot(
     let target = OffscreenTarget::new(&gpu.device, W, H, 1).expect("target");
     let mut executor = GraphExecutor::new(gpu).expect("executor");
     let mut counters = Counters::default();
-    for _ in 0..2 {
+    for _ in 0..SHOT_FRAMES {
         let mut graph = RenderGraph::new();
         let ids = TargetIds::import(&mut graph, &target);
         renderer.record(gpu, SceneData::from_scene(scene), &mut graph, view, ids);
         counters = executor.execute(gpu, graph).expect("frame").counters;
+        gpu.wait_idle();
     }
     executor.flush(gpu);
     (

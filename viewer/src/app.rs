@@ -312,13 +312,16 @@ impl Viewer {
                 })?;
             self.state.message(format!(
                 "streaming: {} tiles applied, {} evicted; render thread {:.1} ms tiles + {:.1} ms \
-                 techniques ({} updated in place, {} rebuilt); {} of the window loading, {} queued",
+                 techniques ({} updated in place, {} rebuilt; {} tile preparations done on workers, \
+                 {} here); {} of the window loading, {} queued",
                 step.applied.len(),
                 step.evicted.len(),
                 step.ms,
                 r.applied_ms + r.rebuild_ms,
                 r.applied.len(),
                 r.rebuilt.len(),
+                r.prepared_off_thread,
+                r.prepared_inline,
                 step.missing,
                 step.queue_depth
             ));

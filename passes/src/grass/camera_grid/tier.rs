@@ -378,15 +378,8 @@ impl CameraGrid {
         bytes += self
             .fallback
             .set_tile(gpu, tile, placements, models.len(), batches)?;
-        // Counts read back for the old window are not this one's.
-        self.frame = 0;
-        if let Ok(mut r) = self.readback.lock() {
-            *r = LaggedReadback::new(
-                &gpu.device,
-                "grass.grid.readback",
-                models.len().max(1) as u64 * ARGS_WORDS * 4,
-            );
-        }
+        // The lagged counts carry on: the previous world's until the next
+        // readback, never the all-candidates upper bound of a fresh build.
         Ok(Some(bytes))
     }
 

@@ -848,9 +848,11 @@ impl GpuCull {
     /// and visible-list region (prefix sums of its live entries and
     /// clumps, in model order), the per-model table (one small write), the
     /// counts, and the dispatch extent. Work and bytes depend on the number
-    /// of models and resident tiles, not on placements. Starts the count
-    /// readback afresh (counts of the old window are not reported for the
-    /// new one). Returns the bytes written.
+    /// of models and resident tiles, not on placements. The lagged count
+    /// readback carries on: until its next result the reported counts are
+    /// the previous resident world's (as lagged counts always are a few
+    /// frames old), never the all-instances upper bound of a fresh build.
+    /// Returns the bytes written.
     pub fn commit(&mut self, gpu: &GpuContext, models: &GrassModels) -> u64 {
         let n = self.model_count as usize;
         let mut entries = vec![0u32; n];
@@ -908,12 +910,6 @@ impl GpuCull {
         if !data.is_empty() {
             gpu.queue.write_buffer(&self.cull_models, 0, data);
         }
-        self.frame = 0;
-        self.readback = std::sync::Mutex::new(LaggedReadback::new(
-            &gpu.device,
-            "grass.cull.readback",
-            self.readback_size,
-        ));
         data.len() as u64
     }
 }

@@ -181,9 +181,10 @@ impl GpuCullTerrain {
 
     /// Streaming builds: makes tile `tile` of `world` resident in the atlas
     /// and splat data (replacing it if it was) or evicts it when `world` no
-    /// longer has it; the cull then covers the atlas's slots. Lagged
-    /// counters and the occlusion pyramid's history start over, as in a
-    /// fresh build. Returns the bytes written, or `Ok(None)` when this was
+    /// longer has it; the cull then covers the atlas's slots. The occlusion
+    /// pyramid's history starts over, as in a fresh build; the lagged
+    /// counters carry on (the previous world's until the next readback).
+    /// Returns the bytes written, or `Ok(None)` when this was
     /// built whole or has no room.
     pub fn set_tile(
         &mut self,
@@ -200,12 +201,6 @@ impl GpuCullTerrain {
             return Ok(None);
         }
         self.chunk_count = slots;
-        self.last_counts = None;
-        self.readback = Mutex::new(LaggedReadback::new(
-            &gpu.device,
-            "terrain.cull.count_readback",
-            16,
-        ));
         if let Some(o) = self.occlusion.as_mut() {
             o.previous = false;
         }
