@@ -14,6 +14,15 @@
 //!
 //! Prefetched tiles wait finished on the CPU until the camera comes near;
 //! they cost the render thread nothing until then.
+//!
+//! A consumer can have its own per-tile work done on the workers too
+//! ([`Streamer::set_preparer`] with a [`TilePrepare`]: the renderer's
+//! techniques derive meshes, atlas tiles and buffers from each tile there);
+//! the results come back with the applied tiles
+//! ([`Streamer::take_prepared`]). What the window lets go of (evicted
+//! tiles, their placements) is freed on a [`Reaper`] thread. Workers and
+//! the reaper run as background threads (Linux `SCHED_IDLE`), so they never
+//! preempt the render thread.
 
 use std::any::Any;
 use std::collections::{BTreeMap, BTreeSet};
@@ -122,7 +131,7 @@ pub type PreparedByTile = Vec<(TileCoord, PreparedValue)>;
 pub struct Prepared {
     generation: u64,
     /// The preparer's result.
-    pub value: Box<dyn Any + Send>,
+    pub value: PreparedValue,
     /// Worker milliseconds spent preparing.
     pub ms: f64,
 }
@@ -238,29 +247,27 @@ impl TileLoader {
                 let (job_rx, done_tx) = (Arc::clone(&job_rx), done_tx.clone());
                 let (source, effects) = (Arc::clone(&source), Arc::clone(&effects));
                 let preparer = Arc::clone(&preparer);
-                let mut prioritised = false;
                 std::thread::Builder::new()
                     .name(format!("sward-tiles-{i}"))
-                    .spawn(move || loop {
-                        if !prioritised {
-                            background_priority();
-                            prioritised = true;
-                        }
-                        let job = match job_rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok(coord) = job else { return };
-                        let mut r =
-                            load_tile(source.as_ref(), &effects, model_count, &policy, coord);
-                        if let Ok(loaded) = r.as_mut() {
-                            let current = preparer.read().map(|p| p.clone()).ok();
-                            if let Some((generation, Some(p))) = current {
-                                prepare_tile(loaded, generation, p.as_ref());
+                    .spawn(move || {
+                        background_priority();
+                        loop {
+                            let job = match job_rx.lock() {
+                                Ok(rx) => rx.recv(),
+                                Err(_) => return,
+                            };
+                            let Ok(coord) = job else { return };
+                            let mut r =
+                                load_tile(source.as_ref(), &effects, model_count, &policy, coord);
+                            if let Ok(loaded) = r.as_mut() {
+                                let current = preparer.read().map(|p| p.clone()).ok();
+                                if let Some((generation, Some(p))) = current {
+                                    prepare_tile(loaded, generation, p.as_ref());
+                                }
                             }
-                        }
-                        if done_tx.send((coord, r)).is_err() {
-                            return;
+                            if done_tx.send((coord, r)).is_err() {
+                                return;
+                            }
                         }
                     })
                     .expect("spawning a tile worker thread")
