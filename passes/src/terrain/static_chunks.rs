@@ -216,7 +216,7 @@ impl StaticChunks {
     }
 
     /// [`Self::set_tile`] with the tile's vertex buffer and alpha block
-    /// prepared beforehand ([`ChunksTile::prepare`], on a worker thread);
+    /// prepared beforehand (`ChunksTile::prepare`, on a worker thread);
     /// `None` prepares them here.
     pub fn set_tile_prepared(
         &mut self,

@@ -327,8 +327,8 @@ impl CameraGrid {
         self.fallback.take_tile(tile)
     }
 
-    /// The tile workers' preparer of a streaming build (see
-    /// [`Self::make_preparer`]).
+    /// The tile workers' preparer of a streaming build: each tile's atlas
+    /// tiles, control blocks and fallback batches ([`GridTile`]).
     pub fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
         self.preparer.clone()
     }

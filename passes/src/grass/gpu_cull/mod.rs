@@ -607,8 +607,8 @@ impl GpuCull {
         self.set_tile_prepared(gpu, world, tile, placements, atlas, None)
     }
 
-    /// [`Self::set_tile`] with the tile's patch set built beforehand
-    /// ([`Self::tile_patches`], on a worker thread); `None` builds it here.
+    /// [`Self::set_tile`] with the tile's patch set built beforehand (by the
+    /// technique's tile preparer, on a worker thread); `None` builds it here.
     pub fn set_tile_prepared(
         &mut self,
         gpu: &GpuContext,
