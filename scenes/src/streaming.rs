@@ -470,7 +470,6 @@ pub struct Streamer {
     last: Option<[f64; 2]>,
     heading: [f64; 2],
     generation: u64,
-    has_preparer: bool,
     applied_prepared: PreparedByTile,
     prepared_ms: f64,
 }
@@ -496,7 +495,6 @@ impl Streamer {
             last: None,
             heading: [0.0, 0.0],
             generation: 0,
-            has_preparer: false,
             applied_prepared: Vec::new(),
             prepared_ms: 0.0,
         }
@@ -508,7 +506,6 @@ impl Streamer {
     /// does that work itself when they are applied), as do results handed
     /// over by [`Self::update`] and not yet taken.
     pub fn set_preparer(&mut self, preparer: Option<Arc<dyn TilePrepare>>) {
-        self.has_preparer = preparer.is_some();
         self.generation = self.loader.set_preparer(preparer);
         for loaded in self.ready.values_mut() {
             loaded.prepared = None;
@@ -689,7 +686,9 @@ impl Streamer {
             }
             step.bytes += done.bytes as u64;
             if let Some(p) = done.prepared {
-                if self.has_preparer && p.generation == self.generation {
+                // Workers prepare only with a preparer set, under its
+                // generation: an older or cleared one never matches.
+                if p.generation == self.generation {
                     self.applied_prepared.push((*t, p.value));
                     self.prepared_ms += p.ms;
                 }

@@ -354,19 +354,13 @@ impl crate::technique::Technique for StaticBatch {
                 Some(_) => prepared.take::<Option<TileBatches>>(t)?,
                 None => None,
             };
-            match built {
-                // The worker found no instances for this tile.
-                Some(None) => {
-                    self.tiles.remove(&(t.y, t.x));
-                    Ok(Some(0))
-                }
-                Some(Some(b)) => self
-                    .set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), Some(b))
-                    .map(Some),
-                None => self
-                    .set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), None)
-                    .map(Some),
+            if let Some(None) = built {
+                // The worker found no instances for this tile (its old
+                // buffer is gone above).
+                return Ok(Some(0));
             }
+            self.set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), built.flatten())
+                .map(Some)
         })
     }
 

@@ -106,6 +106,21 @@ pub fn apply_per_tile(
     Ok(Residency::Applied { bytes_uploaded })
 }
 
+/// [`apply_per_tile`] for a technique with a [`TilePreparer`]: `set_tile`
+/// also gets the tile's prepared result of type `T` from `prepared` (`None`
+/// for a tile `world` no longer holds, or one it must prepare itself).
+pub fn apply_prepared<T: std::any::Any>(
+    changes: &[ResidencyChange],
+    prepared: &mut PreparedTiles,
+    world: &sward_scenes::World,
+    mut set_tile: impl FnMut(TileCoord, Option<T>) -> Result<Option<u64>, PassError>,
+) -> Result<Residency, PassError> {
+    apply_per_tile(changes, |tile| {
+        let p = prepared.take_resident(world, tile)?;
+        set_tile(tile, p)
+    })
+}
+
 /// What a technique did with a [`ResidencyChange`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Residency {

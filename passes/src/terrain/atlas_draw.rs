@@ -208,10 +208,7 @@ impl AtlasDraw {
         if !self.splat.is_streaming() {
             return Ok(None);
         }
-        let (atlas, splat) = match prepared {
-            Some(p) => (Some(p.atlas), Some(p.splat)),
-            None => (None, None),
-        };
+        let (atlas, splat) = TerrainTile::into_parts(prepared);
         let Some(atlas_bytes) = self
             .atlas
             .set_tile_prepared(queue, world, tile, atlas.as_ref())?

@@ -74,6 +74,19 @@ impl TerrainTile {
         }
     }
 
+    /// Its atlas and splat parts (both `None` without a prepared tile).
+    pub fn into_parts(
+        prepared: Option<Self>,
+    ) -> (
+        Option<crate::atlas::AtlasTile>,
+        Option<splat_gpu::SplatTile>,
+    ) {
+        match prepared {
+            Some(p) => (Some(p.atlas), Some(p.splat)),
+            None => (None, None),
+        }
+    }
+
     /// The preparer the atlas-based terrain techniques hand the streamer.
     pub fn preparer() -> crate::technique::SharedPreparer {
         std::sync::Arc::new(crate::technique::FnPreparer(

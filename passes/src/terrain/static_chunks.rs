@@ -609,8 +609,7 @@ impl crate::technique::Technique for StaticChunks {
         prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         let world = inputs.scene.world;
-        let answer = crate::technique::apply_per_tile(changes, |tile| {
-            let p = prepared.take_resident(world, tile)?;
+        let answer = crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
             self.set_tile_prepared(inputs.gpu, world, tile, p)
         });
         prepared.discard(std::mem::take(&mut self.parked));

@@ -135,25 +135,28 @@ impl crate::technique::Technique for CameraGrid {
             return Ok(crate::technique::Residency::Rebuild);
         }
         let s = &inputs.scene;
-        crate::technique::apply_per_tile(changes, |t| {
-            // The old batches are released off the render thread.
-            if let Some(old) = self.take_fallback_tile(t) {
-                prepared.discard(old);
-            }
-            let prepared = prepared.take_resident(s.world, t)?;
-            let p = s.placements.tile(t);
-            // Only the fallback models' placements are used, and only
-            // when there are fallback models.
-            let p = p.as_deref().filter(|_| !self.fallback_models().is_empty());
-            let scene = GridScene {
-                world: s.world,
-                models: s.models,
-                effects: s.effects,
-                policy: s.policy,
-                placements: p.unwrap_or(&EMPTY),
-            };
-            self.set_tile(inputs.gpu, inputs.models, scene, t, p, prepared)
-        })
+        let mut released = Vec::new();
+        let answer =
+            crate::technique::apply_prepared(changes, prepared, s.world, |t, tile_prep| {
+                // The old batches are released off the render thread.
+                if let Some(old) = self.take_fallback_tile(t) {
+                    released.push(old);
+                }
+                let p = s.placements.tile(t);
+                // Only the fallback models' placements are used, and only
+                // when there are fallback models.
+                let p = p.as_deref().filter(|_| !self.fallback_models().is_empty());
+                let scene = GridScene {
+                    world: s.world,
+                    models: s.models,
+                    effects: s.effects,
+                    policy: s.policy,
+                    placements: p.unwrap_or(&EMPTY),
+                };
+                self.set_tile(inputs.gpu, inputs.models, scene, t, p, tile_prep)
+            });
+        prepared.discard(released);
+        answer
     }
 }
 

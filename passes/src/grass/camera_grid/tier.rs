@@ -107,21 +107,22 @@ pub struct GridTile {
 }
 
 impl GridTile {
-    /// The control blocks of tile `tile`'s 256 MCNKs, `mcnk` giving each
-    /// resident one.
-    fn words<'m>(
-        mcnk: impl Fn(sward_scenes::ChunkCoord) -> Option<&'m sward_scenes::Mcnk>,
+    /// The control blocks of tile `tile`'s 256 MCNKs from its resident
+    /// ones, `t` (`None`: the tile is not resident, every block empty).
+    fn words(
+        t: Option<&sward_scenes::AdtTile>,
         tile: sward_scenes::TileCoord,
         effects: &ResolvedEffects,
         table: &super::control::EffectTable,
         policy: &sward_scenes::Policy,
     ) -> Vec<Option<[u32; 64]>> {
-        (0..256u32)
-            .map(|k| {
-                let chunk = sward_scenes::ChunkCoord::from_tile(tile, k % 16, k / 16);
-                mcnk(chunk).map(|m| super::control::mcnk_words(m, effects, table, policy))
-            })
-            .collect()
+        let mut words = vec![None; 256];
+        for m in t.map_or(&[][..], |t| &t.mcnks[..]) {
+            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
+            words[(iy * 16 + ix) as usize] =
+                Some(super::control::mcnk_words(m, effects, table, policy));
+        }
+        words
     }
 }
 
@@ -367,7 +368,7 @@ impl CameraGrid {
         let words = match words {
             Some(w) => w,
             None => GridTile::words(
-                |c| scene.world.mcnk(c),
+                scene.world.tile(tile).map(|t| &**t),
                 tile,
                 scene.effects,
                 &self.res.table,
@@ -397,18 +398,7 @@ impl CameraGrid {
         std::sync::Arc::new(crate::technique::FnPreparer(
             move |i: &crate::technique::PrepareInputs<'_>| {
                 let t = i.tile;
-                let words = GridTile::words(
-                    |c| {
-                        let (ix, iy) = c.index_in_tile();
-                        t.mcnks
-                            .iter()
-                            .find(|m| m.chunk_coord(i.coord).index_in_tile() == (ix, iy))
-                    },
-                    i.coord,
-                    &effects,
-                    &table,
-                    &policy,
-                );
+                let words = GridTile::words(Some(t), i.coord, &effects, &table, &policy);
                 let fallback = if fallback.is_empty() || i.placements.is_empty() {
                     None
                 } else {

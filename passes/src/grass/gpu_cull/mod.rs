@@ -1463,9 +1463,9 @@ impl crate::technique::Technique for GpuCullTier {
             return Ok(Residency::Rebuild);
         }
         let (gpu, world) = (inputs.gpu, inputs.scene.world);
-        let answer = crate::technique::apply_per_tile(changes, |t| {
-            let (atlas, set) = match prepared.take_resident::<GrassCullTile>(world, t)? {
-                Some(p) => (Some(p.atlas), p.patches),
+        let answer = crate::technique::apply_prepared(changes, prepared, world, |t, p| {
+            let (atlas, set) = match p {
+                Some(GrassCullTile { atlas, patches }) => (Some(atlas), patches),
                 None => (None, None),
             };
             let Some(atlas_bytes) =

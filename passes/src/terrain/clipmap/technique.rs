@@ -732,10 +732,7 @@ impl Clipmap {
         let mut bytes = 0;
         for t in tiles {
             let (atlas, splat) =
-                match prepared.take_resident::<crate::terrain::TerrainTile>(world, t)? {
-                    Some(p) => (Some(p.atlas), Some(p.splat)),
-                    None => (None, None),
-                };
+                crate::terrain::TerrainTile::into_parts(prepared.take_resident(world, t)?);
             let Some(b) = self
                 .atlas
                 .set_tile_prepared(&gpu.queue, world, t, atlas.as_ref())?

@@ -812,8 +812,7 @@ impl crate::technique::Technique for GpuCullTerrain {
         prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         let world = inputs.scene.world;
-        crate::technique::apply_per_tile(changes, |tile| {
-            let p = prepared.take_resident(world, tile)?;
+        crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
             self.set_tile(inputs.gpu, world, tile, p)
         })
     }
