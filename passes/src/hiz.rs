@@ -506,6 +506,16 @@ impl HiZ {
         let Some(p) = self.pyramid.as_ref() else {
             return;
         };
+        // The reduction groups bind the pyramid's levels: the graph resource
+        // `id`, reached through the pass context like everything else.
+        let reduce: Vec<_> = p
+            .reduce_groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| {
+                graph.import_bind_group(&format!("{}.reduce{k}", self.name), g, &[id.into()])
+            })
+            .collect();
         graph
             .add_compute_pass(self.name)
             .needs(sward_engine::Capability::Compute)
@@ -513,12 +523,19 @@ impl HiZ {
             .write(id)
             .record(move |ctx| {
                 let depth_texture = ctx.res.texture(depth);
+                let pyramid = ctx.res.texture(id);
                 let ms = samples > 1;
                 let mut cache = self.depth_group.lock().unwrap_or_else(|e| e.into_inner());
                 if cache.as_ref().is_none_or(|(t, _)| t != depth_texture) {
                     let depth_view = depth_texture.create_view(&wgpu::TextureViewDescriptor {
                         label: Some("hiz.depth"),
                         aspect: wgpu::TextureAspect::DepthOnly,
+                        ..Default::default()
+                    });
+                    let level0 = pyramid.create_view(&wgpu::TextureViewDescriptor {
+                        label: Some("hiz.level0"),
+                        base_mip_level: 0,
+                        mip_level_count: Some(1),
                         ..Default::default()
                     });
                     let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -535,7 +552,7 @@ impl HiZ {
                             },
                             wgpu::BindGroupEntry {
                                 binding: 3,
-                                resource: wgpu::BindingResource::TextureView(&p.levels[0]),
+                                resource: wgpu::BindingResource::TextureView(&level0),
                             },
                         ],
                     });
@@ -554,9 +571,9 @@ impl HiZ {
                 let [gx, gy] = groups(p.size);
                 ctx.pass.dispatch_workgroups(gx, gy, 1);
                 ctx.pass.set_pipeline(&self.reduce);
-                for (k, group) in p.reduce_groups.iter().enumerate() {
+                for (k, &group) in reduce.iter().enumerate() {
                     let [gx, gy] = groups(level_size(p.size, k as u32 + 1));
-                    ctx.pass.set_bind_group(0, group, &[]);
+                    ctx.pass.set_bind_group(0, ctx.res.bind_group(group), &[]);
                     ctx.pass.dispatch_workgroups(gx, gy, 1);
                 }
             });

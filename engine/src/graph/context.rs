@@ -6,7 +6,7 @@ use std::ops::AddAssign;
 
 use std::cell::Cell;
 
-use super::{BufferId, ResourceId, TextureId};
+use super::{BindGroupDecl, BindGroupId, BufferId, ResourceId, TextureId};
 
 /// Per-pass (and per-frame) work counters, reported by the passes themselves.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -33,42 +33,153 @@ impl AddAssign for Counters {
     }
 }
 
+/// How a pass closure misused a handle; the executor turns the first one into
+/// the frame's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Misuse {
+    /// A resource of this graph the pass did not declare.
+    Undeclared(ResourceId),
+    /// A handle of another graph (or past this graph's declarations).
+    Foreign,
+}
+
+/// Objects handed out for a foreign handle so the closure can go on
+/// recording; the frame is rejected before anything is submitted.
+pub(crate) struct StandIns {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    pub buffer: wgpu::Buffer,
+    pub bind_group: wgpu::BindGroup,
+}
+
+impl StandIns {
+    pub(crate) fn new(device: &wgpu::Device) -> Self {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("sward.graph.stand-in"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("sward.graph.stand-in"),
+            size: 256,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::UNIFORM
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sward.graph.stand-in"),
+            entries: &[],
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sward.graph.stand-in"),
+            layout: &layout,
+            entries: &[],
+        });
+        StandIns {
+            texture,
+            view,
+            buffer,
+            bind_group,
+        }
+    }
+}
+
 /// The frame's real resources as one pass sees them: resolved by the handles
 /// the pass declared. Reaching a resource the pass did not declare marks the
 /// frame, and the executor rejects it with [`super::GraphError::UndeclaredAccess`]
-/// naming the pass (nothing is submitted).
+/// naming the pass (nothing is submitted); a handle of another graph rejects
+/// it with [`super::GraphError::UnknownResource`].
 pub struct Resources<'r> {
+    pub(crate) graph: u32,
     pub(crate) textures: &'r [wgpu::Texture],
     pub(crate) views: &'r [wgpu::TextureView],
     pub(crate) buffers: &'r [wgpu::Buffer],
+    pub(crate) bind_groups: &'r [BindGroupDecl],
     pub(crate) declared: &'r [ResourceId],
-    pub(crate) undeclared: &'r Cell<Option<ResourceId>>,
+    pub(crate) misuse: &'r Cell<Option<Misuse>>,
+    pub(crate) stand_ins: &'r StandIns,
 }
 
 impl<'r> Resources<'r> {
-    fn note(&self, id: ResourceId) {
-        if !self.declared.contains(&id) && self.undeclared.get().is_none() {
-            self.undeclared.set(Some(id));
+    fn mark(&self, misuse: Misuse) {
+        if self.misuse.get().is_none() {
+            self.misuse.set(Some(misuse));
         }
     }
 
-    /// The texture behind `id`. Handles are checked when the graph is validated,
-    /// so a handle of this graph always resolves.
+    fn note(&self, id: ResourceId) {
+        if !self.declared.contains(&id) {
+            self.mark(Misuse::Undeclared(id));
+        }
+    }
+
+    fn index(&self, graph: u32, index: usize, len: usize) -> Option<usize> {
+        if graph == self.graph && index < len {
+            Some(index)
+        } else {
+            self.mark(Misuse::Foreign);
+            None
+        }
+    }
+
+    /// The texture behind `id`.
     pub fn texture(&self, id: TextureId) -> &'r wgpu::Texture {
-        self.note(id.into());
-        &self.textures[id.1]
+        match self.index(id.0, id.1, self.textures.len()) {
+            Some(i) => {
+                self.note(id.into());
+                &self.textures[i]
+            }
+            None => &self.stand_ins.texture,
+        }
     }
 
     /// A default (whole-texture) view of `id`.
     pub fn view(&self, id: TextureId) -> &'r wgpu::TextureView {
-        self.note(id.into());
-        &self.views[id.1]
+        match self.index(id.0, id.1, self.views.len()) {
+            Some(i) => {
+                self.note(id.into());
+                &self.views[i]
+            }
+            None => &self.stand_ins.view,
+        }
     }
 
     /// The buffer behind `id`.
     pub fn buffer(&self, id: BufferId) -> &'r wgpu::Buffer {
-        self.note(id.into());
-        &self.buffers[id.1]
+        match self.index(id.0, id.1, self.buffers.len()) {
+            Some(i) => {
+                self.note(id.into());
+                &self.buffers[i]
+            }
+            None => &self.stand_ins.buffer,
+        }
+    }
+
+    /// The bind group behind `id`; counts as reaching every graph resource
+    /// it binds (see [`super::RenderGraph::import_bind_group`]).
+    pub fn bind_group(&self, id: BindGroupId) -> &'r wgpu::BindGroup {
+        match self.index(id.0, id.1, self.bind_groups.len()) {
+            Some(i) => {
+                let decl = &self.bind_groups[i];
+                for &r in &decl.binds {
+                    self.note(r);
+                }
+                &decl.group
+            }
+            None => &self.stand_ins.bind_group,
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
+use super::context::{Misuse, StandIns};
 use super::{
     BufferId, BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph,
     ResourceId, ResourcePool, Resources, TextureId, TextureSource, TransferCtx,
@@ -114,6 +115,7 @@ pub struct GraphExecutor {
     /// Frames handed to the profiler whose results have not come back, oldest first.
     pending: VecDeque<u64>,
     finished: Vec<GpuFrameTimes>,
+    stand_ins: StandIns,
 }
 
 const MAX_PENDING_FRAMES: usize = 4;
@@ -158,6 +160,7 @@ impl GraphExecutor {
             frame: 0,
             pending: VecDeque::new(),
             finished: Vec::new(),
+            stand_ins: StandIns::new(&gpu.device),
         })
     }
 
@@ -215,19 +218,6 @@ impl GraphExecutor {
         let mut passes = Vec::with_capacity(graph.passes.len());
         let mut total = Counters::default();
         let mut undeclared_access: Option<GraphError> = None;
-        let names: Vec<(ResourceId, String)> = graph
-            .textures
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (ResourceId::Texture(TextureId(graph.id, i)), t.name.clone()))
-            .chain(
-                graph
-                    .buffers
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| (ResourceId::Buffer(BufferId(graph.id, i)), b.name.clone())),
-            )
-            .collect();
         for node in graph.passes {
             let _scope = pass_scope(&node.name);
             let t0 = Instant::now();
@@ -241,13 +231,17 @@ impl GraphExecutor {
                 }
                 declared.extend(depth.map(|d| ResourceId::from(d.texture)));
             }
-            let undeclared = std::cell::Cell::new(None);
+            let misuse = std::cell::Cell::new(None);
+            let stand_ins = &self.stand_ins;
             let res = || Resources {
+                graph: graph.id,
                 textures: &textures,
                 views: &views,
                 buffers: &buffers,
+                bind_groups: &graph.bind_groups,
                 declared: &declared,
-                undeclared: &undeclared,
+                misuse: &misuse,
+                stand_ins,
             };
             match node.kind {
                 PassKind::Compute(record) => {
@@ -340,15 +334,26 @@ impl GraphExecutor {
                     self.profiler.end_query(&mut encoder, query);
                 }
             }
-            if let (Some(id), None) = (undeclared.get(), &undeclared_access) {
-                let resource = names
-                    .iter()
-                    .find(|(r, _)| *r == id)
-                    .map_or("?", |(_, n)| n.as_str());
-                undeclared_access = Some(GraphError::UndeclaredAccess {
-                    pass: node.name.clone(),
-                    resource: resource.to_owned(),
-                });
+            match (misuse.get(), &undeclared_access) {
+                (Some(Misuse::Undeclared(id)), None) => {
+                    let resource = match id {
+                        ResourceId::Texture(TextureId(_, i)) => {
+                            graph.textures.get(i).map(|t| &t.name)
+                        }
+                        ResourceId::Buffer(BufferId(_, i)) => graph.buffers.get(i).map(|b| &b.name),
+                    }
+                    .map_or("?", String::as_str);
+                    undeclared_access = Some(GraphError::UndeclaredAccess {
+                        pass: node.name.clone(),
+                        resource: resource.to_owned(),
+                    });
+                }
+                (Some(Misuse::Foreign), None) => {
+                    undeclared_access = Some(GraphError::UnknownResource {
+                        pass: node.name.clone(),
+                    });
+                }
+                _ => {}
             }
             total += counters;
             passes.push(PassReport {

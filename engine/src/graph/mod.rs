@@ -39,6 +39,12 @@ pub struct TextureId(pub(crate) u32, pub(crate) usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub(crate) u32, pub(crate) usize);
 
+/// Handle of a bind group imported into one [`RenderGraph`] (graph identity,
+/// index). Resolving it in a pass counts as reaching every graph resource it
+/// binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BindGroupId(pub(crate) u32, pub(crate) usize);
+
 /// Identities of graphs: every [`RenderGraph`] gets a new one.
 static NEXT_GRAPH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 
@@ -138,6 +144,13 @@ pub(crate) struct BufferDecl {
     pub source: BufferSource,
 }
 
+pub(crate) struct BindGroupDecl {
+    pub name: String,
+    pub group: wgpu::BindGroup,
+    /// The graph resources the group binds.
+    pub binds: Vec<ResourceId>,
+}
+
 /// Errors that reject a graph before anything is recorded, or a frame whose
 /// commands wgpu refused.
 #[derive(Debug, thiserror::Error)]
@@ -172,6 +185,12 @@ pub enum GraphError {
         pass: String,
         /// The resource name.
         resource: String,
+    },
+    /// A bind group imported with a member handle this graph did not declare.
+    #[error("bind group `{group}` binds a resource handle that this graph did not declare")]
+    ForeignBinding {
+        /// The bind group's name.
+        group: String,
     },
     /// Two resources or two passes with the same name.
     #[error("the name `{0}` is declared twice in one graph")]
@@ -215,6 +234,7 @@ pub struct RenderGraph<'a> {
     pub(crate) id: u32,
     pub(crate) textures: Vec<TextureDecl>,
     pub(crate) buffers: Vec<BufferDecl>,
+    pub(crate) bind_groups: Vec<BindGroupDecl>,
     pub(crate) passes: Vec<PassNode<'a>>,
 }
 
@@ -231,6 +251,7 @@ impl<'a> RenderGraph<'a> {
             id: NEXT_GRAPH.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             textures: Vec::new(),
             buffers: Vec::new(),
+            bind_groups: Vec::new(),
             passes: Vec::new(),
         }
     }
@@ -253,6 +274,26 @@ impl<'a> RenderGraph<'a> {
             source: BufferSource::Imported(buffer.clone()),
         });
         BufferId(self.id, self.buffers.len() - 1)
+    }
+
+    /// Imports a persistent bind group under a key. `binds` lists the graph
+    /// resources (imported or transient) the group binds; whatever else it
+    /// binds is immutable data the graph does not track (meshes, model
+    /// textures, samplers). A pass reaches the group through
+    /// [`Resources::bind_group`], which counts as reaching every resource in
+    /// `binds`, so the pass must declare each of them.
+    pub fn import_bind_group(
+        &mut self,
+        name: &str,
+        group: &wgpu::BindGroup,
+        binds: &[ResourceId],
+    ) -> BindGroupId {
+        self.bind_groups.push(BindGroupDecl {
+            name: name.to_owned(),
+            group: group.clone(),
+            binds: binds.to_vec(),
+        });
+        BindGroupId(self.id, self.bind_groups.len() - 1)
     }
 
     /// Declares a transient texture, taken from the pool at execution. Its
@@ -334,10 +375,18 @@ impl<'a> RenderGraph<'a> {
             .textures
             .iter()
             .map(|t| &t.name)
-            .chain(self.buffers.iter().map(|b| &b.name));
+            .chain(self.buffers.iter().map(|b| &b.name))
+            .chain(self.bind_groups.iter().map(|g| &g.name));
         for name in all_names.chain(self.passes.iter().map(|p| &p.name)) {
             if !names.insert(name.as_str()) {
                 return Err(GraphError::DuplicateName(name.clone()));
+            }
+        }
+        for group in &self.bind_groups {
+            if group.binds.iter().any(|&r| self.resource_name(r).is_none()) {
+                return Err(GraphError::ForeignBinding {
+                    group: group.name.clone(),
+                });
             }
         }
         let mut written = std::collections::HashSet::new();

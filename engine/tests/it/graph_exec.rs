@@ -322,3 +322,118 @@ fn a_pass_that_reaches_an_undeclared_resource_is_rejected_by_name() {
         });
     exec.execute(&gpu, g).unwrap();
 }
+
+/// A uniform buffer and a compute bind group over it (for the bind-group tests).
+fn uniform_group(device: &wgpu::Device) -> (wgpu::Buffer, wgpu::BindGroup) {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test.uniform"),
+        size: 16,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("test.uniform"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("test.uniform"),
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    (buffer, group)
+}
+
+#[test]
+fn a_bind_group_counts_as_reaching_what_it_binds() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let (buffer, group) = uniform_group(&gpu.device);
+    // The pass resolves the group but does not declare the buffer it binds.
+    let mut g = RenderGraph::new();
+    let uniform = g.import_buffer("test.uniform", &buffer);
+    let bound = g.import_bind_group("test.group", &group, &[uniform.into()]);
+    g.add_compute_pass("test.use").record(move |ctx| {
+        ctx.pass.set_bind_group(0, ctx.res.bind_group(bound), &[]);
+    });
+    match exec.execute(&gpu, g) {
+        Err(GraphError::UndeclaredAccess { pass, resource }) => {
+            assert_eq!(
+                (pass.as_str(), resource.as_str()),
+                ("test.use", "test.uniform")
+            );
+        }
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a bind group over an undeclared buffer was accepted"),
+    }
+    // Declared: the same frame runs, and the group is the one imported.
+    let mut g = RenderGraph::new();
+    let uniform = g.import_buffer("test.uniform", &buffer);
+    let bound = g.import_bind_group("test.group", &group, &[uniform.into()]);
+    let same = Cell::new(false);
+    let same_ref = &same;
+    let group_ref = &group;
+    g.add_compute_pass("test.use")
+        .read(uniform)
+        .record(move |ctx| {
+            let resolved = ctx.res.bind_group(bound);
+            same_ref.set(resolved == group_ref);
+            ctx.pass.set_bind_group(0, resolved, &[]);
+        });
+    exec.execute(&gpu, g).unwrap();
+    assert!(same.get(), "the resolved bind group is the imported one");
+}
+
+#[test]
+fn handles_of_another_graph_are_refused_in_closures_and_bind_groups() {
+    let gpu = gpu_or_skip!();
+    let mut exec = GraphExecutor::new(&gpu).unwrap();
+    let (buffer, group) = uniform_group(&gpu.device);
+    let desc = BufferDesc::new(16, wgpu::BufferUsages::COPY_DST);
+    // A real handle of another graph, past the end of this graph's buffers:
+    // resolving it in a closure is an error naming the pass, not a panic.
+    let mut other = RenderGraph::new();
+    let _ = other.create_buffer("other.a", desc);
+    let _ = other.create_buffer("other.b", desc);
+    let foreign = other.create_buffer("other.c", desc);
+    let mut g = RenderGraph::new();
+    let own = g.create_buffer("test.own", desc);
+    g.add_transfer_pass("test.fill")
+        .write(own)
+        .record(move |ctx| {
+            ctx.encoder.clear_buffer(ctx.res.buffer(own), 0, None);
+            ctx.encoder.clear_buffer(ctx.res.buffer(foreign), 0, None);
+        });
+    match exec.execute(&gpu, g) {
+        Err(GraphError::UnknownResource { pass }) => assert_eq!(pass, "test.fill"),
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a frame that used another graph's handle was accepted"),
+    }
+    // A bind group imported over another graph's handle fails validation.
+    let mut g = RenderGraph::new();
+    let _ = g.import_buffer("test.uniform", &buffer);
+    let _ = g.import_bind_group("test.group", &group, &[foreign.into()]);
+    match exec.execute(&gpu, g) {
+        Err(GraphError::ForeignBinding { group }) => assert_eq!(group, "test.group"),
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a bind group over another graph's handle was accepted"),
+    }
+    // The executor stays usable.
+    let mut g = RenderGraph::new();
+    let own = g.create_buffer("test.own", desc);
+    g.add_transfer_pass("test.fill")
+        .write(own)
+        .record(move |ctx| ctx.encoder.clear_buffer(ctx.res.buffer(own), 0, None));
+    exec.execute(&gpu, g).unwrap();
+}

@@ -144,6 +144,8 @@ impl LegacyCpu {
         let view = *view;
         let instances = graph.import_buffer("grass.instances", &this.dynamic);
         let uniforms = graph.import_buffer("grass.uniforms", &this.uniform);
+        let frame_group =
+            graph.import_bind_group("grass.frame", &this.frame_bind_group, &[uniforms.into()]);
         graph
             .add_transfer_pass(PASS_UPLOAD)
             .write(instances)
@@ -166,17 +168,19 @@ impl LegacyCpu {
                 }
                 let matrices: &[u8] = bytemuck::cast_slice(staging);
                 if !matrices.is_empty() {
-                    ctx.queue.write_buffer(&this.dynamic, 0, matrices);
+                    ctx.queue
+                        .write_buffer(ctx.res.buffer(instances), 0, matrices);
                 }
                 ctx.queue
-                    .write_buffer(&this.uniform, 0, bytemuck::bytes_of(&frame));
+                    .write_buffer(ctx.res.buffer(uniforms), 0, bytemuck::bytes_of(&frame));
                 ctx.counters.bytes_uploaded += matrices.len() as u64 + GRASS_FRAME_BYTES;
             });
         add_draw_pass(graph, &view, targets, &[instances, uniforms], move |ctx| {
             let scratch = this.scratch.borrow();
+            let buffer = ctx.res.buffer(instances);
             let batches = scratch.ranges.iter().map(|&(model, first, count)| Batch {
                 model,
-                buffer: &this.dynamic,
+                buffer,
                 offset: u64::from(first) * INSTANCE_BYTES,
                 count,
             });
@@ -184,7 +188,7 @@ impl LegacyCpu {
                 &mut ctx.pass,
                 models,
                 &this.draw,
-                &this.frame_bind_group,
+                ctx.res.bind_group(frame_group),
                 batches,
             );
             ctx.counters.instances_submitted += c.instances_drawn;

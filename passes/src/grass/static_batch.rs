@@ -251,9 +251,11 @@ impl StaticBatch {
         let this: &'a StaticBatch = self;
         let frame = GrassFrame::new(view);
         let uniforms = graph.import_buffer("grass.uniforms", &this.uniform);
+        let frame_group =
+            graph.import_bind_group("grass.frame", &this.frame_bind_group, &[uniforms.into()]);
         add_draw_pass(graph, view, targets, &[uniforms], move |ctx| {
             ctx.queue
-                .write_buffer(&this.uniform, 0, bytemuck::bytes_of(&frame));
+                .write_buffer(ctx.res.buffer(uniforms), 0, bytemuck::bytes_of(&frame));
             ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
             let batches = this.batches().map(|(buffer, b)| Batch {
                 model: b.model,
@@ -265,7 +267,7 @@ impl StaticBatch {
                 &mut ctx.pass,
                 models,
                 &this.draw,
-                &this.frame_bind_group,
+                ctx.res.bind_group(frame_group),
                 batches,
             );
             ctx.counters.instances_submitted += this.instance_count();

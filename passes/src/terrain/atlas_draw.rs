@@ -9,6 +9,7 @@
 //! the splat records at the slots the tile's MCNKs took and its alpha block).
 
 use std::collections::HashMap;
+use sward_engine::graph::{BindGroupId, BufferId, RenderGraph};
 
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::TileCoord;
@@ -260,11 +261,26 @@ impl AtlasDraw {
     }
 
     /// Binds pipeline, bind group, template vertices and indices.
-    pub fn bind<'p>(&'p self, pass: &mut wgpu::RenderPass<'_>, pipeline: &'p wgpu::RenderPipeline) {
+    pub fn bind<'p>(
+        &'p self,
+        pass: &mut wgpu::RenderPass<'_>,
+        pipeline: &'p wgpu::RenderPipeline,
+        group: &wgpu::BindGroup,
+    ) {
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_bind_group(0, group, &[]);
         pass.set_vertex_buffer(0, self.vertices.slice(..));
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint16);
+    }
+
+    /// Imports the uniforms (`terrain.uniforms`, written each frame) and the
+    /// draw's group 0 over them into `graph`; the group comes back from the
+    /// pass context for [`Self::bind`].
+    pub fn import(&self, graph: &mut RenderGraph<'_>) -> (BufferId, BindGroupId) {
+        let uniforms = graph.import_buffer("terrain.uniforms", &self.uniforms);
+        let group =
+            graph.import_bind_group("terrain.draw.group", &self.bind_group, &[uniforms.into()]);
+        (uniforms, group)
     }
 
     /// Bytes of GPU memory (atlas, splat, template, uniforms).

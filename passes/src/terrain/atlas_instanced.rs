@@ -188,8 +188,12 @@ impl AtlasInstanced {
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
         let this: &'a mut Self = self;
+        let (uniforms, group) = this.draw.import(graph);
+        let instances = graph.import_buffer("terrain.instances", &this.instances);
         graph
             .add_render_pass(PASS_DRAW)
+            .read(uniforms)
+            .read(instances)
             .color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
@@ -198,7 +202,7 @@ impl AtlasInstanced {
                     return;
                 };
                 let bytes = TerrainUniforms::from_view(&view).to_bytes();
-                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
+                ctx.queue.write_buffer(ctx.res.buffer(uniforms), 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
                 this.culler.cull(
                     &view.frustum,
@@ -214,11 +218,13 @@ impl AtlasInstanced {
                     return;
                 }
                 let instance_bytes: &[u8] = bytemuck::cast_slice(&this.staged);
-                ctx.queue.write_buffer(&this.instances, 0, instance_bytes);
+                let instances = ctx.res.buffer(instances);
+                ctx.queue.write_buffer(instances, 0, instance_bytes);
                 ctx.counters.bytes_uploaded += instance_bytes.len() as u64;
-                this.draw.bind(&mut ctx.pass, pipeline);
+                this.draw
+                    .bind(&mut ctx.pass, pipeline, ctx.res.bind_group(group));
                 ctx.pass
-                    .set_vertex_buffer(1, this.instances.slice(..u64::from(n) * 32));
+                    .set_vertex_buffer(1, instances.slice(..u64::from(n) * 32));
                 ctx.pass.draw_indexed(0..AtlasDraw::INDEX_COUNT, 0, 0..n);
                 ctx.counters.draw_calls += 1;
                 ctx.counters.instances_submitted += u64::from(n);

@@ -482,8 +482,12 @@ impl StaticChunks {
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
         let this: &'a mut Self = self;
+        let uniforms = graph.import_buffer("terrain.uniforms", &this.uniforms);
+        let group =
+            graph.import_bind_group("terrain.draw.group", &this.bind_group, &[uniforms.into()]);
         graph
             .add_render_pass(PASS_DRAW)
+            .read(uniforms)
             .color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
@@ -492,7 +496,7 @@ impl StaticChunks {
                     return;
                 };
                 let bytes = TerrainUniforms::from_view(&view).to_bytes();
-                ctx.queue.write_buffer(&this.uniforms, 0, &bytes);
+                ctx.queue.write_buffer(ctx.res.buffer(uniforms), 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
                 let mut visible = std::mem::take(&mut this.visible);
                 this.culler.cull(
@@ -502,7 +506,7 @@ impl StaticChunks {
                     &mut visible,
                 );
                 ctx.pass.set_pipeline(pipeline);
-                ctx.pass.set_bind_group(0, &this.bind_group, &[]);
+                ctx.pass.set_bind_group(0, ctx.res.bind_group(group), &[]);
                 for &slot in &visible {
                     let Some(chunk) = &this.chunks[slot as usize] else {
                         continue;

@@ -561,13 +561,23 @@ impl CameraGrid {
         let frame = GrassFrame::new(view);
         let frame_id = graph.import_buffer("grass.uniforms", &this.frame_uniform);
         let grid_id = graph.import_buffer("grass.grid.uniform", &this.res.uniform);
+        let frame_group =
+            graph.import_bind_group("grass.frame", &this.frame_bind_group, &[frame_id.into()]);
         let mut reads = vec![frame_id, grid_id];
+        let mut render_binds = vec![grid_id.into()];
+        let mut compacted = None;
         let total = this.candidates_total();
         if let (Some((pipeline, empty)), Some(c), Some(group)) =
             (&this.compute, &this.res.compact, &this.res.compute_group)
         {
             let args = graph.import_buffer("grass.grid.args", &c.args);
             let list = graph.import_buffer("grass.grid.compacted", &c.list);
+            let group = graph.import_bind_group(
+                "grass.grid.compute",
+                group,
+                &[grid_id.into(), list.into(), args.into()],
+            );
+            let empty = graph.import_bind_group("grass.grid.empty", empty, &[]);
             graph
                 .add_compute_pass(PASS_COMPACT)
                 .needs(sward_engine::Capability::Compute)
@@ -575,19 +585,26 @@ impl CameraGrid {
                 .write(args)
                 .write(list)
                 .record(move |ctx| {
-                    ctx.queue
-                        .write_buffer(&this.res.uniform, 0, bytemuck::bytes_of(&uniform));
-                    ctx.queue
-                        .write_buffer(&c.args, 0, bytemuck::cast_slice(&c.args_reset));
+                    ctx.queue.write_buffer(
+                        ctx.res.buffer(grid_id),
+                        0,
+                        bytemuck::bytes_of(&uniform),
+                    );
+                    ctx.queue.write_buffer(
+                        ctx.res.buffer(args),
+                        0,
+                        bytemuck::cast_slice(&c.args_reset),
+                    );
                     // Collect finished readbacks, start mapping submitted copies.
                     if let Ok(mut readback) = this.readback.lock() {
                         readback.poll(frame_no);
                     }
                     ctx.counters.bytes_uploaded += UNIFORM_BYTES + c.args_reset.len() as u64 * 4;
                     ctx.pass.set_pipeline(pipeline);
+                    let empty = ctx.res.bind_group(empty);
                     ctx.pass.set_bind_group(0, empty, &[]);
                     ctx.pass.set_bind_group(1, empty, &[]);
-                    ctx.pass.set_bind_group(2, group, &[]);
+                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
                     let groups = total.div_ceil(64);
                     let (x, y) = if groups > 65_535 {
                         (65_535, groups.div_ceil(65_535))
@@ -603,25 +620,30 @@ impl CameraGrid {
                     .read(args)
                     .record(move |ctx| {
                         if let Ok(mut readback) = this.readback.lock() {
-                            readback.copy(ctx.encoder, &c.args, frame_no);
+                            readback.copy(ctx.encoder, ctx.res.buffer(args), frame_no);
                         }
                     });
             }
             reads.push(args);
             reads.push(list);
+            render_binds.push(list.into());
+            compacted = Some(args);
         }
+        let render_group =
+            graph.import_bind_group("grass.grid.render", &this.res.render_group, &render_binds);
         add_draw_pass(graph, view, targets, &reads, move |ctx| {
             ctx.queue
-                .write_buffer(&this.frame_uniform, 0, bytemuck::bytes_of(&frame));
+                .write_buffer(ctx.res.buffer(frame_id), 0, bytemuck::bytes_of(&frame));
             ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
             if this.mode == GridMode::Direct {
                 ctx.queue
-                    .write_buffer(&this.res.uniform, 0, bytemuck::bytes_of(&uniform));
+                    .write_buffer(ctx.res.buffer(grid_id), 0, bytemuck::bytes_of(&uniform));
                 ctx.counters.bytes_uploaded += UNIFORM_BYTES;
             }
-            let c = this
-                .fallback
-                .draw(&mut ctx.pass, models, &this.frame_bind_group);
+            let frame_group = ctx.res.bind_group(frame_group);
+            let render_group = ctx.res.bind_group(render_group);
+            let args = compacted.map(|id| ctx.res.buffer(id));
+            let c = this.fallback.draw(&mut ctx.pass, models, frame_group);
             *ctx.counters += c;
             ctx.counters.instances_submitted += this.fallback.instances();
             // Instances the compacted draws drew, read back a few frames late
@@ -632,7 +654,7 @@ impl CameraGrid {
                 .ok()
                 .and_then(|r| r.latest().map(<[u32]>::to_vec));
             let pass = &mut ctx.pass;
-            pass.set_bind_group(0, &this.frame_bind_group, &[]);
+            pass.set_bind_group(0, frame_group, &[]);
             pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
             pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
             for (m, state) in &this.states {
@@ -642,14 +664,10 @@ impl CameraGrid {
                 let model = &models.models[*m];
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(1, &model.bind_group, &[]);
-                pass.set_bind_group(
-                    2,
-                    &this.res.render_group,
-                    &[(*m as u64 * DRAW_STRIDE) as u32],
-                );
-                match (&this.res.compact, this.mode) {
-                    (Some(c), GridMode::Compact) => {
-                        pass.draw_indexed_indirect(&c.args, *m as u64 * ARGS_WORDS * 4);
+                pass.set_bind_group(2, render_group, &[(*m as u64 * DRAW_STRIDE) as u32]);
+                match (args, this.mode) {
+                    (Some(args), GridMode::Compact) => {
+                        pass.draw_indexed_indirect(args, *m as u64 * ARGS_WORDS * 4);
                         let drawn = latest
                             .as_ref()
                             .and_then(|a| a.get(*m * ARGS_WORDS as usize + 1))

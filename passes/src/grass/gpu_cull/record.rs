@@ -4,7 +4,7 @@
 //! small state write, two dispatches and at most one (multi-)draw per model
 //! (and now and then one buffer copy).
 
-use sward_engine::graph::{Counters, RenderGraph};
+use sward_engine::graph::{BindGroupId, BufferId, Counters, RenderGraph, Resources};
 use sward_engine::{Capability, GpuContext};
 
 use super::cull::{GrassCull, GRASS_CULL_BYTES};
@@ -15,6 +15,22 @@ use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use crate::grass::models::GrassModels;
+
+/// The cull's bind groups (and the per-instance dispatch buffer) as this
+/// frame's graph declared them.
+#[derive(Clone, Copy)]
+enum CullGroups {
+    Patches {
+        group: BindGroupId,
+    },
+    Instances {
+        dispatch: BufferId,
+        patches: BindGroupId,
+        instances: BindGroupId,
+        roots: BindGroupId,
+        pyramid: BindGroupId,
+    },
+}
 
 impl GpuCull {
     /// Adds `grass.cull` and `grass.draw` for `view` (and, every
@@ -56,49 +72,118 @@ impl GpuCull {
         let occlude = hiz_id.is_some();
         let frame = GrassFrame::new(view);
         let cull_uniform = graph.import_buffer("grass.cull.uniforms", &this.cull_uniform);
-        // The buffers the cull writes and the draw reads; the first is the
-        // one the readback copies.
-        let outputs = match &this.compaction {
-            Compaction::Patches { args, counts, .. } => [
-                (graph.import_buffer("grass.counts", counts), counts),
-                (graph.import_buffer("grass.args", args), args),
-            ],
-            Compaction::Instances { state, visible, .. } => [
-                (graph.import_buffer("grass.cull.state", state), state),
-                (graph.import_buffer("grass.visible", visible), visible),
-            ],
+        // The buffers the cull writes and the draw reads (the first is the
+        // one the readback copies), and the cull's bind groups over them.
+        let (first_id, second_id, groups) = match &this.compaction {
+            Compaction::Patches {
+                args,
+                counts,
+                bind_group,
+                ..
+            } => {
+                let counts = graph.import_buffer("grass.counts", counts);
+                let args = graph.import_buffer("grass.args", args);
+                let group = graph.import_bind_group(
+                    "grass.cull.group",
+                    bind_group,
+                    &[cull_uniform.into(), args.into(), counts.into()],
+                );
+                (counts, args, CullGroups::Patches { group })
+            }
+            Compaction::Instances {
+                state,
+                visible,
+                dispatch,
+                patch_group,
+                bind_group,
+                roots_group,
+                no_hiz_group,
+                hiz,
+                ..
+            } => {
+                let state = graph.import_buffer("grass.cull.state", state);
+                let visible = graph.import_buffer("grass.visible", visible);
+                let dispatch = graph.import_buffer("grass.cull.dispatch", dispatch);
+                let patches = graph.import_bind_group(
+                    "grass.cull.patch-group",
+                    patch_group,
+                    &[cull_uniform.into(), state.into(), dispatch.into()],
+                );
+                let instances = graph.import_bind_group(
+                    "grass.cull.group",
+                    bind_group,
+                    &[cull_uniform.into(), state.into(), visible.into()],
+                );
+                let roots = graph.import_bind_group("grass.cull.roots", roots_group, &[]);
+                let pyramid = match (hiz, hiz_id) {
+                    (Some((_, Some(group))), Some(id)) if occlude => {
+                        graph.import_bind_group("grass.cull.hiz", group, &[id.into()])
+                    }
+                    _ => graph.import_bind_group("grass.cull.no-hiz", no_hiz_group, &[]),
+                };
+                let groups = CullGroups::Instances {
+                    dispatch,
+                    patches,
+                    instances,
+                    roots,
+                    pyramid,
+                };
+                (state, visible, groups)
+            }
         };
-        let [(first_id, first), (second_id, _)] = outputs;
         let mut pass = graph
             .add_compute_pass(PASS_CULL)
             .needs(Capability::Compute)
             .read(cull_uniform)
             .read_write(first_id)
             .read_write(second_id);
+        if let CullGroups::Instances { dispatch, .. } = groups {
+            pass = pass.read_write(dispatch);
+        }
         if let Some(id) = hiz_id {
             pass = pass.read(id);
         }
         pass.record(move |ctx| {
             ctx.queue
-                .write_buffer(&this.cull_uniform, 0, bytemuck::bytes_of(&cull));
+                .write_buffer(ctx.res.buffer(cull_uniform), 0, bytemuck::bytes_of(&cull));
             ctx.counters.bytes_uploaded += GRASS_CULL_BYTES;
             // Collect finished readbacks, start mapping submitted copies.
             if let Ok(mut readback) = this.readback.lock() {
                 readback.poll(frame_no);
             }
-            ctx.counters.bytes_uploaded += this.record_cull(ctx.queue, &mut ctx.pass, occlude);
+            ctx.counters.bytes_uploaded +=
+                this.record_cull(ctx.queue, &mut ctx.pass, &ctx.res, first_id, groups);
         });
         let frame_uniform = graph.import_buffer("grass.uniforms", &this.frame_uniform);
+        let frame_group = graph.import_bind_group(
+            "grass.frame",
+            &this.frame_bind_group,
+            &[frame_uniform.into()],
+        );
+        let mut draw_binds = vec![cull_uniform.into()];
+        if let CullGroups::Instances { .. } = groups {
+            draw_binds.push(second_id.into());
+        }
+        let draw_group =
+            graph.import_bind_group("grass.draw.group", &this.draw_bind_group, &draw_binds);
         add_draw_pass(
             graph,
             view,
             targets,
             &[frame_uniform, cull_uniform, first_id, second_id],
             move |ctx| {
-                ctx.queue
-                    .write_buffer(&this.frame_uniform, 0, bytemuck::bytes_of(&frame));
+                ctx.queue.write_buffer(
+                    ctx.res.buffer(frame_uniform),
+                    0,
+                    bytemuck::bytes_of(&frame),
+                );
                 ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
-                let c = this.draw(&mut ctx.pass, models);
+                let groups = [
+                    ctx.res.bind_group(frame_group),
+                    ctx.res.bind_group(draw_group),
+                ];
+                let outputs = [ctx.res.buffer(first_id), ctx.res.buffer(second_id)];
+                let c = this.draw(&mut ctx.pass, models, groups, outputs);
                 *ctx.counters += c;
             },
         );
@@ -108,7 +193,7 @@ impl GpuCull {
                 .read(first_id)
                 .record(move |ctx| {
                     if let Ok(mut readback) = this.readback.lock() {
-                        readback.copy(ctx.encoder, first, frame_no);
+                        readback.copy(ctx.encoder, ctx.res.buffer(first_id), frame_no);
                     }
                 });
         }
@@ -118,72 +203,71 @@ impl GpuCull {
     /// bytes written to the queue besides the uniforms. The counts (and, per
     /// instance, the dispatch and draw headers) start each frame from a
     /// queue write, not a reset dispatch; only the plain multi-draw over
-    /// per-entry args still zeroes them with `reset`.
+    /// per-entry args still zeroes them with `reset`. `first` is the counts
+    /// (patches) or the state (instances).
     fn record_cull(
         &self,
         queue: &wgpu::Queue,
         pass: &mut wgpu::ComputePass<'_>,
-        occlude: bool,
+        res: &Resources<'_>,
+        first: BufferId,
+        groups: CullGroups,
     ) -> u64 {
-        let groups = |n: u32| n.div_ceil(CULL_WORKGROUP);
-        match &self.compaction {
-            Compaction::Patches {
-                counts,
-                pipelines,
-                bind_group,
-                ..
-            } => {
-                pass.set_bind_group(0, bind_group, &[]);
+        let wg = |n: u32| n.div_ceil(CULL_WORKGROUP);
+        match (&self.compaction, groups) {
+            (Compaction::Patches { pipelines, .. }, CullGroups::Patches { group }) => {
+                pass.set_bind_group(0, res.bind_group(group), &[]);
                 let mut written = 0;
                 if self.multi_draw == MultiDraw::Plain {
                     // Zero the counts and the args; wgpu orders the two
                     // dispatches' storage accesses.
                     let zeroed = self.entry_slots.max(2 * self.model_count);
                     pass.set_pipeline(&pipelines.reset);
-                    pass.dispatch_workgroups(groups(zeroed).max(1), 1, 1);
+                    pass.dispatch_workgroups(wg(zeroed).max(1), 1, 1);
                 } else {
                     let zeros = vec![0u8; 8 * self.model_count as usize];
                     if !zeros.is_empty() {
-                        queue.write_buffer(counts, 0, &zeros);
+                        queue.write_buffer(res.buffer(first), 0, &zeros);
                     }
                     written = zeros.len() as u64;
                 }
                 if self.entry_slots > 0 {
                     pass.set_pipeline(&pipelines.cull);
-                    pass.dispatch_workgroups(groups(self.entry_slots), 1, 1);
+                    pass.dispatch_workgroups(wg(self.entry_slots), 1, 1);
                 }
                 written
             }
-            Compaction::Instances {
-                state,
-                dispatch,
-                patch_group,
-                initial,
-                pipelines,
-                bind_group,
-                roots_group,
-                no_hiz_group,
-                hiz,
-                ..
-            } => {
+            (
+                Compaction::Instances {
+                    initial, pipelines, ..
+                },
+                CullGroups::Instances {
+                    dispatch,
+                    patches,
+                    instances,
+                    roots,
+                    pyramid,
+                },
+            ) => {
                 let header: &[u8] = bytemuck::cast_slice(initial);
-                queue.write_buffer(state, 0, header);
+                queue.write_buffer(res.buffer(first), 0, header);
+                let dispatch = res.buffer(dispatch);
                 queue.write_buffer(dispatch, 0, bytemuck::cast_slice(&State::DISPATCH));
-                let hiz_group = match hiz {
-                    Some((_, Some(group))) if occlude => group,
-                    _ => no_hiz_group,
-                };
                 if self.entry_slots > 0 {
                     pass.set_pipeline(&pipelines.patches);
-                    pass.set_bind_group(0, patch_group, &[]);
-                    pass.dispatch_workgroups(groups(self.entry_slots), 1, 1);
+                    pass.set_bind_group(0, res.bind_group(patches), &[]);
+                    pass.dispatch_workgroups(wg(self.entry_slots), 1, 1);
                     pass.set_pipeline(&pipelines.instances);
-                    pass.set_bind_group(0, bind_group, &[]);
-                    pass.set_bind_group(1, hiz_group, &[]);
-                    pass.set_bind_group(2, roots_group, &[]);
+                    pass.set_bind_group(0, res.bind_group(instances), &[]);
+                    pass.set_bind_group(1, res.bind_group(pyramid), &[]);
+                    pass.set_bind_group(2, res.bind_group(roots), &[]);
                     pass.dispatch_workgroups_indirect(dispatch, 0);
                 }
                 header.len() as u64 + 12
+            }
+            _ => {
+                log::error!("grass.cull: bind groups of the other compaction");
+                0
             }
         }
     }
@@ -220,13 +304,21 @@ impl GpuCull {
     }
 
     /// Records the draws into the open pass and returns the counters.
-    fn draw(&self, pass: &mut wgpu::RenderPass<'_>, models: &GrassModels) -> Counters {
+    /// `groups` are the frame and draw groups (0 and 2), `outputs` the
+    /// cull's outputs (counts and args, or state and visible list).
+    fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        models: &GrassModels,
+        [frame_group, draw_group]: [&wgpu::BindGroup; 2],
+        [first, second]: [&wgpu::Buffer; 2],
+    ) -> Counters {
         let mut c = Counters {
             instances_submitted: self.instances,
             ..Counters::default()
         };
-        pass.set_bind_group(0, &self.frame_bind_group, &[]);
-        pass.set_bind_group(2, &self.draw_bind_group, &[]);
+        pass.set_bind_group(0, frame_group, &[]);
+        pass.set_bind_group(2, draw_group, &[]);
         pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
         pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
         // Depth-resolved materials first, blended after them (as static-batch).
@@ -243,7 +335,8 @@ impl GpuCull {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(1, &models.models[m].bind_group, &[]);
             match &self.compaction {
-                Compaction::Patches { args, counts, .. } => {
+                Compaction::Patches { .. } => {
+                    let (counts, args) = (first, second);
                     let offset = u64::from(region.start) * ARGS_BYTES;
                     let max = region.end - region.start;
                     match self.multi_draw {
@@ -258,8 +351,8 @@ impl GpuCull {
                     }
                     c.draw_calls += u64::from(max);
                 }
-                Compaction::Instances { state, .. } => {
-                    pass.draw_indexed_indirect(state, State::args_offset(m));
+                Compaction::Instances { .. } => {
+                    pass.draw_indexed_indirect(first, State::args_offset(m));
                     c.draw_calls += 1;
                 }
             }

@@ -553,6 +553,31 @@ impl Clipmap {
         let cull: &'a CullState = cull;
         let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
         let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
+        let levels = graph.import_texture("terrain.clipmap.levels", &level_gpu.texture);
+        let jobs_id = graph.import_buffer("terrain.clipmap.fill.jobs", &fill.jobs);
+        let cull_uniforms = graph.import_buffer("terrain.clipmap.cull.uniforms", &cull.uniforms);
+        let pieces_id = graph.import_buffer("terrain.clipmap.cull.pieces", &cull.pieces);
+        let draw_uniforms = graph.import_buffer("terrain.clipmap.uniforms", uniforms);
+        let fill_group = graph.import_bind_group(
+            "terrain.clipmap.fill.group",
+            &level_gpu.fill_bind,
+            &[jobs_id.into(), levels.into()],
+        );
+        let cull_group = graph.import_bind_group(
+            "terrain.clipmap.cull.group",
+            &cull.bind,
+            &[
+                cull_uniforms.into(),
+                pieces_id.into(),
+                args.into(),
+                instance_id.into(),
+            ],
+        );
+        let draw_group = graph.import_bind_group(
+            "terrain.clipmap.group",
+            &level_gpu.bind_group,
+            &[draw_uniforms.into(), levels.into()],
+        );
         let piece_count: u32 = (0..cfg.levels)
             .map(|l| pieces_per_level(cfg.levels, l) as u32)
             .sum();
@@ -560,6 +585,10 @@ impl Clipmap {
         // then the cull (which does not read the levels).
         graph
             .add_compute_pass(PASS_COMPUTE)
+            .read(jobs_id)
+            .read_write(levels)
+            .read(cull_uniforms)
+            .read(pieces_id)
             .read_write(args)
             .read_write(instance_id)
             .needs(sward_engine::Capability::Compute)
@@ -583,11 +612,12 @@ impl Clipmap {
                 fill.filled = jobs.iter().map(FillJob::texels).sum();
                 if !jobs.is_empty() {
                     let bytes: &[u8] = bytemuck::cast_slice(&jobs);
-                    ctx.queue.write_buffer(&fill.jobs, 0, bytes);
+                    ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
                     let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
                     ctx.pass.set_pipeline(&fill.pipeline);
-                    ctx.pass.set_bind_group(0, &level_gpu.fill_bind, &[]);
+                    ctx.pass
+                        .set_bind_group(0, ctx.res.bind_group(fill_group), &[]);
                     ctx.pass
                         .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
                 }
@@ -607,15 +637,13 @@ impl Clipmap {
                     bytemuck::cast_slice(&pieces),
                     bytemuck::cast_slice(&cull.empty_args),
                 ];
-                for (buffer, bytes) in [&cull.uniforms, &cull.pieces, &cull.args]
-                    .into_iter()
-                    .zip(writes)
-                {
-                    ctx.queue.write_buffer(buffer, 0, bytes);
+                for (buffer, bytes) in [cull_uniforms, pieces_id, args].into_iter().zip(writes) {
+                    ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
                 }
                 ctx.pass.set_pipeline(&cull.pipeline);
-                ctx.pass.set_bind_group(0, &cull.bind, &[]);
+                ctx.pass
+                    .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
                 ctx.pass
                     .dispatch_workgroups((pieces.len() as u32).div_ceil(64).max(1), 1, 1);
                 ctx.counters.instances_submitted += pieces.len() as u64;
@@ -626,7 +654,7 @@ impl Clipmap {
                 .read(args)
                 .record(move |ctx| {
                     if let Ok(mut readback) = cull.readback.lock() {
-                        readback.copy(ctx.encoder, &cull.args, frame);
+                        readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
                     }
                 });
         }
@@ -634,6 +662,8 @@ impl Clipmap {
             .add_render_pass(PASS)
             .read(args)
             .read(instance_id)
+            .read(levels)
+            .read(draw_uniforms)
             .needs(sward_engine::Capability::MultiDrawIndirect);
         if cull.multi {
             draw = draw.needs(sward_engine::Capability::IndirectFirstInstance);
@@ -653,24 +683,26 @@ impl Clipmap {
                     chunk_count,
                 }
                 .to_bytes();
-                ctx.queue.write_buffer(uniforms, 0, &bytes);
+                ctx.queue
+                    .write_buffer(ctx.res.buffer(draw_uniforms), 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
                 ctx.pass.set_pipeline(pipeline);
-                ctx.pass.set_bind_group(0, &level_gpu.bind_group, &[]);
+                ctx.pass
+                    .set_bind_group(0, ctx.res.bind_group(draw_group), &[]);
+                let (args, instances) = (ctx.res.buffer(args), ctx.res.buffer(instance_id));
                 ctx.pass.set_vertex_buffer(0, vertices.slice(..));
                 ctx.pass
                     .set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
                 if cull.multi {
                     ctx.pass.set_vertex_buffer(1, instances.slice(..));
-                    ctx.pass
-                        .multi_draw_indexed_indirect(&cull.args, 0, KINDS as u32);
+                    ctx.pass.multi_draw_indexed_indirect(args, 0, KINDS as u32);
                 } else {
                     let range = u64::from(INSTANCES_PER_KIND) * 16;
                     for k in 0..KINDS as u64 {
                         ctx.pass
                             .set_vertex_buffer(1, instances.slice(k * range..(k + 1) * range));
                         let offset = k * std::mem::size_of::<DrawArgs>() as u64;
-                        ctx.pass.draw_indexed_indirect(&cull.args, offset);
+                        ctx.pass.draw_indexed_indirect(args, offset);
                     }
                 }
                 ctx.counters.draw_calls += KINDS as u64;

@@ -28,7 +28,7 @@ pub mod occlusion;
 
 use std::sync::Mutex;
 
-use sward_engine::graph::RenderGraph;
+use sward_engine::graph::{BufferId, RenderGraph};
 use sward_engine::lagged::LaggedReadback;
 use sward_engine::targets::read_buffer;
 use sward_engine::{Capability, GpuContext};
@@ -472,29 +472,58 @@ impl GpuCullTerrain {
         let this: &'a Self = self;
         let args = graph.import_buffer("terrain.cull.args", &this.args);
         let count = graph.import_buffer("terrain.cull.count", &this.count);
+        let cull_uniforms = graph.import_buffer("terrain.cull.uniforms", &this.cull_uniforms);
         let occlusion = this.occlusion.as_ref().filter(|o| o.hiz_group.is_some());
-        let rejected = occlusion.map(|o| graph.import_buffer("terrain.cull.rejected", &o.rejected));
-        let pyramid = occlusion.and_then(|o| o.hiz.import(graph));
+        // With occlusion: (the object, its rejected list, its uniforms,
+        // group 0 over them, group 1 over the pyramid, the pyramid).
+        let occ = occlusion.and_then(|o| {
+            let pyramid = o.hiz.import(graph)?;
+            let rejected = graph.import_buffer("terrain.cull.rejected", &o.rejected);
+            let uniforms = graph.import_buffer("terrain.cull.occlusion.uniforms", &o.uniforms);
+            let bind = graph.import_bind_group(
+                "terrain.cull.occlusion",
+                &o.bind,
+                &[
+                    cull_uniforms.into(),
+                    args.into(),
+                    count.into(),
+                    uniforms.into(),
+                    rejected.into(),
+                ],
+            );
+            let hiz = graph.import_bind_group(
+                "terrain.cull.hiz",
+                o.hiz_group.as_ref()?,
+                &[pyramid.into()],
+            );
+            Some((o, rejected, uniforms, bind, hiz, pyramid))
+        });
+        let cull_bind = graph.import_bind_group(
+            "terrain.cull.group",
+            &this.cull_bind,
+            &[cull_uniforms.into(), args.into(), count.into()],
+        );
         let mut clear = graph.add_transfer_pass(PASS_CLEAR).write(args).write(count);
-        if let Some(r) = rejected {
+        if let Some((_, r, ..)) = occ {
             clear = clear.write(r);
         }
         clear.record(move |ctx| {
-            ctx.encoder.clear_buffer(&this.count, 0, None);
+            ctx.encoder.clear_buffer(ctx.res.buffer(count), 0, None);
             if this.variant == MdiVariant::Plain {
-                ctx.encoder.clear_buffer(&this.args, 0, None);
+                ctx.encoder.clear_buffer(ctx.res.buffer(args), 0, None);
             }
-            if let Some(o) = occlusion {
-                ctx.encoder.clear_buffer(&o.rejected, 0, Some(4));
+            if let Some((_, r, ..)) = occ {
+                ctx.encoder.clear_buffer(ctx.res.buffer(r), 0, Some(4));
             }
         });
         let mut cull = graph
             .add_compute_pass(PASS_CULL)
+            .read(cull_uniforms)
             .read_write(args)
             .read_write(count)
             .needs(Capability::Compute);
-        if let (Some(r), Some(p)) = (rejected, pyramid) {
-            cull = cull.read_write(r).read(p);
+        if let Some((_, r, u, _, _, p)) = occ {
+            cull = cull.read_write(r).read(u).read(p);
         }
         cull.record(move |ctx| {
             let u = TerrainCullUniforms::new(
@@ -504,12 +533,13 @@ impl GpuCullTerrain {
                 this.chunk_count,
             );
             let bytes = bytemuck::bytes_of(&u);
-            ctx.queue.write_buffer(&this.cull_uniforms, 0, bytes);
+            ctx.queue
+                .write_buffer(ctx.res.buffer(cull_uniforms), 0, bytes);
             ctx.counters.bytes_uploaded += bytes.len() as u64;
             ctx.counters.instances_submitted += this.chunk_count() as u64;
             let groups = this.chunk_count.div_ceil(64).max(1);
-            match occlusion {
-                Some(o) => {
+            match occ {
+                Some((o, _, uniforms, bind, hiz, _)) => {
                     let (pixels, _, levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
                     let ou = occlusion::TerrainOcclusion {
                         view_proj: view.view_proj.to_cols_array_2d(),
@@ -521,52 +551,53 @@ impl GpuCullTerrain {
                         ],
                     };
                     let bytes = bytemuck::bytes_of(&ou);
-                    ctx.queue.write_buffer(&o.uniforms, 0, bytes);
+                    ctx.queue.write_buffer(ctx.res.buffer(uniforms), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
-                    if let Some(g) = &o.hiz_group {
-                        ctx.pass.set_pipeline(&o.phase_one);
-                        ctx.pass.set_bind_group(0, &o.bind, &[]);
-                        ctx.pass.set_bind_group(1, g, &[]);
-                        ctx.pass.dispatch_workgroups(groups, 1, 1);
-                    }
+                    ctx.pass.set_pipeline(&o.phase_one);
+                    ctx.pass.set_bind_group(0, ctx.res.bind_group(bind), &[]);
+                    ctx.pass.set_bind_group(1, ctx.res.bind_group(hiz), &[]);
+                    ctx.pass.dispatch_workgroups(groups, 1, 1);
                 }
                 None => {
                     ctx.pass.set_pipeline(&this.cull_pipeline);
-                    ctx.pass.set_bind_group(0, &this.cull_bind, &[]);
+                    ctx.pass
+                        .set_bind_group(0, ctx.res.bind_group(cull_bind), &[]);
                     ctx.pass.dispatch_workgroups(groups, 1, 1);
                 }
             }
         });
-        self::record_draw(this, graph, &view, targets, args, count, 0);
-        if let (Some(o), Some(r)) = (occlusion, rejected) {
+        let (uniforms, group) = this.draw.import(graph);
+        let draw_ids = DrawIds {
+            args,
+            count,
+            uniforms,
+            group,
+        };
+        self::record_draw(this, graph, &view, targets, draw_ids, 0);
+        if let Some((o, r, u, bind, hiz, current)) = occ {
             let after = PassTargets {
                 clear: false,
                 ..targets
             };
-            if let Some(current) = pyramid {
-                o.hiz
-                    .record_into(graph, current, targets.depth, view.sample_count);
-                graph
-                    .add_compute_pass(occlusion::PASS_CULL_TWO)
-                    .read_write(args)
-                    .read_write(count)
-                    .read(r)
-                    .read(current)
-                    .needs(Capability::Compute)
-                    .record(move |ctx| {
-                        if let Some(g) = &o.hiz_group {
-                            ctx.pass.set_pipeline(&o.phase_two);
-                            ctx.pass.set_bind_group(0, &o.bind, &[]);
-                            ctx.pass.set_bind_group(1, g, &[]);
-                            ctx.pass.dispatch_workgroups(
-                                this.chunk_count.div_ceil(64).max(1),
-                                1,
-                                1,
-                            );
-                        }
-                    });
-                self::record_draw(this, graph, &view, after, args, count, 1);
-            }
+            o.hiz
+                .record_into(graph, current, targets.depth, view.sample_count);
+            graph
+                .add_compute_pass(occlusion::PASS_CULL_TWO)
+                .read(cull_uniforms)
+                .read(u)
+                .read_write(args)
+                .read_write(count)
+                .read(r)
+                .read(current)
+                .needs(Capability::Compute)
+                .record(move |ctx| {
+                    ctx.pass.set_pipeline(&o.phase_two);
+                    ctx.pass.set_bind_group(0, ctx.res.bind_group(bind), &[]);
+                    ctx.pass.set_bind_group(1, ctx.res.bind_group(hiz), &[]);
+                    ctx.pass
+                        .dispatch_workgroups(this.chunk_count.div_ceil(64).max(1), 1, 1);
+                });
+            self::record_draw(this, graph, &view, after, draw_ids, 1);
         }
         if copy_now {
             graph
@@ -574,7 +605,7 @@ impl GpuCullTerrain {
                 .read(count)
                 .record(move |ctx| {
                     if let Ok(mut readback) = this.readback.lock() {
-                        readback.copy(ctx.encoder, &this.count, frame);
+                        readback.copy(ctx.encoder, ctx.res.buffer(count), frame);
                     }
                 });
         }
@@ -672,6 +703,16 @@ impl GpuCullTerrain {
     }
 }
 
+/// The graph handles a terrain draw pass reaches: the cull's outputs, the
+/// draw uniforms and group 0 over them.
+#[derive(Clone, Copy)]
+struct DrawIds {
+    args: BufferId,
+    count: BufferId,
+    uniforms: BufferId,
+    group: sward_engine::graph::BindGroupId,
+}
+
 /// Adds the draw of phase `phase` (0: `terrain.draw`, the only one without
 /// occlusion; 1: `terrain.draw.two`, over the phase-two region).
 fn record_draw<'a>(
@@ -679,10 +720,15 @@ fn record_draw<'a>(
     graph: &mut RenderGraph<'a>,
     view: &FrameView,
     targets: PassTargets,
-    args: sward_engine::graph::BufferId,
-    count: sward_engine::graph::BufferId,
+    ids: DrawIds,
     phase: u32,
 ) {
+    let DrawIds {
+        args,
+        count,
+        uniforms,
+        group,
+    } = ids;
     let view = *view;
     let (color_load, depth_load) = targets.load_ops(&view.settings);
     let name = if phase == 0 {
@@ -694,6 +740,7 @@ fn record_draw<'a>(
         .add_render_pass(name)
         .read(args)
         .read(count)
+        .read(uniforms)
         .needs(Capability::MultiDrawIndirect)
         .needs(Capability::IndirectFirstInstance)
         .needs(Capability::VertexStorage);
@@ -709,27 +756,29 @@ fn record_draw<'a>(
             };
             if phase == 0 {
                 let bytes = TerrainUniforms::from_view(&view).to_bytes();
-                ctx.queue.write_buffer(&this.draw.uniforms, 0, &bytes);
+                ctx.queue.write_buffer(ctx.res.buffer(uniforms), 0, &bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
             }
             if this.chunk_count == 0 {
                 return;
             }
-            this.draw.bind(&mut ctx.pass, pipeline);
+            this.draw
+                .bind(&mut ctx.pass, pipeline, ctx.res.bind_group(group));
+            let (args, count) = (ctx.res.buffer(args), ctx.res.buffer(count));
             let offset = u64::from(phase)
                 * u64::from(this.chunk_count)
                 * std::mem::size_of::<DrawIndexedArgs>() as u64;
             match this.variant {
                 MdiVariant::Count => ctx.pass.multi_draw_indexed_indirect_count(
-                    &this.args,
+                    args,
                     offset,
-                    &this.count,
+                    count,
                     u64::from(phase) * 4,
                     this.chunk_count,
                 ),
                 MdiVariant::Plain => {
                     ctx.pass
-                        .multi_draw_indexed_indirect(&this.args, offset, this.chunk_count)
+                        .multi_draw_indexed_indirect(args, offset, this.chunk_count)
                 }
             }
             // Draw commands: every entry of the region for the plain
