@@ -58,6 +58,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the clipmap's per-level height error against the exact MCVT
+    /// surface at every named view of a preset (default clipmap: block 32,
+    /// levels for 1000 units; prefiltered levels, point samples in brackets).
+    ClipmapErrors {
+        #[arg(long, default_value = "elwynn-dense")]
+        preset: String,
+        /// Print JSON instead of markdown tables.
+        #[arg(long)]
+        json: bool,
+    },
     /// List scene presets with their ADTs, MCNKs, placements and models.
     Presets {
         /// Print JSON instead of text.
@@ -466,6 +476,17 @@ fn run(cli: Cli) -> Result<()> {
                 serde_json::to_string_pretty(&list)? + "\n"
             } else {
                 tiers_text(&list)
+            };
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
+            Ok(())
+        }
+        Command::ClipmapErrors { preset, json } => {
+            let scene = sward_scenes::Preset::by_name(&preset)?.build()?;
+            let tables = sward_passes::terrain::clipmap::accuracy::view_error_tables(&scene);
+            let text = if json {
+                serde_json::to_string_pretty(&tables)? + "\n"
+            } else {
+                sward_passes::terrain::clipmap::accuracy::error_tables_markdown(&preset, &tables)
             };
             std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())

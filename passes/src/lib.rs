@@ -21,6 +21,8 @@ pub mod terrain;
 
 #[cfg(test)]
 mod streaming_tests;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 pub use error::PassError;
 pub use frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};

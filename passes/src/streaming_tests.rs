@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use glam::Vec3;
-use sward_engine::graph::{Counters, GraphExecutor, RenderGraph};
-use sward_engine::{Camera, GpuContext, OffscreenTarget};
+use sward_engine::graph::Counters;
+use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{self, TileCoord};
 use sward_scenes::{Preset, Scene};
 
@@ -71,23 +71,21 @@ fn shot(
     scene: &Scene,
     view: &FrameView,
 ) -> (image::RgbaImage, Counters) {
-    let target = OffscreenTarget::new(&gpu.device, W, H, 1).expect("target");
-    let mut executor = GraphExecutor::new(gpu).expect("executor");
+    let mut off = crate::testkit::Offscreen::for_view(gpu, view);
     let mut counters = Counters::default();
     for _ in 0..SHOT_FRAMES {
-        let mut graph = RenderGraph::new();
-        let ids = TargetIds::import(&mut graph, &target);
-        renderer.record(gpu, SceneData::from_scene(scene), &mut graph, view, ids);
-        counters = executor.execute(gpu, graph).expect("frame").counters;
-        gpu.wait_idle();
+        let report = off.frame(gpu, |graph, t| {
+            let ids = TargetIds {
+                color: t.color,
+                resolve: t.resolve,
+                depth: t.depth,
+            };
+            renderer.record(gpu, SceneData::from_scene(scene), graph, view, ids);
+        });
+        counters = report.counters;
     }
-    executor.flush(gpu);
-    (
-        target
-            .read_color(&gpu.device, &gpu.queue)
-            .expect("read back"),
-        counters,
-    )
+    off.executor().flush(gpu);
+    (off.image(gpu), counters)
 }
 
 /// Moves the window's centre to `to`; the residency changes (evictions first).

@@ -7,13 +7,11 @@
 //!
 //! Run with `--nocapture` to see the measured maximum errors.
 
-use std::sync::OnceLock;
-
 use sward_engine::targets::read_buffer;
 use sward_engine::GpuContext;
 use sward_scenes::rng::Rng32;
 use sward_scenes::world::height::cell_height;
-use sward_scenes::{Preset, Scene, World};
+use sward_scenes::{Scene, World};
 use sward_wgsl::{modules, Module};
 use wgpu::util::DeviceExt;
 
@@ -24,12 +22,7 @@ use super::{HeightAtlas, NO_CHUNK};
 const HEIGHT_TOLERANCE: f32 = 1e-4;
 
 fn scene() -> &'static Scene {
-    static SCENE: OnceLock<Scene> = OnceLock::new();
-    SCENE.get_or_init(|| {
-        Preset::by_name("seams-holes")
-            .and_then(|p| p.build())
-            .expect("seams-holes builds")
-    })
+    crate::testkit::preset("seams-holes")
 }
 
 /// Probe input (WGSL `ProbeIn`).

@@ -8,11 +8,11 @@
 //! Set `SWARD_TEST_IMAGES=DIR` to keep the rendered PNGs; run with
 //! `--nocapture` to see the measured differences.
 
-use std::sync::OnceLock;
+use crate::testkit::Offscreen;
 
 use glam::Vec3;
-use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::{Camera, Capability, GpuContext, OffscreenTarget};
+use sward_engine::graph::{FrameReport, RenderGraph};
+use sward_engine::{Camera, Capability, GpuContext};
 use sward_scenes::{Preset, Scene, World};
 
 use super::gpu::TerrainUniforms;
@@ -25,12 +25,7 @@ use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
 const SIZE: [u32; 2] = [256, 160];
 
 fn seams() -> &'static Scene {
-    static SCENE: OnceLock<Scene> = OnceLock::new();
-    SCENE.get_or_init(|| {
-        Preset::by_name("seams-holes")
-            .and_then(|p| p.build())
-            .expect("seams-holes builds")
-    })
+    crate::testkit::preset("seams-holes")
 }
 
 #[allow(clippy::large_enum_variant)] // a handful per test, moved rarely
@@ -64,32 +59,22 @@ fn render(
     settings: RenderSettings,
     name: &str,
 ) -> (Vec<u8>, FrameReport) {
-    let target =
-        OffscreenTarget::new(&gpu.device, SIZE[0], SIZE[1], 1).unwrap_or_else(|e| panic!("{e}"));
-    let mut executor = GraphExecutor::new(gpu).unwrap_or_else(|e| panic!("{e}"));
     let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
-    let mut g = RenderGraph::new();
-    let color = g.import_texture("target.color", target.render_color());
-    let depth = g.import_texture("target.depth", &target.depth);
-    let targets = PassTargets {
-        color,
-        depth,
-        resolve: None,
-        clear: true,
-    };
-    tier.record(gpu, &mut g, &view, targets);
-    let report = executor.execute(gpu, g).unwrap_or_else(|e| panic!("{e}"));
-    let image = target
-        .read_color(&gpu.device, &gpu.queue)
-        .unwrap_or_else(|e| panic!("{e}"));
-    sward_engine::testing::keep_image(&image, &format!("terrain-{name}"));
+    let mut off = Offscreen::for_view(gpu, &view);
+    let report = off.frame(gpu, |g, targets| tier.record(gpu, g, &view, targets));
+    let image = off.image(gpu);
+    crate::testkit::keep(&image, &format!("terrain-{name}"));
     (image.into_raw(), report)
 }
 
 /// RMSE over RGB (0..255) and the fraction of pixels differing by more than
 /// 16 levels in some channel.
 fn diff(a: &[u8], b: &[u8]) -> (f64, f64) {
-    sward_engine::targets::rgb_difference(a, b, 16).expect("images of one size")
+    let image = |raw: &[u8]| {
+        image::RgbaImage::from_raw(SIZE[0], SIZE[1], raw.to_vec()).expect("a SIZE image")
+    };
+    let d = crate::testkit::diff(&image(a), &image(b), 16);
+    (d.rmse, d.differing)
 }
 
 fn background_pixels(img: &[u8], clear: [u8; 3]) -> usize {

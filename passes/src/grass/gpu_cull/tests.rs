@@ -8,12 +8,11 @@
 //! build draws.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::OnceLock;
 
 use glam::Vec3;
-use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::{GpuContext, OffscreenTarget};
-use sward_scenes::{Preset, Scene};
+use sward_engine::graph::FrameReport;
+use sward_engine::GpuContext;
+use sward_scenes::Scene;
 
 use super::cull::{cpu_cull, cull_models, entry_margin, GrassCull, GRASS_CULL_BYTES};
 use super::descriptor::{unpack, GrassDescriptor};
@@ -25,19 +24,7 @@ use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
 use crate::grass::gpu::GRASS_FRAME_BYTES;
 use crate::grass::{GrassModels, StaticBatch};
 
-fn preset(name: &'static str) -> &'static Scene {
-    static SCENES: OnceLock<std::sync::Mutex<HashMap<&'static str, &'static Scene>>> =
-        OnceLock::new();
-    let map = SCENES.get_or_init(Default::default);
-    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
-    map.entry(name).or_insert_with(|| {
-        Box::leak(Box::new(
-            Preset::by_name(name)
-                .and_then(|p| p.build())
-                .expect("preset builds"),
-        ))
-    })
-}
+use crate::testkit::{preset, Offscreen};
 
 /// Black fog and clear: every lit pixel is grass. Wind on (the cull grows
 /// bounds by the sway), so the parity covers it.
@@ -65,37 +52,23 @@ fn render(
     view: &FrameView,
     frames: u32,
 ) -> (image::RgbaImage, FrameReport) {
-    let [w, h] = view.size;
-    let target = OffscreenTarget::new(&gpu.device, w, h, view.sample_count).unwrap();
-    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut off = Offscreen::for_view(gpu, view);
     let mut report = None;
     for _ in 0..frames.max(1) {
-        let mut g = RenderGraph::new();
-        let targets = PassTargets {
-            color: g.import_texture("target.color", target.render_color()),
-            resolve: target
-                .resolve_color()
-                .map(|t| g.import_texture("target.resolve", t)),
-            depth: g.import_texture("target.depth", &target.depth),
-            clear: true,
-        };
-        match drawer {
-            Drawer::Static(t) => t.record(gpu, &mut g, view, targets, models),
-            Drawer::Cull(t) => t.record(gpu, &mut g, view, targets, models),
+        report = Some(off.frame(gpu, |g, targets| match &mut *drawer {
+            Drawer::Static(t) => t.record(gpu, g, view, targets, models),
+            Drawer::Cull(t) => t.record(gpu, g, view, targets, models),
             Drawer::OverTerrain(terrain, t) => {
-                terrain.record(gpu, &mut g, view, targets);
+                terrain.record(gpu, g, view, targets);
                 let after = PassTargets {
                     clear: false,
                     ..targets
                 };
-                t.record(gpu, &mut g, view, after, models);
+                t.record(gpu, g, view, after, models);
             }
-        }
-        report = Some(executor.execute(gpu, g).unwrap());
-        gpu.wait_idle();
+        }));
     }
-    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
-    (image, report.unwrap())
+    (off.image(gpu), report.expect("at least one frame"))
 }
 
 fn reach_of(models: &GrassModels) -> Vec<ModelReach> {
@@ -483,7 +456,7 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
 
 /// Keeps `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
 fn save(image: &image::RgbaImage, name: &str) {
-    sward_engine::testing::keep_image(image, &format!("grass-{name}"));
+    crate::testkit::keep(image, &format!("grass-{name}"));
 }
 
 #[test]

@@ -12,26 +12,20 @@ pub(crate) mod suppressed;
 mod textures;
 mod tiers;
 
-use std::sync::OnceLock;
-
 use glam::Vec3;
-use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::{Camera, GpuContext, OffscreenTarget};
-use sward_scenes::{Preset, Scene};
+use sward_engine::graph::FrameReport;
+use sward_engine::{Camera, GpuContext};
+use sward_scenes::Scene;
 
 use super::{GrassModels, LegacyCpu, StaticBatch};
-use crate::frame::{FrameView, PassTargets, RenderSettings};
+use crate::frame::{FrameView, RenderSettings};
+use crate::testkit::Offscreen;
 
 pub(crate) const W: u32 = 256;
 pub(crate) const H: u32 = 160;
 
 pub(crate) fn scene() -> &'static Scene {
-    static SCENE: OnceLock<Scene> = OnceLock::new();
-    SCENE.get_or_init(|| {
-        Preset::by_name("seams-holes")
-            .and_then(|p| p.build())
-            .expect("seams-holes builds")
-    })
+    crate::testkit::preset("seams-holes")
 }
 
 /// Black fog (also the clear colour), wind off: every non-black pixel is grass.
@@ -75,35 +69,23 @@ fn render(
     view: &FrameView,
     frames: u32,
 ) -> Shot {
-    let target = OffscreenTarget::new(&gpu.device, W, H, view.sample_count).unwrap();
-    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut off = Offscreen::for_view(gpu, view);
     let mut report = None;
     for _ in 0..frames.max(1) {
-        let mut g = RenderGraph::new();
-        let targets = PassTargets {
-            color: g.import_texture("target.color", target.render_color()),
-            resolve: target
-                .resolve_color()
-                .map(|t| g.import_texture("target.resolve", t)),
-            depth: g.import_texture("target.depth", &target.depth),
-            clear: true,
-        };
-        match tier {
-            Tier::Static(t) => t.record(gpu, &mut g, view, targets, models),
-            Tier::Legacy(t) => t.record(gpu, &mut g, view, targets, models),
-        }
-        report = Some(executor.execute(gpu, g).unwrap());
+        report = Some(off.frame(gpu, |g, targets| match &mut *tier {
+            Tier::Static(t) => t.record(gpu, g, view, targets, models),
+            Tier::Legacy(t) => t.record(gpu, g, view, targets, models),
+        }));
     }
-    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
     Shot {
-        image,
-        report: report.unwrap(),
+        image: off.image(gpu),
+        report: report.expect("at least one frame"),
     }
 }
 
 /// Writes `image` as `$SWARD_TEST_IMAGES/grass-NAME.png` when that is set.
 pub(crate) fn save(image: &image::RgbaImage, name: &str) {
-    sward_engine::testing::keep_image(image, &format!("grass-{name}"));
+    crate::testkit::keep(image, &format!("grass-{name}"));
 }
 
 pub(crate) fn is_grass(p: &image::Rgba<u8>) -> bool {
@@ -116,9 +98,8 @@ pub(crate) fn grass_fraction(image: &image::RgbaImage) -> f64 {
 
 /// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
 pub(crate) fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
-    let (rmse, differing) = sward_engine::targets::rgb_difference(a.as_raw(), b.as_raw(), 8)
-        .expect("images of one size");
-    (rmse / 255.0, differing)
+    let d = crate::testkit::diff(a, b, 8);
+    (d.rmse / 255.0, d.differing)
 }
 
 pub(crate) fn ground_camera(scene: &Scene) -> Camera {

@@ -218,8 +218,11 @@ fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
         return;
     };
     let gpu: &GpuContext = &lock;
-    if !gpu.caps.has(Capability::Compute) {
-        eprintln!("skipping: the texel read-back needs compute, which this device lacks");
+    if !sward_engine::testing::has_capabilities(
+        gpu,
+        "the texel read-back of dxt_textures_sample_the_cpu_decode_as_bc_or_decoded",
+        &[Capability::Compute],
+    ) {
         return;
     }
     let formats = [

@@ -276,27 +276,20 @@ fn grass_draws_over_terrain_after_it() {
         },
         0.5,
     );
-    let target = OffscreenTarget::new(&gpu.device, W, H, 4).unwrap();
-    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut off = crate::testkit::Offscreen::new(gpu, [W, H], 4);
     let mut shoot = |with_grass: bool| {
-        let mut g = RenderGraph::new();
-        let color = g.import_texture("target.color", target.render_color());
-        let resolve = target
-            .resolve_color()
-            .map(|t| g.import_texture("target.resolve", t));
-        let depth = g.import_texture("target.depth", &target.depth);
-        let duty = |clear, last: bool| PassTargets {
-            color,
-            depth,
-            resolve: if last { resolve } else { None },
-            clear,
-        };
-        terrain.record(gpu, &mut g, &v, duty(true, !with_grass));
-        if with_grass {
-            st.record(gpu, &mut g, &v, duty(false, true), &models);
-        }
-        let report = executor.execute(gpu, g).unwrap();
-        (target.read_color(&gpu.device, &gpu.queue).unwrap(), report)
+        let report = off.frame(gpu, |g, t| {
+            let duty = |clear, last: bool| crate::frame::PassTargets {
+                resolve: if last { t.resolve } else { None },
+                clear,
+                ..t
+            };
+            terrain.record(gpu, g, &v, duty(true, !with_grass));
+            if with_grass {
+                st.record(gpu, g, &v, duty(false, true), &models);
+            }
+        });
+        (off.image(gpu), report)
     };
     let (bare, _) = shoot(false);
     let (grassy, report) = shoot(true);

@@ -144,3 +144,121 @@ mod tests {
         assert_eq!(quad_height(s, false, 0.5, 0.5), 1.0);
     }
 }
+
+/// The per-level error table of one named view of a scene.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ViewErrors {
+    /// The view's name.
+    pub view: String,
+    /// Levels in use (for the view distance).
+    pub levels: u32,
+    /// Block size `t`.
+    pub block: u32,
+    /// Per level, with prefiltered levels (what the tier draws).
+    pub prefiltered: Vec<LevelErrorRow>,
+    /// Per level, with point-sampled levels (for comparison).
+    pub point: Vec<LevelErrorRow>,
+}
+
+/// [`LevelError`] with the level's spacing, for printing and JSON.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LevelErrorRow {
+    /// Level.
+    pub level: u32,
+    /// Vertex spacing in world units.
+    pub spacing: f64,
+    /// Sample points compared.
+    pub samples: u64,
+    /// Largest |drawn - exact| (world units).
+    pub max: f64,
+    /// Root mean square of drawn - exact.
+    pub rms: f64,
+    /// Largest error outside the geomorph band.
+    pub max_outside_band: f64,
+}
+
+impl From<LevelError> for LevelErrorRow {
+    fn from(e: LevelError) -> Self {
+        LevelErrorRow {
+            level: e.level,
+            spacing: super::layout::level_spacing(e.level),
+            samples: e.samples,
+            max: e.max,
+            rms: e.rms,
+            max_outside_band: e.max_unmorphed,
+        }
+    }
+}
+
+/// The error tables of the default clipmap (block 32, levels for the
+/// default 1000-unit view distance) at every named view of `scene`, with
+/// 4 x 4 sample points per quad inside a 960x540 frustum: what
+/// `sward clipmap-errors` prints and docs/techniques/clipmap.md tabulates.
+pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
+    use super::layout::{camera_level0, place_levels, DEFAULT_BLOCK};
+    use super::source::TerrainSampler;
+    use super::store::LevelFilter;
+    let settings = crate::frame::RenderSettings::default();
+    let cfg = ClipmapConfig::for_distance(DEFAULT_BLOCK, settings.terrain_distance);
+    let sampler = TerrainSampler::new(scene.world(), Some(scene.source.as_ref()));
+    scene
+        .views
+        .iter()
+        .map(|pose| {
+            let camera = crate::frame::camera_from_pose(pose, &settings);
+            let view = crate::frame::FrameView::new(camera, [960, 540], 1, 0.0, settings);
+            let cam0 = camera_level0(f64::from(pose.eye[0]), f64::from(pose.eye[1]));
+            let places = place_levels(&cfg, cam0);
+            let params = ClipmapParams::new(&cfg, cam0);
+            let errors = |filter| -> Vec<LevelErrorRow> {
+                let mut store = LevelStore::with_filter(cfg, filter);
+                store.update(&places, &sampler);
+                height_error(
+                    &store,
+                    &places,
+                    &params,
+                    scene.world(),
+                    Some(&view.frustum),
+                    4,
+                )
+                .into_iter()
+                .map(LevelErrorRow::from)
+                .collect()
+            };
+            ViewErrors {
+                view: pose.name.clone(),
+                levels: cfg.levels,
+                block: cfg.block,
+                prefiltered: errors(LevelFilter::Residual),
+                point: errors(LevelFilter::Point),
+            }
+        })
+        .collect()
+}
+
+/// `tables` as markdown, one table per view (prefiltered figures, point
+/// samples' max outside the band in brackets), as the docs show them.
+pub fn error_tables_markdown(scene: &str, tables: &[ViewErrors]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for t in tables {
+        let _ = writeln!(
+            s,
+            "`{scene}`, view `{}` ({} levels, block {}):\n",
+            t.view, t.levels, t.block
+        );
+        s.push_str(
+            "| level | spacing | samples | max error | RMS error | max outside the morph band (point samples) |\n",
+        );
+        s.push_str("|---|---|---|---|---|---|\n");
+        for (e, p) in t.prefiltered.iter().zip(&t.point) {
+            let _ = writeln!(
+                s,
+                "| {} | {:.3} | {} | {:.4} | {:.4} | {:.4} ({:.4}) |",
+                e.level, e.spacing, e.samples, e.max, e.rms, e.max_outside_band, p.max_outside_band
+            );
+        }
+        s.push('\n');
+    }
+    s
+}

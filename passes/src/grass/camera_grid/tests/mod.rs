@@ -14,26 +14,19 @@ mod identity;
 mod stability;
 mod suppression;
 
-use std::sync::OnceLock;
-
 use glam::Vec3;
-use sward_engine::graph::{FrameReport, GraphExecutor, RenderGraph};
-use sward_engine::{Camera, GpuContext, OffscreenTarget};
-use sward_scenes::{Preset, Scene};
+use sward_engine::graph::FrameReport;
+use sward_engine::{Camera, GpuContext};
+use sward_scenes::Scene;
 
 use super::blade::{Blade, Status};
 use super::gpu::GridUniform;
 use super::{CameraGrid, GridParams, GridScene};
-use crate::frame::{FrameView, PassTargets, RenderSettings};
+use crate::frame::{FrameView, RenderSettings};
 use crate::grass::GrassModels;
 
 pub(super) fn elwynn() -> &'static Scene {
-    static SCENE: OnceLock<Scene> = OnceLock::new();
-    SCENE.get_or_init(|| {
-        Preset::by_name("elwynn-dense")
-            .and_then(|p| p.build())
-            .expect("elwynn-dense builds")
-    })
+    crate::testkit::preset("elwynn-dense")
 }
 
 pub(super) fn grid_scene(scene: &Scene) -> GridScene<'_> {
@@ -183,26 +176,12 @@ pub(super) fn render_frames(
     view: &FrameView,
     frames: u32,
 ) -> (image::RgbaImage, FrameReport) {
-    let [w, h] = view.size;
-    let target = OffscreenTarget::new(&gpu.device, w, h, view.sample_count).unwrap();
-    let mut executor = GraphExecutor::new(gpu).unwrap();
+    let mut off = crate::testkit::Offscreen::for_view(gpu, view);
     let mut report = None;
     for _ in 0..frames.max(1) {
-        let mut g = RenderGraph::new();
-        let targets = PassTargets {
-            color: g.import_texture("target.color", target.render_color()),
-            resolve: target
-                .resolve_color()
-                .map(|t| g.import_texture("target.resolve", t)),
-            depth: g.import_texture("target.depth", &target.depth),
-            clear: true,
-        };
-        grid.record(gpu, &mut g, view, targets, models);
-        report = Some(executor.execute(gpu, g).unwrap());
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        report = Some(off.frame(gpu, |g, targets| grid.record(gpu, g, view, targets, models)));
     }
-    let image = target.read_color(&gpu.device, &gpu.queue).unwrap();
-    (image, report.expect("at least one frame"))
+    (off.image(gpu), report.expect("at least one frame"))
 }
 
 /// Black fog and clear, wind off (every lit pixel is grass).
