@@ -104,7 +104,7 @@ impl StandIns {
 pub struct Resources<'r> {
     pub(crate) graph: u32,
     pub(crate) textures: &'r [wgpu::Texture],
-    pub(crate) views: &'r [wgpu::TextureView],
+    pub(crate) views: &'r [std::cell::OnceCell<wgpu::TextureView>],
     pub(crate) buffers: &'r [wgpu::Buffer],
     pub(crate) bind_groups: &'r [BindGroupDecl],
     pub(crate) declared: &'r [ResourceId],
@@ -150,7 +150,7 @@ impl<'r> Resources<'r> {
         match self.index(id.0, id.1, self.views.len()) {
             Some(i) => {
                 self.note(id.into());
-                &self.views[i]
+                super::executor::view_of(self.textures, self.views, i)
             }
             None => &self.stand_ins.view,
         }

@@ -190,7 +190,9 @@ impl GraphExecutor {
         for decl in &graph.textures {
             match &decl.source {
                 TextureSource::Imported(t) => {
-                    views.push(t.create_view(&wgpu::TextureViewDescriptor::default()));
+                    // Made when a pass first asks (attachments, `ctx.res.view`):
+                    // most imported textures are only bound through groups.
+                    views.push(std::cell::OnceCell::new());
                     textures.push(t.clone());
                 }
                 TextureSource::Transient(desc) => {
@@ -198,7 +200,7 @@ impl GraphExecutor {
                     desc.usage |= decl.extra_usage;
                     let (t, v) = self.pool.take_texture(device, &decl.name, desc);
                     textures.push(t);
-                    views.push(v);
+                    views.push(std::cell::OnceCell::from(v));
                 }
             }
         }
@@ -276,9 +278,9 @@ impl GraphExecutor {
                         .iter()
                         .map(|c| {
                             Some(wgpu::RenderPassColorAttachment {
-                                view: &views[c.texture.1],
+                                view: view_of(&textures, &views, c.texture.1),
                                 depth_slice: None,
-                                resolve_target: c.resolve.map(|r| &views[r.1]),
+                                resolve_target: c.resolve.map(|r| view_of(&textures, &views, r.1)),
                                 ops: wgpu::Operations {
                                     load: c.load,
                                     store: wgpu::StoreOp::Store,
@@ -287,7 +289,7 @@ impl GraphExecutor {
                         })
                         .collect();
                     let depth_attachment = depth.map(|d| wgpu::RenderPassDepthStencilAttachment {
-                        view: &views[d.texture.1],
+                        view: view_of(&textures, &views, d.texture.1),
                         depth_ops: Some(wgpu::Operations {
                             load: d.load,
                             store: d.store,
@@ -443,6 +445,15 @@ impl GraphExecutor {
         self.collect(gpu);
         std::mem::take(&mut self.finished)
     }
+}
+
+/// The default view of texture `i`, made on first use.
+pub(crate) fn view_of<'v>(
+    textures: &[wgpu::Texture],
+    views: &'v [std::cell::OnceCell<wgpu::TextureView>],
+    i: usize,
+) -> &'v wgpu::TextureView {
+    views[i].get_or_init(|| textures[i].create_view(&wgpu::TextureViewDescriptor::default()))
 }
 
 fn flatten(results: &[GpuTimerQueryResult], out: &mut Vec<GpuPassTime>) {
