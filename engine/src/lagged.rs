@@ -28,7 +28,8 @@ struct Slot {
 /// The ring of readback buffers and the latest words read.
 pub struct LaggedReadback {
     slots: Vec<Slot>,
-    latest: Option<Vec<u32>>,
+    /// The newest words read and the frame that copied them.
+    latest: Option<(u64, Vec<u32>)>,
     size: u64,
 }
 
@@ -61,9 +62,14 @@ impl LaggedReadback {
         for slot in &self.slots {
             match slot.state.load(Ordering::Acquire) {
                 READY => {
+                    // Slots may complete out of order: keep the newest copy.
+                    if self
+                        .latest
+                        .as_ref()
+                        .is_none_or(|(f, _)| *f < slot.copied_in)
                     {
                         let view = slot.buffer.slice(..).get_mapped_range();
-                        self.latest = Some(bytemuck::pod_collect_to_vec(&view));
+                        self.latest = Some((slot.copied_in, bytemuck::pod_collect_to_vec(&view)));
                     }
                     slot.buffer.unmap();
                     slot.state.store(FREE, Ordering::Release);
@@ -106,7 +112,12 @@ impl LaggedReadback {
 
     /// The most recent counts read back, if any arrived yet.
     pub fn latest(&self) -> Option<&[u32]> {
-        self.latest.as_deref()
+        self.latest.as_ref().map(|(_, w)| w.as_slice())
+    }
+
+    /// The frame (as given to [`Self::copy`]) whose counts [`Self::latest`] holds.
+    pub fn latest_frame(&self) -> Option<u64> {
+        self.latest.as_ref().map(|(f, _)| *f)
     }
 
     /// GPU memory of the ring.

@@ -43,6 +43,7 @@
 pub mod cull;
 pub mod descriptor;
 pub mod draw;
+pub mod gate;
 pub mod instances;
 pub mod patches;
 pub mod pool;
@@ -130,6 +131,9 @@ pub struct GpuCullOptions {
     /// Hi-Z occlusion of clumps by the terrain drawn before them
     /// (per-instance culling only).
     pub occlusion: bool,
+    /// With `occlusion`: run the test only while it hides clumps
+    /// (`occlusion=auto`, [`gate`]).
+    pub occlusion_auto: bool,
 }
 
 /// The cull's outputs and compute state, by [`CullMode`].
@@ -232,6 +236,8 @@ pub struct GpuCull {
     frame: u64,
     /// Whether the "occlusion without terrain" warning was logged.
     warned_no_occluder: bool,
+    /// `occlusion=auto`'s gate (`None` for `off` and `on`).
+    gate: Option<gate::OcclusionGate>,
     /// Resident instances of each model.
     model_instances: Vec<u64>,
     instances: u64,
@@ -549,6 +555,7 @@ impl GpuCull {
             readback_size,
             frame: 0,
             warned_no_occluder: false,
+            gate: (options.occlusion && options.occlusion_auto).then(gate::OcclusionGate::default),
             model_instances: vec![0; models.len()],
             instances: 0,
             models_bytes: models.gpu_memory_bytes(),
@@ -1148,6 +1155,10 @@ impl GpuCull {
         );
         put("instance_cull", f64::from(u8::from(instance)));
         put("occlusion", f64::from(u8::from(self.occlusion_on())));
+        if let Some(g) = &self.gate {
+            put("occlusion_ran_frames", g.ran_frames as f64);
+            put("occlusion_frames", g.frames as f64);
+        }
         if let Some(n) = self.occluded_lately() {
             put("occluded", n as f64);
         }
@@ -1256,10 +1267,10 @@ pub const LOD_START_PARAM: crate::technique::ParamSpec = crate::technique::Param
 pub const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     name: "occlusion",
     kind: crate::technique::ParamKind::Choice {
-        values: &["off", "on"],
+        values: &["off", "on", "auto"],
         default: "off",
     },
-    description: "Hi-Z occlusion: drop clumps the terrain drawn before them hides (a farthest-depth pyramid of this frame's terrain; cull=instance)",
+    description: "Hi-Z occlusion: drop clumps the terrain drawn before them hides (a farthest-depth pyramid of this frame's terrain; cull=instance); auto runs it only while it hides at least 2% of the clumps it tests",
 };
 
 /// Registry entry of grass `gpu-cull`.
@@ -1345,7 +1356,8 @@ impl GpuCullTier {
             multi_draw,
             cull,
             lod,
-            occlusion: params.text(&OCCLUSION_PARAM) == "on",
+            occlusion: params.text(&OCCLUSION_PARAM) != "off",
+            occlusion_auto: params.text(&OCCLUSION_PARAM) == "auto",
         };
         let world = i.scene.world;
         let reach = i.scene.atlas_reach();

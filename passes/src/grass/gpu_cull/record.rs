@@ -52,10 +52,26 @@ impl GpuCull {
         if targets.clear && self.occlusion_on() && !self.warned_no_occluder {
             self.warned_no_occluder = true;
             log::warn!(
-                "grass.gpu-cull: occlusion=on without a terrain tier has no occluder; clumps are not occlusion-tested"
+                "grass.gpu-cull: occlusion without a terrain tier has no occluder; clumps are not occlusion-tested"
             );
         }
-        let occlude = !targets.clear && self.prepare_hiz(gpu, view.size);
+        // `occlusion=auto`: the gate reads the lagged counts of frames in
+        // which the test ran and rests it while it hides next to nothing.
+        let gate_open = match self.gate.as_mut() {
+            Some(gate) => {
+                let latest = self.readback.lock().ok().and_then(|r| {
+                    let words = r.latest()?;
+                    Some((
+                        r.latest_frame()?,
+                        *words.get(State::SURVIVORS)?,
+                        *words.get(State::OCCLUDED)?,
+                    ))
+                });
+                gate.decide(frame_no, latest)
+            }
+            None => true,
+        };
+        let occlude = !targets.clear && gate_open && self.prepare_hiz(gpu, view.size);
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
         let mut cull = GrassCull::new(view, this.entry_slots, this.model_count, plain)

@@ -1075,3 +1075,72 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
     let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
     assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
 }
+
+#[test]
+fn occlusion_auto_rests_where_little_is_hidden_and_draws_what_off_draws() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("elwynn-dense");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let mut terrain = crate::terrain::StaticChunks::new(gpu, scene.world()).unwrap();
+    let patch = PatchSize::Block2;
+    let auto = GpuCullOptions {
+        patch,
+        occlusion: true,
+        occlusion_auto: true,
+        ..GpuCullOptions::default()
+    };
+    let mut off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+    let s = RenderSettings {
+        wind: false,
+        ..RenderSettings::default()
+    };
+    let (mut rested, mut kept_on) = (Vec::new(), Vec::new());
+    for pose in &scene.views {
+        let v = FrameView::new(camera_from_pose(pose, &s), [160, 100], 4, 0.5, s);
+        let mut tier = build_with(gpu, &models, scene, &atlas, auto);
+        let frames = 40;
+        let (image, _) = render(
+            gpu,
+            &models,
+            &mut Drawer::OverTerrain(&mut terrain, &mut tier),
+            &v,
+            frames,
+        );
+        let (want, _) = render(
+            gpu,
+            &models,
+            &mut Drawer::OverTerrain(&mut terrain, &mut off),
+            &v,
+            1,
+        );
+        let (rmse, differing) = crate::grass::tests::image_diff(&want, &image);
+        assert!(
+            rmse < 0.01 && differing < 0.002,
+            "{}: occlusion=auto changed the image: rmse {rmse}, differing {differing}",
+            pose.name
+        );
+        let gate = tier.gate.as_ref().expect("auto has a gate");
+        assert_eq!(gate.frames, u64::from(frames));
+        eprintln!(
+            "{}: the test ran in {} of {} frames",
+            pose.name, gate.ran_frames, gate.frames
+        );
+        if gate.ran_frames < gate.frames {
+            rested.push(pose.name.clone());
+        } else {
+            kept_on.push(pose.name.clone());
+        }
+    }
+    assert!(
+        kept_on.iter().any(|n| n == "behind-ridge"),
+        "where the terrain hides most clumps the test keeps running (rested: {rested:?})"
+    );
+    assert!(
+        !rested.is_empty(),
+        "some open view lets the test rest (kept on: {kept_on:?})"
+    );
+}

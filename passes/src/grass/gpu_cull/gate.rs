@@ -1,0 +1,130 @@
+//! `occlusion=auto`: the Hi-Z occlusion test of grass `gpu-cull`, run only
+//! while it pays for itself. The test costs a depth pyramid and a texture
+//! look-up per clump every frame; where the terrain hides next to nothing
+//! (an open walk) that is pure cost. The gate reads the cull's lagged
+//! counts (clumps kept, clumps occluded) of frames in which the test ran:
+//! when it hid less than [`AUTO_MIN_HIDDEN`] of the clumps it tested, the
+//! test is left out for the next [`AUTO_REST`] frames, then runs again
+//! until a readback of such a frame says whether to rest again.
+//!
+//! Leaving the test out never changes the picture (it only removes clumps
+//! the terrain hides), so `auto` draws what `off` and `on` draw.
+
+/// Fraction of tested clumps the test must hide to keep running.
+pub const AUTO_MIN_HIDDEN: f64 = 0.02;
+
+/// Frames the test rests after a readback showed it hid too little.
+pub const AUTO_REST: u64 = 60;
+
+/// The adaptive gate (see the module docs).
+#[derive(Debug, Clone, Default)]
+pub struct OcclusionGate {
+    /// Frames (of the technique's counter) in which the test ran, newest
+    /// last; only the last few are kept (readbacks lag a few frames).
+    ran: std::collections::VecDeque<u64>,
+    /// The newest readback frame already judged.
+    judged: Option<u64>,
+    /// The test rests until this frame.
+    rest_until: u64,
+    /// Frames decided so far, and how many ran the test.
+    pub frames: u64,
+    /// Frames in which the test ran.
+    pub ran_frames: u64,
+}
+
+impl OcclusionGate {
+    /// Whether frame `frame` runs the test, given the newest readback
+    /// (`(frame it was copied in, kept, occluded)`), if any.
+    pub fn decide(&mut self, frame: u64, latest: Option<(u64, u32, u32)>) -> bool {
+        if let Some((f, kept, occluded)) = latest {
+            if self.judged.is_none_or(|j| j < f) && self.ran.contains(&f) {
+                self.judged = Some(f);
+                let tested = f64::from(kept) + f64::from(occluded);
+                if tested > 0.0 && f64::from(occluded) < AUTO_MIN_HIDDEN * tested {
+                    self.rest_until = frame + AUTO_REST;
+                }
+            }
+        }
+        let run = frame >= self.rest_until;
+        self.frames += 1;
+        if run {
+            self.ran_frames += 1;
+            self.ran.push_back(frame);
+            while self.ran.len() > 32 {
+                self.ran.pop_front();
+            }
+        }
+        run
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drives the gate for `frames` frames with a readback that arrives
+    /// `lag` frames after each copy (copies every 4 frames), the test
+    /// hiding `hidden` of 1000 clumps when it runs.
+    fn run(frames: u64, lag: u64, hidden: impl Fn(u64) -> u32) -> (OcclusionGate, Vec<bool>) {
+        let mut gate = OcclusionGate::default();
+        let mut ran = Vec::new();
+        for frame in 0..frames {
+            let latest = (frame >= lag).then(|| (frame - lag) / 4 * 4).map(|f| {
+                let occluded = if ran.get(f as usize).copied().unwrap_or(false) {
+                    hidden(f)
+                } else {
+                    0
+                };
+                (f, 1000 - occluded, occluded)
+            });
+            ran.push(gate.decide(frame, latest));
+        }
+        (gate, ran)
+    }
+
+    #[test]
+    fn the_test_keeps_running_while_it_hides_clumps() {
+        let (gate, ran) = run(400, 6, |_| 800);
+        assert!(
+            ran.iter().all(|&r| r),
+            "hiding 80 % of the clumps, it never rests"
+        );
+        assert_eq!(gate.ran_frames, 400);
+    }
+
+    #[test]
+    fn the_test_rests_where_nothing_is_hidden_and_probes_again() {
+        let (gate, ran) = run(400, 6, |_| 3);
+        let share = gate.ran_frames as f64 / gate.frames as f64;
+        assert!(share < 0.25, "ran in {share} of the frames");
+        assert!(
+            ran[..6].iter().all(|&r| r),
+            "it runs until the first readback"
+        );
+        // After a rest it runs again (a probe) before resting once more.
+        let first_rest = ran.iter().position(|&r| !r).expect("rests");
+        assert!(ran[first_rest..first_rest + AUTO_REST as usize - 6]
+            .iter()
+            .all(|&r| !r));
+        assert!(
+            ran[first_rest + AUTO_REST as usize..].iter().any(|&r| r),
+            "probes again"
+        );
+    }
+
+    #[test]
+    fn readbacks_of_frames_without_the_test_are_not_judged() {
+        // The test hides much only from frame 200 on: once a probe sees it,
+        // the test stays on.
+        let (_, ran) = run(600, 6, |f| if f >= 200 { 600 } else { 0 });
+        assert!(
+            ran[..200].iter().any(|&r| !r),
+            "rests while nothing is hidden"
+        );
+        let tail = &ran[200 + AUTO_REST as usize + 20..];
+        assert!(
+            tail.iter().all(|&r| r),
+            "back on for good once it hides clumps"
+        );
+    }
+}
