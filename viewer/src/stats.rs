@@ -283,6 +283,7 @@ mod tests {
                 })
                 .collect(),
             cpu_ms: 0.0,
+            overhead: Default::default(),
             counters: Counters::default(),
         }
     }

@@ -450,6 +450,9 @@ pub(crate) struct Frame<'f> {
     target: &'f OffscreenTarget,
     settings: RenderSettings,
     plan: &'f BenchPlan,
+    /// CPU ms the last [`Self::render`] spent building the graph (the
+    /// techniques' `record`, outside their pass closures).
+    record_ms: f64,
 }
 
 impl<'f> Frame<'f> {
@@ -467,6 +470,7 @@ impl<'f> Frame<'f> {
             target,
             settings,
             plan,
+            record_ms: 0.0,
         }
     }
 
@@ -494,9 +498,11 @@ impl<'f> Frame<'f> {
             // frame's GPU work, or per-pass CPU times would absorb driver waits.
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
-            samples
-                .frames
-                .push(sample_of(&report, cpu_frame_ms, Vec::new()));
+            samples.frames.push(sample_of(
+                &report,
+                cpu_frame_ms,
+                self.frame_sections(&report),
+            ));
             for times in self.executor.poll_gpu_times(self.gpu) {
                 attach_gpu_times(samples, &by_frame, times);
             }
@@ -661,6 +667,7 @@ impl<'f> Frame<'f> {
             }
             let report = self.render(&mut renderer, scene, pose, i as f32 * FRAME_DT, &tier)?;
             let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+            sections.extend(self.frame_sections(&report));
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
             samples
@@ -707,6 +714,7 @@ impl<'f> Frame<'f> {
             time_s,
             self.settings,
         );
+        let started = std::time::Instant::now();
         let mut graph = RenderGraph::new();
         let ids = TargetIds::import(&mut graph, self.target);
         renderer.record(
@@ -716,12 +724,22 @@ impl<'f> Frame<'f> {
             &view,
             ids,
         );
+        self.record_ms = started.elapsed().as_secs_f64() * 1e3;
         self.executor
             .execute(self.gpu, graph)
             .map_err(|source| BenchError::Graph {
                 tier: tier.to_owned(),
                 source,
             })
+    }
+
+    /// The last frame's named CPU work outside its passes: building the
+    /// graph (`frame.record`) and the executor's own steps.
+    fn frame_sections(&self, report: &sward_engine::graph::FrameReport) -> Vec<(String, f64)> {
+        std::iter::once(("frame.record", self.record_ms))
+            .chain(report.overhead)
+            .map(|(name, ms)| (name.to_owned(), ms))
+            .collect()
     }
 
     /// Renders `pose` at time 0 and reads the resolved colour back.

@@ -37,6 +37,12 @@ pub struct FrameReport {
     pub passes: Vec<PassReport>,
     /// CPU milliseconds for the whole `execute` (resolve, record, submit).
     pub cpu_ms: f64,
+    /// Where `execute`'s time outside the passes went, as named sections:
+    /// `frame.setup` (validation, resolving handles, the encoder),
+    /// `frame.submit` (finishing the encoder, wgpu's validation, the
+    /// queue submit) and `frame.finish` (closing the profiler frame,
+    /// polling the device, which frees what finished GPU work released).
+    pub overhead: [(&'static str, f64); 3],
     /// Sum of all pass counters.
     pub counters: Counters,
 }
@@ -217,6 +223,7 @@ impl GraphExecutor {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("sward.frame"),
         });
+        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
         let mut passes = Vec::with_capacity(graph.passes.len());
         let mut total = Counters::default();
         let mut undeclared_access: Option<GraphError> = None;
@@ -364,6 +371,7 @@ impl GraphExecutor {
                 counters,
             });
         }
+        let submit_start = Instant::now();
         self.profiler.resolve_queries(&mut encoder);
         let commands = encoder.finish();
         // Pass recording errors surface at `finish`; never submit a rejected frame.
@@ -385,6 +393,8 @@ impl GraphExecutor {
             self.abandon_frame(device)?;
             return Err(GraphError::Wgpu(e.to_string()));
         }
+        let submit_ms = submit_start.elapsed().as_secs_f64() * 1e3;
+        let finish_start = Instant::now();
         self.profiler
             .end_frame()
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
@@ -398,10 +408,16 @@ impl GraphExecutor {
         self.frame += 1;
         let _ = device.poll(wgpu::PollType::Poll);
         self.collect(gpu);
+        let finish_ms = finish_start.elapsed().as_secs_f64() * 1e3;
         Ok(FrameReport {
             frame,
             passes,
             cpu_ms: started.elapsed().as_secs_f64() * 1e3,
+            overhead: [
+                ("frame.setup", setup_ms),
+                ("frame.submit", submit_ms),
+                ("frame.finish", finish_ms),
+            ],
             counters: total,
         })
     }

@@ -211,7 +211,15 @@ fn gpu_times_belong_to_the_frame_that_recorded_them() {
         let a = g.create_buffer("test.a", BufferDesc::new(256, wgpu::BufferUsages::STORAGE));
         let name = format!("test.frame{n}");
         g.add_compute_pass(&name).write(a).record(|_| {});
-        assert_eq!(exec.execute(&gpu, g).unwrap().frame, n);
+        let report = exec.execute(&gpu, g).unwrap();
+        assert_eq!(report.frame, n);
+        // The executor's own sections and the passes are disjoint parts of
+        // the frame's CPU time.
+        let names: Vec<&str> = report.overhead.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["frame.setup", "frame.submit", "frame.finish"]);
+        let parts: f64 = report.overhead.iter().map(|(_, ms)| ms).sum::<f64>()
+            + report.passes.iter().map(|p| p.cpu_ms).sum::<f64>();
+        assert!(parts <= report.cpu_ms + 1e-6, "{parts} > {}", report.cpu_ms);
         times.extend(exec.poll_gpu_times(&gpu));
     }
     times.extend(exec.flush(&gpu));
