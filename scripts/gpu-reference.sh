@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU reference run: the default bench and the occlusion bench at 1920x1080
+# GPU reference run: the default bench, the occlusion bench (view
+# behind-ridge) and the occlusion cost on the default walk, at 1920x1080
 # with 4x MSAA, written to docs/results-gpu.md (the reports themselves stay
 # under $OUT, default out/gpu-reference). Meant for a hardware GPU, where it
 # takes a few minutes; on a software adapter (llvmpipe/lavapipe) it runs the
@@ -30,12 +31,16 @@ esac
 size=(--size 1920x1080 --msaa 4)
 default_cmd=("$SWARD" bench "${size[@]}" "${quick[@]}" --out "$out/default")
 occlusion_cmd=("$SWARD" bench --view behind-ridge
-    --tiers gpu-cull:occlusion=off,gpu-cull:occlusion=on
+    --tiers gpu-cull:occlusion=off,gpu-cull:occlusion=on,gpu-cull:occlusion=auto
     "${size[@]}" "${quick[@]}" --out "$out/occlusion")
+walk_cmd=("$SWARD" bench
+    --tiers gpu-cull,gpu-cull:occlusion=on,gpu-cull:occlusion=auto
+    "${size[@]}" "${quick[@]}" --out "$out/occlusion-walk")
 
 start=$(date +%s)
 "${default_cmd[@]}"
 "${occlusion_cmd[@]}"
+"${walk_cmd[@]}"
 elapsed=$(( $(date +%s) - start ))
 
 {
@@ -46,6 +51,7 @@ elapsed=$(( $(date +%s) - start ))
     echo "- adapter: ${adapter:-unknown} ($note)"
     echo "- default bench: \`${default_cmd[*]}\`"
     echo "- occlusion bench: \`${occlusion_cmd[*]}\`"
+    echo "- occlusion on the walk: \`${walk_cmd[*]}\`"
     echo
     echo "## Default bench"
     echo
@@ -54,5 +60,9 @@ elapsed=$(( $(date +%s) - start ))
     echo "## Occlusion bench (view behind-ridge)"
     echo
     sed 's/^#/##/' "$out/occlusion/report.md"
+    echo
+    echo "## Occlusion cost on the default walk"
+    echo
+    sed 's/^#/##/' "$out/occlusion-walk/report.md"
 } > "$doc"
 echo "wrote $doc"
