@@ -523,19 +523,15 @@ impl HiZ {
             .write(id)
             .record(move |ctx| {
                 let depth_texture = ctx.res.texture(depth);
-                let pyramid = ctx.res.texture(id);
+                // Level 0 is written through the pyramid's own level view
+                // (as the reduction groups are): reach the declared texture.
+                let _pyramid = ctx.res.texture(id);
                 let ms = samples > 1;
                 let mut cache = self.depth_group.lock().unwrap_or_else(|e| e.into_inner());
                 if cache.as_ref().is_none_or(|(t, _)| t != depth_texture) {
                     let depth_view = depth_texture.create_view(&wgpu::TextureViewDescriptor {
                         label: Some("hiz.depth"),
                         aspect: wgpu::TextureAspect::DepthOnly,
-                        ..Default::default()
-                    });
-                    let level0 = pyramid.create_view(&wgpu::TextureViewDescriptor {
-                        label: Some("hiz.level0"),
-                        base_mip_level: 0,
-                        mip_level_count: Some(1),
                         ..Default::default()
                     });
                     let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -552,7 +548,7 @@ impl HiZ {
                             },
                             wgpu::BindGroupEntry {
                                 binding: 3,
-                                resource: wgpu::BindingResource::TextureView(&level0),
+                                resource: wgpu::BindingResource::TextureView(&p.levels[0]),
                             },
                         ],
                     });
