@@ -125,6 +125,8 @@ impl<'r> Resources<'r> {
         }
     }
 
+    /// `index` when it is one of this graph's `len` declarations; `None`
+    /// (the frame marked) for a handle of another graph.
     fn index(&self, graph: u32, index: usize, len: usize) -> Option<usize> {
         if graph == self.graph && index < len {
             Some(index)
@@ -134,35 +136,33 @@ impl<'r> Resources<'r> {
         }
     }
 
+    /// [`Self::index`] of a texture or buffer, noted as reached.
+    fn reach(&self, graph: u32, index: usize, len: usize, id: ResourceId) -> Option<usize> {
+        let i = self.index(graph, index, len)?;
+        self.note(id);
+        Some(i)
+    }
+
     /// The texture behind `id`.
     pub fn texture(&self, id: TextureId) -> &'r wgpu::Texture {
-        match self.index(id.0, id.1, self.textures.len()) {
-            Some(i) => {
-                self.note(id.into());
-                &self.textures[i]
-            }
+        match self.reach(id.0, id.1, self.textures.len(), id.into()) {
+            Some(i) => &self.textures[i],
             None => &self.stand_ins.texture,
         }
     }
 
     /// A default (whole-texture) view of `id`.
     pub fn view(&self, id: TextureId) -> &'r wgpu::TextureView {
-        match self.index(id.0, id.1, self.views.len()) {
-            Some(i) => {
-                self.note(id.into());
-                super::executor::view_of(self.textures, self.views, i)
-            }
+        match self.reach(id.0, id.1, self.views.len(), id.into()) {
+            Some(i) => super::executor::view_of(self.textures, self.views, i),
             None => &self.stand_ins.view,
         }
     }
 
     /// The buffer behind `id`.
     pub fn buffer(&self, id: BufferId) -> &'r wgpu::Buffer {
-        match self.index(id.0, id.1, self.buffers.len()) {
-            Some(i) => {
-                self.note(id.into());
-                &self.buffers[i]
-            }
+        match self.reach(id.0, id.1, self.buffers.len(), id.into()) {
+            Some(i) => &self.buffers[i],
             None => &self.stand_ins.buffer,
         }
     }
