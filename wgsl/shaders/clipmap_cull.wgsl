@@ -44,11 +44,14 @@ const CULL_ORIGIN: f32 = 17066.666666666668;
 const CULL_SPACING0: f32 = 2.0833333333333335;
 
 @group(0) @binding(0) var<uniform> cu: CullUniforms;
-@group(0) @binding(1) var<storage, read> kinds: array<CullKind, 7>;
-// Per piece: origin in level units (x, y), level (z), kind (w).
+@group(0) @binding(1) var<storage, read> kinds: array<CullKind>;
+// Per piece: origin in level units (x, y), level (z), kind (w bits 0-7) and
+// stitched edges (w bits 8-11).
 @group(0) @binding(2) var<storage, read> pieces: array<vec4<i32>>;
-@group(0) @binding(3) var<storage, read_write> args: array<DrawArgs, 7>;
-// Per drawn instance: origin (x, y), level (z), 0.
+@group(0) @binding(3) var<storage, read_write> args: array<DrawArgs>;
+// Per drawn instance: origin (x, y), level (z), and (w) the stitched edges
+// (bits 0-3) and the piece's quads along I (bits 4-13) and J (bits 14-23),
+// for the vertex shader (Rust: cull::instance_word).
 @group(0) @binding(4) var<storage, read_write> instances: array<vec4<i32>>;
 
 // World (x, y) of level vertex (i, j): x = O - j * s, y = O - i * s.
@@ -65,7 +68,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let p = pieces[k];
     let level = u32(p.z);
-    let kind = u32(p.w);
+    let kind = u32(p.w) & 0xffu;
+    let stitch = (u32(p.w) >> 8u) & 0xfu;
     let q = kinds[kind].quads;
     let a = cull_vertex_world(level, p.x, p.y);
     let b = cull_vertex_world(level, p.x + q.x, p.y + q.y);
@@ -79,5 +83,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let slot = atomicAdd(&args[kind].instance_count, 1u);
-    instances[kinds[kind].first_instance + slot] = vec4<i32>(p.x, p.y, p.z, 0);
+    let word = stitch | (u32(q.x) << 4u) | (u32(q.y) << 14u);
+    instances[kinds[kind].first_instance + slot] = vec4<i32>(p.x, p.y, p.z, i32(word));
 }

@@ -46,7 +46,24 @@ fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> Verte
     let i = inst.x + i32(local.x);
     let j = inst.y + i32(local.y);
     let s = u.clip.cams[level].z;
-    let h = clip_sample(levels, u.clip, level, i, j);
+    // Stitched edges (next to a half-resolution block of the same level):
+    // an odd vertex along such an edge lies on the midpoint of its even
+    // neighbours, i.e. on the half-resolution block's edge.
+    let word = u32(inst.w);
+    let lx = i32(local.x);
+    let ly = i32(local.y);
+    let w = i32((word >> 4u) & 0x3ffu);
+    let hq = i32((word >> 14u) & 0x3ffu);
+    let along_j = ((word & 1u) != 0u && lx == 0) || ((word & 2u) != 0u && lx == w);
+    let along_i = ((word & 4u) != 0u && ly == 0) || ((word & 8u) != 0u && ly == hq);
+    var h: vec4<f32>;
+    if (along_j && (ly & 1) == 1) {
+        h = 0.5 * (clip_sample(levels, u.clip, level, i, j - 1) + clip_sample(levels, u.clip, level, i, j + 1));
+    } else if (along_i && (lx & 1) == 1) {
+        h = 0.5 * (clip_sample(levels, u.clip, level, i - 1, j) + clip_sample(levels, u.clip, level, i + 1, j));
+    } else {
+        h = clip_sample(levels, u.clip, level, i, j);
+    }
     let world = vec3<f32>(CLIP_WORLD_ORIGIN - f32(j) * s, CLIP_WORLD_ORIGIN - f32(i) * s, h.x);
     var out: VertexOut;
     out.clip = u.terrain.view_proj * vec4<f32>(world, 1.0);

@@ -1,11 +1,11 @@
 //! GPU culling of clipmap pieces (`clipmap_cull.wgsl`): the CPU lists every
 //! piece of every level (`layout::level_pieces`, at most 28 per level, 16
-//! bytes each) and resets seven indexed indirect draws (one per mesh kind,
+//! bytes each) and resets one indexed indirect draw per mesh kind (eleven,
 //! instance count 0); a compute pass tests each piece's box against the
 //! frustum and its horizontal distance against the fog end, and appends the
 //! visible ones to their kind's instance range; the draw pass issues one
 //! multi-draw-indirect of the shared meshes. The triangle and instance
-//! counters come from a lagged readback of the seven instance counts.
+//! counters come from a lagged readback of the per-kind instance counts.
 //!
 //! [`piece_visible`] is the CPU reference of the shader's test.
 
@@ -95,7 +95,7 @@ pub fn kind_index(kind: PieceKind) -> usize {
     PieceKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
-/// The seven draws with no instance (reset every frame).
+/// The per-kind draws with no instance (reset every frame).
 pub fn empty_args(meshes: &ClipmapMeshes) -> [DrawArgs; KINDS] {
     PieceKind::ALL.map(|k| {
         let r = meshes.range(k);
@@ -109,14 +109,22 @@ pub fn empty_args(meshes: &ClipmapMeshes) -> [DrawArgs; KINDS] {
     })
 }
 
-/// A piece as the shader reads it: origin, level, kind.
+/// A piece as the shader reads it: origin, level, kind (bits 0-7) and
+/// stitched edges (bits 8-11).
 pub fn piece_gpu(p: &Piece) -> [i32; 4] {
     [
         p.origin[0] as i32,
         p.origin[1] as i32,
         p.level as i32,
-        kind_index(p.kind) as i32,
+        kind_index(p.kind) as i32 | (i32::from(p.stitch) << 8),
     ]
+}
+
+/// The fourth word of a drawn instance (written by the cull, read by the
+/// vertex shader): stitched edges (bits 0-3), the piece's quads along `I`
+/// (bits 4-13) and along `J` (bits 14-23).
+pub fn instance_word(stitch: u8, quads: [i64; 2]) -> i32 {
+    i32::from(stitch & 0xf) | ((quads[0] as i32) << 4) | ((quads[1] as i32) << 14)
 }
 
 /// The box the cull tests for `p`: xy from its extent, z `z_range`.

@@ -92,7 +92,8 @@ pub fn params_bytes(p: &ClipmapParams) -> Vec<u8> {
 }
 
 /// One drawn piece (instance-rate vertex attribute `Sint32x4`): absolute
-/// origin in level units and the level.
+/// origin in level units, the level, and the stitched edges and size of the
+/// piece ([`super::cull::instance_word`]).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ClipInstance {
@@ -100,8 +101,8 @@ pub struct ClipInstance {
     pub origin: [i32; 2],
     /// Level.
     pub level: i32,
-    /// Unused (keeps 16-byte records).
-    pub pad: i32,
+    /// Stitched edges and quads of the piece ([`super::cull::instance_word`]).
+    pub word: i32,
 }
 
 #[cfg(test)]

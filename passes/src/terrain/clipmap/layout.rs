@@ -156,11 +156,23 @@ pub enum PieceKind {
     /// Zero-area triangles along a level's outer boundary (against T-junction
     /// cracks with the coarser level).
     Seam,
+    /// A [`PieceKind::Block`] drawn at half resolution: `t/2 x t/2` quads of
+    /// two level quads each (a ring block within the screen-space error
+    /// bound, [`super::lod`]).
+    Block2,
+    /// Triangles `(2k, 2k + 1, 2k + 2)` along one `t`-quad edge (along `I`)
+    /// of a half-resolution block: towards the hole they fill the gap to the
+    /// full-resolution trim or finer level; towards a full-resolution piece
+    /// of the same level (whose odd edge vertices are snapped onto the
+    /// half-resolution edge) they are zero-area sliver fillers.
+    EdgeSeamI,
+    /// As [`PieceKind::EdgeSeamI`], along `J`.
+    EdgeSeamJ,
 }
 
 impl PieceKind {
     /// Every kind, in mesh order.
-    pub const ALL: [PieceKind; 7] = [
+    pub const ALL: [PieceKind; 10] = [
         PieceKind::Block,
         PieceKind::FixupV,
         PieceKind::FixupH,
@@ -168,21 +180,50 @@ impl PieceKind {
         PieceKind::TrimV,
         PieceKind::TrimH,
         PieceKind::Seam,
+        PieceKind::Block2,
+        PieceKind::EdgeSeamI,
+        PieceKind::EdgeSeamJ,
     ];
 
-    /// Size in quads `(along I, along J)` for block size `t` (the seam's is
-    /// the whole level footprint).
+    /// Size in level quads `(along I, along J)` for block size `t` (the
+    /// seam's is the whole level footprint, an edge seam's its edge; the
+    /// half-resolution block covers what a block covers).
     pub fn quads(self, t: i64) -> [i64; 2] {
         match self {
-            PieceKind::Block => [t, t],
+            PieceKind::Block | PieceKind::Block2 => [t, t],
             PieceKind::FixupV => [2, t],
             PieceKind::FixupH => [t, 2],
             PieceKind::Centre => [2, 2],
             PieceKind::TrimV => [1, 2 * t + 2],
             PieceKind::TrimH => [2 * t + 1, 1],
             PieceKind::Seam => [4 * t + 2, 4 * t + 2],
+            PieceKind::EdgeSeamI => [t, 0],
+            PieceKind::EdgeSeamJ => [0, t],
         }
     }
+
+    /// Whether the kind only closes T-junctions (zero area in plan view;
+    /// not counted as drawn triangles or covered quads).
+    pub fn is_seam(self) -> bool {
+        matches!(
+            self,
+            PieceKind::Seam | PieceKind::EdgeSeamI | PieceKind::EdgeSeamJ
+        )
+    }
+}
+
+/// Edges of a piece in [`Piece::stitch`]: the vertices of a set edge whose
+/// coordinate along the edge is odd are drawn at the midpoint of their two
+/// even neighbours, i.e. on the edge of a half-resolution neighbour.
+pub mod stitch {
+    /// The edge at local `i = 0`.
+    pub const I_MIN: u8 = 1;
+    /// The edge at local `i = w`.
+    pub const I_MAX: u8 = 2;
+    /// The edge at local `j = 0`.
+    pub const J_MIN: u8 = 4;
+    /// The edge at local `j = h`.
+    pub const J_MAX: u8 = 8;
 }
 
 /// One piece to draw: a mesh at a level and an absolute origin.
@@ -194,18 +235,43 @@ pub struct Piece {
     pub level: u32,
     /// Min corner in level units.
     pub origin: [i64; 2],
+    /// Edges snapped onto a half-resolution neighbour ([`stitch`] bits).
+    pub stitch: u8,
 }
 
 /// The pieces of level `level` placed at `p` (the finest level is filled, the
 /// others are rings with a trim; all but the coarsest get a seam).
 pub fn level_pieces(cfg: &ClipmapConfig, level: u32, p: &LevelPlacement) -> Vec<Piece> {
+    level_pieces_lod(cfg, level, p, |_| false)
+}
+
+/// As [`level_pieces`], drawing at half resolution every ring block (never
+/// one of the finest level) for whose offset `(dx, dy)` inside the level
+/// `half` answers true. Every even vertex of a level is a vertex of the next
+/// coarser one, so a half-resolution block meets the coarser level without
+/// anything more; towards a full-resolution piece of its own level that
+/// piece's edge is stitched ([`Piece::stitch`]) and an edge seam fills
+/// rounding slivers; towards the hole (the trim or the finer level, both
+/// following this level's full-resolution edge) an edge seam fills the gap.
+pub fn level_pieces_lod(
+    cfg: &ClipmapConfig,
+    level: u32,
+    p: &LevelPlacement,
+    half: impl Fn([i64; 2]) -> bool,
+) -> Vec<Piece> {
     let t = i64::from(cfg.block);
     let mut out = Vec::new();
-    let mut add = |kind, dx: i64, dy: i64| {
+    let mut add = |kind: PieceKind, dx: i64, dy: i64| {
+        let kind = if kind == PieceKind::Block && level > 0 && half([dx, dy]) {
+            PieceKind::Block2
+        } else {
+            kind
+        };
         out.push(Piece {
             kind,
             level,
             origin: [p.origin[0] + dx, p.origin[1] + dy],
+            stitch: 0,
         })
     };
     let stops = [0, t, 2 * t + 2, 3 * t + 2];
@@ -244,7 +310,70 @@ pub fn level_pieces(cfg: &ClipmapConfig, level: u32, p: &LevelPlacement) -> Vec<
     if level + 1 < cfg.levels {
         add(PieceKind::Seam, 0, 0);
     }
+    if out.iter().any(|q| q.kind == PieceKind::Block2) {
+        stitch_half_blocks(&mut out, t, p.origin);
+    }
     out
+}
+
+/// An axis-aligned edge of a piece: fixed coordinate on `axis` (0: `I`),
+/// span on the other axis, and the [`stitch`] bit it is for its piece.
+fn piece_edges(t: i64, q: &Piece) -> [(usize, i64, [i64; 2], u8); 4] {
+    let [w, h] = q.kind.quads(t);
+    let [x, y] = q.origin;
+    [
+        (0, x, [y, y + h], stitch::I_MIN),
+        (0, x + w, [y, y + h], stitch::I_MAX),
+        (1, y, [x, x + w], stitch::J_MIN),
+        (1, y + h, [x, x + w], stitch::J_MAX),
+    ]
+}
+
+/// Stitches the full-resolution blocks and fix-ups that share an edge with
+/// a half-resolution block, and adds the half blocks' edge seams (towards
+/// those pieces and towards the hole `[t, 3t + 2]` around `origin`).
+fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64, origin: [i64; 2]) {
+    let half: Vec<Piece> = out
+        .iter()
+        .filter(|q| q.kind == PieceKind::Block2)
+        .copied()
+        .collect();
+    let stitchable =
+        |k: PieceKind| matches!(k, PieceKind::Block | PieceKind::FixupV | PieceKind::FixupH);
+    let mut seams = Vec::new();
+    for b in &half {
+        for (axis, at, span, _) in piece_edges(t, b) {
+            // A full-resolution piece on the other side of this edge.
+            let mut shared = false;
+            for q in out.iter_mut().filter(|q| stitchable(q.kind)) {
+                for (a2, at2, span2, bit) in piece_edges(t, q) {
+                    if a2 == axis && at2 == at && span2 == span {
+                        q.stitch |= bit;
+                        shared = true;
+                    }
+                }
+            }
+            let hole = [origin[axis] + t, origin[axis] + 3 * t + 2];
+            let other = 1 - axis;
+            let towards_hole = (at == hole[0] || at == hole[1])
+                && span[0] >= origin[other] + t
+                && span[1] <= origin[other] + 3 * t + 2;
+            if shared || towards_hole {
+                let (kind, o, snap) = if axis == 0 {
+                    (PieceKind::EdgeSeamJ, [at, span[0]], stitch::I_MIN)
+                } else {
+                    (PieceKind::EdgeSeamI, [span[0], at], stitch::J_MIN)
+                };
+                seams.push(Piece {
+                    kind,
+                    level: b.level,
+                    origin: o,
+                    stitch: if shared { snap } else { 0 },
+                });
+            }
+        }
+    }
+    out.extend(seams);
 }
 
 /// Geomorph weight of a level-`l` vertex `(i, j)` for a camera at `cam_l`
@@ -269,7 +398,7 @@ mod tests {
 
     fn cells(pieces: &[Piece], t: i64) -> HashMap<(i64, i64), usize> {
         let mut m = HashMap::new();
-        for p in pieces.iter().filter(|p| p.kind != PieceKind::Seam) {
+        for p in pieces.iter().filter(|p| !p.kind.is_seam()) {
             let [w, h] = p.kind.quads(t);
             for y in 0..h {
                 for x in 0..w {
@@ -308,6 +437,15 @@ mod tests {
                     }
                     let c = cells(&level_pieces(&cfg, l, p), t);
                     assert!(c.values().all(|&n| n == 1), "overlap at level {l}");
+                    // Half-resolution blocks cover exactly the same quads.
+                    let lod =
+                        level_pieces_lod(&cfg, l, p, |o| (o[0] + 3 * o[1] + k as i64) % 3 != 0);
+                    assert_eq!(cells(&lod, t), c, "decimated level {l}");
+                    assert_eq!(
+                        lod.iter().any(|q| q.kind == PieceKind::Block2),
+                        l > 0,
+                        "level {l}: only rings are decimated"
+                    );
                     let mut expected = 0;
                     for y in 0..f {
                         for x in 0..f {
@@ -329,6 +467,98 @@ mod tests {
                         assert_eq!(fo[1] / 2 - p.origin[1], t + p.inner[1]);
                     }
                 }
+            }
+        }
+    }
+
+    /// Half-resolution blocks: every edge they share with a full-resolution
+    /// block or fix-up of their level is stitched on that piece and gets a
+    /// snapped edge seam; every edge towards the hole gets an unsnapped edge
+    /// seam; edges on the outer boundary or between two half blocks get
+    /// nothing; no full-resolution piece is stitched anywhere else.
+    #[test]
+    fn half_blocks_stitch_their_full_resolution_neighbours() {
+        let cfg = ClipmapConfig {
+            block: 8,
+            levels: 3,
+        };
+        let t = i64::from(cfg.block);
+        let place = place_levels(&cfg, [300.7, 411.2])[1];
+        for pattern in 0..16u32 {
+            let pieces = level_pieces_lod(&cfg, 1, &place, |o| {
+                let k = (o[0] / t + 5 * (o[1] / t)) as u32;
+                (pattern >> (k % 4)) & 1 == 1 || pattern == 15
+            });
+            let half: Vec<_> = pieces
+                .iter()
+                .filter(|q| q.kind == PieceKind::Block2)
+                .collect();
+            let seams: Vec<_> = pieces
+                .iter()
+                .filter(|q| matches!(q.kind, PieceKind::EdgeSeamI | PieceKind::EdgeSeamJ))
+                .collect();
+            let mut expected_seams = 0;
+            let mut stitched_edges = 0;
+            for b in &half {
+                for (axis, at, span, _) in piece_edges(t, b) {
+                    let neighbour = pieces.iter().find(|q| {
+                        **q != **b
+                            && !q.kind.is_seam()
+                            && piece_edges(t, q)
+                                .iter()
+                                .any(|e| e.0 == axis && e.1 == at && e.2 == span)
+                    });
+                    let seam = seams.iter().find(|q| {
+                        let [w, h] = q.kind.quads(t);
+                        let (e_axis, e_at, e_span) = if w == 0 {
+                            (0, q.origin[0], [q.origin[1], q.origin[1] + h])
+                        } else {
+                            (1, q.origin[1], [q.origin[0], q.origin[0] + w])
+                        };
+                        e_axis == axis && e_at == at && e_span == span
+                    });
+                    let rel = at - place.origin[axis];
+                    let on_outer = rel == 0 || rel == cfg.footprint();
+                    match neighbour.map(|q| q.kind) {
+                        Some(PieceKind::Block2) => assert!(seam.is_none()),
+                        Some(PieceKind::Block | PieceKind::FixupV | PieceKind::FixupH) => {
+                            let q = neighbour.expect("some");
+                            assert!(
+                                piece_edges(t, q)
+                                    .iter()
+                                    .any(|e| e.0 == axis && e.1 == at && q.stitch & e.3 != 0),
+                                "{q:?} not stitched towards {b:?}"
+                            );
+                            let seam = seam.expect("snapped seam");
+                            assert_ne!(seam.stitch, 0, "snapped");
+                            expected_seams += 1;
+                            stitched_edges += 1;
+                        }
+                        None if on_outer => assert!(seam.is_none()),
+                        other => {
+                            // Towards the hole: the trim, or nothing (finer level).
+                            assert!(
+                                matches!(other, None | Some(PieceKind::TrimV | PieceKind::TrimH)),
+                                "{other:?}"
+                            );
+                            assert!(!on_outer);
+                            let seam = seam.expect("hole seam");
+                            assert_eq!(seam.stitch, 0, "not snapped");
+                            expected_seams += 1;
+                        }
+                    }
+                }
+            }
+            assert_eq!(seams.len(), expected_seams, "pattern {pattern}");
+            let stitched: u32 = pieces.iter().map(|q| q.stitch.count_ones()).sum();
+            let snapped_seams = seams.iter().filter(|q| q.stitch != 0).count() as u32;
+            assert_eq!(
+                stitched,
+                stitched_edges + snapped_seams,
+                "pattern {pattern}"
+            );
+            if pattern == 15 {
+                assert_eq!(half.len(), 12);
             }
         }
     }

@@ -56,6 +56,9 @@ impl ClipmapMeshes {
         for kind in PieceKind::ALL {
             let (verts, idx) = match kind {
                 PieceKind::Seam => seam_mesh(4 * t + 2),
+                PieceKind::EdgeSeamI => edge_seam_mesh(t, [1, 0]),
+                PieceKind::EdgeSeamJ => edge_seam_mesh(t, [0, 1]),
+                PieceKind::Block2 => grid_mesh_stride(t / 2, t / 2, 2),
                 other => {
                     let [w, h] = other.quads(t);
                     grid_mesh(w, h)
@@ -91,10 +94,18 @@ pub fn main_diagonal(i: i64, j: i64) -> bool {
 /// A `w x h`-quad grid: vertices row-major (`j * (w + 1) + i`), two
 /// counter-clockwise triangles per quad.
 fn grid_mesh(w: i64, h: i64) -> (Vec<LocalVertex>, Vec<u32>) {
+    grid_mesh_stride(w, h, 1)
+}
+
+/// A `w x h`-quad grid whose quads are `stride` level quads wide (vertex
+/// `(i, j)` at local `(stride i, stride j)`); the diagonal rule applies to
+/// the grid's own `(i, j)`, so a stride-2 grid is triangulated like the
+/// next coarser level's meshes.
+fn grid_mesh_stride(w: i64, h: i64, stride: i64) -> (Vec<LocalVertex>, Vec<u32>) {
     let mut v = Vec::with_capacity(((w + 1) * (h + 1)) as usize);
     for j in 0..=h {
         for i in 0..=w {
-            v.push([i as u16, j as u16]);
+            v.push([(stride * i) as u16, (stride * j) as u16]);
         }
     }
     let at = |i: i64, j: i64| (j * (w + 1) + i) as u32;
@@ -140,6 +151,20 @@ fn seam_mesh(f: i64) -> (Vec<LocalVertex>, Vec<u32>) {
     (verts, idx)
 }
 
+/// Zero-area triangles `(2k, 2k + 1, 2k + 2)` along one `len`-quad edge
+/// starting at the local origin in direction `dir`, both windings.
+fn edge_seam_mesh(len: i64, dir: [i64; 2]) -> (Vec<LocalVertex>, Vec<u32>) {
+    let verts = (0..=len)
+        .map(|k| [(k * dir[0]) as u16, (k * dir[1]) as u16])
+        .collect();
+    let mut idx = Vec::new();
+    for k in 0..(len / 2) as u32 {
+        let (a, b, c) = (2 * k, 2 * k + 1, 2 * k + 2);
+        idx.extend([a, b, c, a, c, b]);
+    }
+    (verts, idx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,20 +174,25 @@ mod tests {
         let m = ClipmapMeshes::new(8);
         for r in &m.ranges {
             let tri = &m.indices[r.indices.start as usize..r.indices.end as usize];
+            // Half-resolution kinds: every vertex even, checked in units of
+            // their double quads.
+            let stride = if r.kind == PieceKind::Block2 { 2 } else { 1 };
             let pos = |k: u32| {
                 let v = m.vertices[(r.base_vertex + k as i32) as usize];
-                [i64::from(v[0]), i64::from(v[1])]
+                let p = [i64::from(v[0]), i64::from(v[1])];
+                assert_eq!(p.map(|c| c % stride), [0, 0], "{:?} vertex {p:?}", r.kind);
+                p.map(|c| c / stride)
             };
             let mut area = 0;
             for t in tri.chunks_exact(3) {
                 let [a, b, c] = [pos(t[0]), pos(t[1]), pos(t[2])];
                 let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-                if r.kind == PieceKind::Seam {
+                if r.kind.is_seam() {
                     assert_eq!(cross, 0, "seam triangles have zero area");
                     continue;
                 }
                 assert_eq!(cross, 1, "{:?}: twice the area of a half quad, CCW", r.kind);
-                area += cross;
+                area += cross * stride * stride;
                 // The triangle's hypotenuse joins an even-even and an odd-odd corner.
                 let odd = [a, b, c]
                     .iter()
@@ -179,13 +209,16 @@ mod tests {
                     r.kind
                 );
             }
-            if r.kind != PieceKind::Seam {
-                let [w, h] = r.kind.quads(8);
-                assert_eq!(area, 2 * w * h, "{:?}", r.kind);
-            } else {
-                assert_eq!(r.triangles(), 2 * 4 * 17);
+            match r.kind {
+                PieceKind::Seam => assert_eq!(r.triangles(), 2 * 4 * 17),
+                PieceKind::EdgeSeamI | PieceKind::EdgeSeamJ => assert_eq!(r.triangles(), 2 * 4),
+                kind => {
+                    let [w, h] = kind.quads(8);
+                    assert_eq!(area, 2 * w * h, "{kind:?}");
+                }
             }
         }
         assert_eq!(m.range(PieceKind::Block).triangles(), 2 * 64);
+        assert_eq!(m.range(PieceKind::Block2).triangles(), 2 * 16);
     }
 }

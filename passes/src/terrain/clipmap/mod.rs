@@ -15,6 +15,7 @@
 //! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
 //! - [`cull`]: GPU piece culling into a multi-draw-indirect (CPU reference).
 //! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
+//! - [`lod`]: screen-space error LOD of whole rings (half-resolution rings).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
 //! - `technique`: [`Clipmap`], the pass.
@@ -24,6 +25,7 @@ pub mod cull;
 pub mod fill;
 pub mod gpu;
 pub mod layout;
+pub mod lod;
 pub mod mesh;
 pub mod source;
 pub mod store;

@@ -40,8 +40,10 @@ use super::cull::{
 use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
-    camera_level0, level_pieces, place_levels, ClipmapConfig, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
+    camera_level0, level_pieces_lod, place_levels, vertex_world, ClipmapConfig, LevelPlacement,
+    Piece, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
 };
+use super::lod;
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
 use super::{PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
@@ -80,6 +82,9 @@ pub struct ClipmapStats {
     pub triangles: u64,
     /// Texels the compute fill wrote this frame (level windows that moved).
     pub texels_filled: u64,
+    /// Ring blocks listed at half resolution (screen-space error within the
+    /// tier's `pixel_error`, [`super::lod`]).
+    pub half_blocks: u32,
 }
 
 /// Level texture array, the far grid, and the bind groups that reference them.
@@ -159,6 +164,18 @@ pub struct Clipmap {
     level_gpu: Option<LevelGpu>,
     fixed_gpu_bytes: u64,
     stats: ClipmapStats,
+    /// Screen-space error bound (pixels) under which a ring is drawn at
+    /// half resolution; 0 never decimates.
+    pixel_error: f64,
+    /// Per level: the residuals of its window (estimated when it moved;
+    /// `None` for levels too fine to decimate).
+    lod: Vec<Option<lod::LevelErrors>>,
+    /// The pieces the last recorded frame listed for the cull.
+    listed: Vec<Piece>,
+    /// Tests: which ring blocks (level, offset) are drawn at half resolution,
+    /// instead of the error criterion.
+    #[cfg(test)]
+    half_override: Option<fn(u32, [i64; 2]) -> bool>,
 }
 
 impl Clipmap {
@@ -313,6 +330,11 @@ impl Clipmap {
             level_gpu: None,
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
+            pixel_error: lod::DEFAULT_PIXEL_ERROR,
+            lod: Vec::new(),
+            listed: Vec::new(),
+            #[cfg(test)]
+            half_override: None,
         };
         for samples in [1, 4] {
             this.pipeline_for(device, samples);
@@ -350,6 +372,73 @@ impl Clipmap {
     /// The configuration a view needs: enough levels to reach the
     /// technique's view distance (the `distance` parameter, else the view's
     /// terrain distance).
+    /// Sets the screen-space error bound (pixels) under which a ring is
+    /// drawn at half resolution (0: every ring at full resolution).
+    pub fn set_pixel_error(&mut self, pixels: f64) {
+        self.pixel_error = pixels.max(0.0);
+    }
+
+    /// The pieces every level lists for the frame seen through `view`, ring
+    /// blocks within the `pixel_error` bound at half resolution (a level's
+    /// residuals are estimated again when its window moved; the levels must
+    /// have been allocated by [`Self::ensure_levels`]).
+    fn list_pieces(
+        &mut self,
+        cfg: &ClipmapConfig,
+        places: &[LevelPlacement],
+        view: &FrameView,
+    ) -> Vec<Piece> {
+        if self.lod.len() != places.len() {
+            self.lod = vec![None; places.len()];
+        }
+        let focal = lod::focal_px(view.size[1], view.camera.fov_y_deg);
+        let eye = view.eye();
+        let t = i64::from(cfg.block);
+        let mut out = Vec::new();
+        for (l, (place, cached)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
+            let l = l as u32;
+            let errors = match (
+                &self.level_gpu,
+                self.pixel_error > 0.0 && l >= lod::MIN_LEVEL,
+            ) {
+                (Some(level_gpu), true) => {
+                    if cached.as_ref().is_none_or(|e| e.origin != place.origin) {
+                        *cached = lod::LevelErrors::estimate(&level_gpu.far, cfg, l, place.origin);
+                    }
+                    cached.as_ref()
+                }
+                _ => None,
+            };
+            #[cfg(test)]
+            let forced = self.half_override;
+            let half = |off: [i64; 2]| {
+                #[cfg(test)]
+                if let Some(f) = forced {
+                    return f(l, off);
+                }
+                let Some(errors) = errors else {
+                    return false;
+                };
+                let (x0, y0) = vertex_world(l, place.origin[0] + off[0], place.origin[1] + off[1]);
+                let (x1, y1) = vertex_world(
+                    l,
+                    place.origin[0] + off[0] + t,
+                    place.origin[1] + off[1] + t,
+                );
+                let dx = (x0.min(x1) - f64::from(eye.x))
+                    .max(f64::from(eye.x) - x0.max(x1))
+                    .max(0.0);
+                let dy = (y0.min(y1) - f64::from(eye.y))
+                    .max(f64::from(eye.y) - y0.max(y1))
+                    .max(0.0);
+                let error = errors.piece_error(off, [t, t]);
+                lod::decimate(l, error, dx.hypot(dy), focal, self.pixel_error)
+            };
+            out.extend(level_pieces_lod(cfg, l, place, half));
+        }
+        out
+    }
+
     pub fn config_for(&self, view: &FrameView) -> ClipmapConfig {
         ClipmapConfig::for_distance(
             self.block,
@@ -374,6 +463,8 @@ impl Clipmap {
         if self.level_gpu.as_ref().is_some_and(|l| l.cfg == cfg) {
             return;
         }
+        // A new far grid: every level's decimation error is estimated again.
+        self.lod.clear();
         let device = &gpu.device;
         let n = cfg.texels();
         let texture = device.create_texture(&wgpu::TextureDescriptor {
@@ -513,6 +604,15 @@ impl Clipmap {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         self.ensure_levels(gpu, cfg, world, far);
+        let eye = view.eye();
+        let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+        let places = place_levels(&cfg, cam0);
+        let listed = self.list_pieces(&cfg, &places, view);
+        self.listed.clone_from(&listed);
+        let half_blocks = listed
+            .iter()
+            .filter(|p| p.kind == PieceKind::Block2)
+            .count() as u32;
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
         let Clipmap {
@@ -536,8 +636,6 @@ impl Clipmap {
         let (meshes, vertices, indices, instances, uniforms) =
             (&*meshes, &*vertices, &*indices, &*instances, &*uniforms);
         let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
-        let eye = view.eye();
-        let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
         cull.frame += 1;
         let frame = cull.frame;
         let mut copy_now = false;
@@ -578,9 +676,13 @@ impl Clipmap {
             &level_gpu.bind_group,
             &[draw_uniforms.into(), levels.into()],
         );
-        let piece_count: u32 = (0..cfg.levels)
-            .map(|l| pieces_per_level(cfg.levels, l) as u32)
-            .sum();
+        let piece_count = listed.len() as u32;
+        // Per kind, what was listed (the counters until a readback arrives).
+        let mut listed_per_kind = [0u64; KINDS];
+        for p in &listed {
+            listed_per_kind[kind_index(p.kind)] += 1;
+        }
+        let pieces: Vec<[i32; 4]> = listed.iter().map(piece_gpu).collect();
         // One compute pass: the fill of the strips that entered a window,
         // then the cull (which does not read the levels).
         graph
@@ -593,7 +695,6 @@ impl Clipmap {
             .read_write(instance_id)
             .needs(sward_engine::Capability::Compute)
             .record(move |ctx| {
-                let places = place_levels(&cfg, cam0);
                 let n = i64::from(cfg.texels());
                 let mut jobs: Vec<FillJob> = Vec::new();
                 for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
@@ -621,10 +722,6 @@ impl Clipmap {
                     ctx.pass
                         .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
                 }
-                let pieces: Vec<[i32; 4]> = (0..cfg.levels)
-                    .flat_map(|l| level_pieces(&cfg, l, &places[l as usize]))
-                    .map(|p| piece_gpu(&p))
-                    .collect();
                 let u = CullUniforms::new(
                     &view.frustum,
                     eye,
@@ -712,12 +809,10 @@ impl Clipmap {
                     let k = kind_index(kind);
                     let count = match cull.counts {
                         Some(c) => u64::from(c[k]),
-                        None => (0..cfg.levels)
-                            .map(|l| kind_count_of(cfg.levels, l, kind) as u64)
-                            .sum(),
+                        None => listed_per_kind[k],
                     };
                     drawn += count;
-                    if kind != PieceKind::Seam {
+                    if !kind.is_seam() {
                         triangles += meshes.range(kind).triangles() * count;
                     }
                 }
@@ -729,6 +824,7 @@ impl Clipmap {
                     pieces_drawn: drawn as usize,
                     triangles,
                     texels_filled: 0,
+                    half_blocks,
                 };
             });
     }
@@ -902,6 +998,8 @@ impl Clipmap {
             ("clipmap_pieces_drawn".to_owned(), s.pieces_drawn as f64),
             ("clipmap_texels_filled".to_owned(), s.texels_filled as f64),
             ("clipmap_triangles".to_owned(), s.triangles as f64),
+            ("clipmap_half_blocks".to_owned(), f64::from(s.half_blocks)),
+            ("clipmap_pixel_error".to_owned(), self.pixel_error),
         ])
     }
 
@@ -920,6 +1018,19 @@ impl Clipmap {
         for a in &mut self.cull.empty_args {
             a.first_instance = 0;
         }
+    }
+
+    /// The pieces the last recorded frame listed for the GPU cull (ring
+    /// blocks within the `pixel_error` bound at half resolution).
+    pub fn listed_pieces(&self) -> &[Piece] {
+        &self.listed
+    }
+
+    /// Draws at half resolution exactly the ring blocks `half(level, offset)`
+    /// selects, whatever their error (tests of the stitching).
+    #[cfg(test)]
+    pub(crate) fn force_half_blocks(&mut self, half: fn(u32, [i64; 2]) -> bool) {
+        self.half_override = Some(half);
     }
 
     /// The conservative height range the cull uses, once a frame was recorded.
@@ -1012,31 +1123,6 @@ fn z_range(far: [f32; 2], tiles: &BTreeMap<TileCoord, [f32; 2]>) -> [f32; 2] {
 /// colour, which is also the clear colour: culling it leaves the image as is.
 fn cull_distance(view: &FrameView) -> f32 {
     view.settings.fog_range[1]
-}
-
-/// Pieces level `l` of `levels` lists (ring: 12 blocks, 4 fix-ups, 2 trims;
-/// the finest adds 4 blocks, 4 fix-ups and the centre, and has no trims;
-/// every level but the coarsest a seam).
-fn pieces_per_level(levels: u32, l: u32) -> usize {
-    PieceKind::ALL
-        .iter()
-        .map(|k| kind_count_of(levels, l, *k))
-        .sum()
-}
-
-/// Pieces of `kind` in level `l` of `levels`.
-fn kind_count_of(levels: u32, l: u32, kind: PieceKind) -> usize {
-    match (kind, l == 0) {
-        (PieceKind::Block, true) => 16,
-        (PieceKind::Block, false) => 12,
-        (PieceKind::FixupV | PieceKind::FixupH, true) => 4,
-        (PieceKind::FixupV | PieceKind::FixupH, false) => 2,
-        (PieceKind::Centre, true) => 1,
-        (PieceKind::Centre, false) => 0,
-        (PieceKind::TrimV | PieceKind::TrimH, true) => 0,
-        (PieceKind::TrimV | PieceKind::TrimH, false) => 1,
-        (PieceKind::Seam, _) => usize::from(l + 1 < levels),
-    }
 }
 
 impl CullState {
@@ -1375,6 +1461,18 @@ const DISTANCE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec 
     description: "view distance in world units the levels reach (the bench scales the fog with it); 0: the frame's terrain distance (--view-distance)",
 };
 
+/// The `pixel_error` parameter of `clipmap`: the screen-space error bound
+/// under which a ring is drawn at half resolution.
+const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "pixel_error",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 64.0,
+        default: lod::DEFAULT_PIXEL_ERROR,
+    },
+    description: "draw a ring at half resolution when that moves its surface by at most this many pixels (estimated from the far grid); 0: every ring at full resolution",
+};
+
 /// The `distance` parameter as an optional view distance; values between 0
 /// and 100 units are refused (a level-0 ring alone reaches 133 units).
 fn distance_of(params: &crate::technique::Params) -> Result<Option<f32>, PassError> {
@@ -1398,7 +1496,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     subsystem: crate::technique::Subsystem::Terrain,
     name: "clipmap",
     summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
-    params: &[BLOCK_PARAM, DISTANCE_PARAM],
+    params: &[BLOCK_PARAM, DISTANCE_PARAM, PIXEL_ERROR_PARAM],
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
@@ -1409,13 +1507,10 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
         let distance = distance_of(params)?;
-        Ok(Box::new(Clipmap::with_reach(
-            i.gpu,
-            i.scene.world,
-            block,
-            distance,
-            i.scene.atlas_reach(),
-        )?))
+        let mut clipmap =
+            Clipmap::with_reach(i.gpu, i.scene.world, block, distance, i.scene.atlas_reach())?;
+        clipmap.set_pixel_error(params.float(&PIXEL_ERROR_PARAM));
+        Ok(Box::new(clipmap))
     },
 };
 
@@ -1482,29 +1577,6 @@ mod tests {
         distance_of(tier.params())
     }
 
-    /// The per-kind piece counts used before the first cull readback are
-    /// what `level_pieces` lists.
-    #[test]
-    fn piece_counts_match_the_layout() {
-        use crate::terrain::clipmap::layout::{level_pieces, place_levels};
-        let cfg = ClipmapConfig {
-            block: 16,
-            levels: 5,
-        };
-        let places = place_levels(&cfg, [12345.6, 9876.5]);
-        for l in 0..cfg.levels {
-            let pieces = level_pieces(&cfg, l, &places[l as usize]);
-            assert_eq!(pieces.len(), pieces_per_level(cfg.levels, l), "level {l}");
-            for kind in PieceKind::ALL {
-                let n = pieces.iter().filter(|p| p.kind == kind).count();
-                assert_eq!(n, kind_count_of(cfg.levels, l, kind), "level {l} {kind:?}");
-            }
-        }
-    }
-
-    /// `clipmap:distance=N` sizes the levels for `N` units whatever the
-    /// frame's terrain distance; the default follows the frame; nonsense is
-    /// refused with the parameter named.
     #[test]
     fn distance_parameter_sizes_the_levels() {
         assert_eq!(distance("clipmap").expect("default"), None);

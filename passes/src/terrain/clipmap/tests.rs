@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 
 use super::accuracy::height_error;
 use super::gpu::{params_bytes, ClipmapParams};
-use super::layout::{camera_level0, morph_weight, place_levels, ClipmapConfig};
+use super::layout::{camera_level0, morph_weight, place_levels, ClipmapConfig, PieceKind};
 use super::source::TerrainSampler;
 use super::store::{LevelFilter, LevelStore};
 use super::Clipmap;
@@ -464,6 +464,145 @@ fn levels_meet_without_cracks_and_holes_show() {
     assert!(holes >= 4, "hole cells in view: {holes}");
 }
 
+/// Half-resolution ring blocks next to full-resolution ones (a checkerboard
+/// of blocks on levels 1 and 2, forced whatever their error): top-down over
+/// the cliff world, no background pixel along any edge of any piece of
+/// those levels (stitched edges, hole seams, the coarser level's boundary),
+/// fewer triangles than the full-resolution clipmap, and nearly the same
+/// picture.
+#[test]
+fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let (fx, fy) = focus(&world);
+    let ground = world.height_at(fx, fy).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(fx as f32, fy as f32, ground + 120.0),
+        yaw_deg: 30.0,
+        pitch_deg: -70.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let settings = black_settings(250.0);
+    let mut full = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    full.set_pixel_error(0.0);
+    let (img_full, _) = render(
+        gpu,
+        camera,
+        settings,
+        "half-full",
+        Tech::Clip(&mut full, &world),
+    );
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.force_half_blocks(|level, off| {
+        (1..=2).contains(&level) && (off[0] / 8 + off[1] / 8) % 2 == 0
+    });
+    let (img, view) = render(
+        gpu,
+        camera,
+        settings,
+        "half",
+        Tech::Clip(&mut clipmap, &world),
+    );
+    let listed = clipmap.listed_pieces().to_vec();
+    let half = listed
+        .iter()
+        .filter(|p| p.kind == PieceKind::Block2)
+        .count();
+    let stitched = listed.iter().filter(|p| p.stitch != 0).count();
+    assert!(
+        half >= 8 && stitched >= 8,
+        "half blocks {half}, stitched pieces {stitched}"
+    );
+    // Triangles from the lagged readback: render until it arrives.
+    for _ in 0..12 {
+        render(
+            gpu,
+            camera,
+            settings,
+            "half-more",
+            Tech::Clip(&mut clipmap, &world),
+        );
+        render(
+            gpu,
+            camera,
+            settings,
+            "half-full-more",
+            Tech::Clip(&mut full, &world),
+        );
+    }
+    let (t_half, t_full) = (clipmap.stats().triangles, full.stats().triangles);
+    assert!(t_half < t_full, "half {t_half} vs full {t_full} triangles");
+    let t = 8i64;
+    let (mut checked, mut cracks) = (0, Vec::new());
+    for p in listed
+        .iter()
+        .filter(|p| (1..=2).contains(&p.level) && !p.kind.is_seam())
+    {
+        let [w, h] = p.kind.quads(t);
+        let s = f64::from(1u32 << p.level) * 0.5;
+        let mut edge = Vec::new();
+        for k in 0..=(8 * w.max(h)) {
+            let e = k as f64 / 8.0;
+            for (i, j) in [(0.0, e), (w as f64, e), (e, 0.0), (e, h as f64)] {
+                if i <= w as f64 && j <= h as f64 {
+                    edge.push((i, j));
+                }
+            }
+        }
+        for (i, j) in edge {
+            let (gx, gy) = ((p.origin[0] as f64 + i) * s, (p.origin[1] as f64 + j) * s);
+            let (x, y) = grid_to_world(gx, gy);
+            let margin = 2.5;
+            let near_hole = [
+                (-1.0, -1.0),
+                (1.0, 1.0),
+                (-1.0, 1.0),
+                (1.0, -1.0),
+                (0.0, 0.0),
+            ]
+            .iter()
+            .any(|(dx, dy)| world.is_hole(x + dx * margin, y + dy * margin) != Some(false));
+            let Some(z) = world.height_at(x, y) else {
+                continue;
+            };
+            if near_hole {
+                continue;
+            }
+            let Some([sx, sy]) = project(&view, Vec3::new(x as f32, y as f32, z)) else {
+                continue;
+            };
+            checked += 1;
+            for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                if is_black(px(&img, sx + ox - 1, sy + oy - 1)) {
+                    cracks.push((p.level, p.kind, sx, sy));
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "edge points in view: {checked}");
+    assert!(
+        cracks.is_empty(),
+        "{} background pixels on piece edges, e.g. {:?}",
+        cracks.len(),
+        &cracks[..cracks.len().min(5)]
+    );
+    let (rmse, differing) =
+        sward_engine::targets::rgb_difference(&img, &img_full, 24).expect("one size");
+    eprintln!(
+        "half vs full: rmse {rmse:.2}, {:.2}% off by more than 24",
+        differing * 100.0
+    );
+    assert!(
+        rmse < 8.0 && differing < 0.05,
+        "half vs full resolution: rmse {rmse}, {differing}"
+    );
+}
+
 /// Near the camera the clipmap draws the same picture as `static-chunks`
 /// (same surface, normals, splat, light): mean colour difference small.
 #[test]
@@ -778,10 +917,30 @@ fn gpu_cull_matches_cpu_reference() {
         );
         let z = clipmap.z_range().expect("levels");
         let drawn = clipmap.read_drawn(gpu);
+        // What the technique listed (half-resolution blocks included): the
+        // same pieces as the layout's, kind for kind once half blocks count
+        // as blocks and edge seams are left out.
+        let pieces = clipmap.listed_pieces().to_vec();
         let places = place_levels(&cfg, camera_level0(fx, fy));
-        let pieces: Vec<_> = (0..cfg.levels)
+        let mut layout: Vec<_> = (0..cfg.levels)
             .flat_map(|l| super::layout::level_pieces(&cfg, l, &places[l as usize]))
+            .map(|p| (p.level, p.origin, p.kind))
             .collect();
+        let mut as_full: Vec<_> = pieces
+            .iter()
+            .filter(|p| !matches!(p.kind, PieceKind::EdgeSeamI | PieceKind::EdgeSeamJ))
+            .map(|p| {
+                let kind = if p.kind == PieceKind::Block2 {
+                    PieceKind::Block
+                } else {
+                    p.kind
+                };
+                (p.level, p.origin, kind)
+            })
+            .collect();
+        layout.sort();
+        as_full.sort();
+        assert_eq!(as_full, layout, "view {k}");
         let (mut kept, mut culled_frustum, mut culled_fog) = (0, 0, 0);
         for p in &pieces {
             let eye = view.eye();
@@ -789,7 +948,8 @@ fn gpu_cull_matches_cpu_reference() {
             if super::cull::piece_margin(8, z, p, &view.frustum, eye, 160.0) < 0.05 {
                 continue;
             }
-            let key = [p.origin[0] as i32, p.origin[1] as i32, p.level as i32, 0];
+            let word = super::cull::instance_word(p.stitch, p.kind.quads(8));
+            let key = [p.origin[0] as i32, p.origin[1] as i32, p.level as i32, word];
             let got = drawn
                 .iter()
                 .filter(|(kind, q)| *kind == p.kind && *q == key)
