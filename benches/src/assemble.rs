@@ -198,6 +198,20 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         );
     }
 
+    let mut per_cpu_pass: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for frame in frames {
+        for (name, &ms) in &frame.cpu_pass_ms {
+            per_cpu_pass.entry(name.as_str()).or_default().push(ms);
+        }
+    }
+    let mut cpu_pass_ms = BTreeMap::new();
+    for (name, values) in per_cpu_pass {
+        cpu_pass_ms.insert(
+            name.to_owned(),
+            stats(&format!("cpu pass {name}"), &values)?,
+        );
+    }
+
     let counter = |pick: fn(&FrameCounters) -> u64| {
         let values: Vec<u64> = frames.iter().map(|f| pick(&f.counters)).collect();
         counter_median(&values).unwrap_or(0)
@@ -212,6 +226,7 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         gpu_grass_ms: optional_stats("gpu grass", &gpu_grass)?,
         gpu_terrain_ms: optional_stats("gpu terrain", &gpu_terrain)?,
         gpu_pass_ms,
+        cpu_pass_ms,
         draw_calls: counter(|c| c.draw_calls),
         instances_submitted: counter(|c| c.instances_submitted),
         instances_drawn: counter(|c| c.instances_drawn),
@@ -385,6 +400,30 @@ pub(crate) mod tests {
         // No explicit GPU frame time: the sum of every timed pass.
         assert_eq!(run.gpu_frame_ms.unwrap().median, 100.75);
         assert_eq!(run.gpu_pass_ms.len(), 3);
+        assert_eq!(run.cpu_pass_ms.len(), 4);
+        assert_eq!(run.cpu_pass_ms["present"].median, 9.0);
+    }
+
+    /// Per-pass CPU figures are over the frames in which the pass ran (a
+    /// step of every 8th frame is not diluted by the others).
+    #[test]
+    fn cpu_pass_figures_cover_the_frames_a_pass_ran_in() {
+        let mut s = RunSamples::new(TierPair::baseline());
+        for i in 0..8 {
+            let mut cpu = vec![("terrain.draw", 1.0 + f64::from(i))];
+            if i % 4 == 0 {
+                cpu.push(("terrain.readback", 5.0));
+            }
+            s.frames.push(frame(10.0, &cpu, &[]));
+        }
+        let run = build_run(&s).unwrap();
+        assert_eq!(run.cpu_pass_ms["terrain.readback"].median, 5.0);
+        assert_eq!(run.cpu_pass_ms["terrain.draw"].median, 4.5);
+        let mut report = crate::testutil::sample_report();
+        report.runs = vec![run];
+        let md = crate::markdown::render(&report, &[]);
+        assert!(md.contains("## CPU time per pass and frame step"), "{md}");
+        assert!(md.contains("| terrain.readback | 5.000 (5.000) |"), "{md}");
     }
 
     #[test]

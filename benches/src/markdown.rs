@@ -187,6 +187,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 
     render_streaming(&mut md, report);
     render_passes(&mut md, report);
+    render_cpu_passes(&mut md, report);
     render_comparisons(&mut md, report);
     render_links(&mut md, report, charts);
     md
@@ -280,6 +281,45 @@ fn render_passes(md: &mut String, report: &Report) {
         let _ = write!(md, "| {} |", cell(pass));
         for run in &report.runs {
             match run.gpu_pass_ms.get(pass) {
+                Some(s) => {
+                    let _ = write!(md, " {:.3} ({:.3}) |", s.median, s.p95);
+                }
+                None => md.push_str(" - |"),
+            }
+        }
+        md.push('\n');
+    }
+}
+
+/// Per-pass and per-step CPU medians: one row per pass closure or named
+/// frame step, one column per run (runs without any: old reports).
+fn render_cpu_passes(md: &mut String, report: &Report) {
+    let mut passes: Vec<&str> = report
+        .runs
+        .iter()
+        .flat_map(|r| r.cpu_pass_ms.keys().map(String::as_str))
+        .collect();
+    passes.sort_unstable();
+    passes.dedup();
+    if passes.is_empty() {
+        return;
+    }
+    md.push_str(
+        "\n## CPU time per pass and frame step (median ms, p95 in brackets)\n\n\
+         Pass closures by pass name; `frame.record` builds the graph (the techniques' `record`), \
+         `frame.setup`, `frame.submit` and `frame.finish` are the executor's own steps. \
+         A median is over the frames in which the pass or step ran.\n\n| pass or step |",
+    );
+    for run in &report.runs {
+        let _ = write!(md, " {} |", cell(&run.tier.to_string()));
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"--:|".repeat(report.runs.len()));
+    md.push('\n');
+    for pass in passes {
+        let _ = write!(md, "| {} |", cell(pass));
+        for run in &report.runs {
+            match run.cpu_pass_ms.get(pass) {
                 Some(s) => {
                     let _ = write!(md, " {:.3} ({:.3}) |", s.median, s.p95);
                 }

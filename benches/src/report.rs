@@ -244,6 +244,12 @@ pub struct Run {
     pub gpu_terrain_ms: Option<Stats>,
     /// GPU time per pass (ms), over the frames where that pass was timed.
     pub gpu_pass_ms: BTreeMap<String, Stats>,
+    /// CPU time per pass closure and per named step of the frame outside
+    /// the passes (`frame.record`: building the graph, `frame.setup`,
+    /// `frame.submit`, `frame.finish`; streaming sections where they ran),
+    /// over the frames where it ran (ms).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cpu_pass_ms: BTreeMap<String, Stats>,
     /// Draw calls per frame (median), indirect draws counted as submitted.
     pub draw_calls: u64,
     /// Instances submitted per frame (median), before any GPU culling.

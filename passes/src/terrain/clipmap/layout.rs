@@ -333,24 +333,31 @@ fn piece_edges(t: i64, q: &Piece) -> [(usize, i64, [i64; 2], u8); 4] {
 /// a half-resolution block, and adds the half blocks' edge seams (towards
 /// those pieces and towards the hole `[t, 3t + 2]` around `origin`).
 fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64, origin: [i64; 2]) {
-    let half: Vec<Piece> = out
-        .iter()
-        .filter(|q| q.kind == PieceKind::Block2)
-        .copied()
-        .collect();
-    let stitchable =
-        |k: PieceKind| matches!(k, PieceKind::Block | PieceKind::FixupV | PieceKind::FixupH);
+    // Edges of the full-resolution blocks and fix-ups: (edge, piece, bit).
+    let mut full = Vec::with_capacity(4 * out.len());
+    for (k, q) in out.iter().enumerate() {
+        if matches!(
+            q.kind,
+            PieceKind::Block | PieceKind::FixupV | PieceKind::FixupH
+        ) {
+            for (axis, at, span, bit) in piece_edges(t, q) {
+                full.push(((axis, at, span), k, bit));
+            }
+        }
+    }
     let mut seams = Vec::new();
-    for b in &half {
-        for (axis, at, span, _) in piece_edges(t, b) {
+    for k in 0..out.len() {
+        let b = out[k];
+        if b.kind != PieceKind::Block2 {
+            continue;
+        }
+        for (axis, at, span, _) in piece_edges(t, &b) {
             // A full-resolution piece on the other side of this edge.
             let mut shared = false;
-            for q in out.iter_mut().filter(|q| stitchable(q.kind)) {
-                for (a2, at2, span2, bit) in piece_edges(t, q) {
-                    if a2 == axis && at2 == at && span2 == span {
-                        q.stitch |= bit;
-                        shared = true;
-                    }
+            for &(edge, q, bit) in &full {
+                if edge == (axis, at, span) {
+                    out[q].stitch |= bit;
+                    shared = true;
                 }
             }
             let hole = [origin[axis] + t, origin[axis] + 3 * t + 2];

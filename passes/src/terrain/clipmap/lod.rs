@@ -36,34 +36,53 @@ pub const MIN_LEVEL: u32 = 3;
 pub const DEFAULT_PIXEL_ERROR: f64 = 1.0;
 
 /// Interpolation residuals of one level's window: per half-resolution quad
-/// (two level quads a side, from the window's origin), the largest residual
-/// of its odd vertices.
+/// (two level quads a side), the largest residual of its odd vertices, kept
+/// toroidally like the level texels (a move computes only the quads that
+/// entered the window), and the largest per ring block.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LevelErrors {
-    /// Window origin (level units) the residuals were estimated for.
-    pub origin: [i64; 2],
-    /// Half-resolution quads per side.
-    side: usize,
-    /// Row-major residuals (world units).
+    level: u32,
+    /// Window origin (level units) the residuals are for (`None`: none yet).
+    origin: Option<[i64; 2]>,
+    /// Block size `t` (level quads).
+    block: i64,
+    /// Half-resolution quads per side (`F / 2`).
+    side: i64,
+    /// Residuals (world units) of half quad `(A, B)` (absolute: level
+    /// vertex `(2A, 2B)` is its min corner) at `(B mod side, A mod side)`.
     residual: Vec<f32>,
+    /// Largest residual of each block, by offset inside the window.
+    blocks: Vec<([i64; 2], f32)>,
 }
 
 impl LevelErrors {
-    /// Estimates level `level`'s residuals over its window at `origin` from
-    /// far-grid point samples (clamped to the grid's edge). `None` for levels
-    /// finer than [`MIN_LEVEL`].
-    pub fn estimate(
-        far: &FarGrid,
-        cfg: &ClipmapConfig,
-        level: u32,
-        origin: [i64; 2],
-    ) -> Option<Self> {
+    /// Residuals of level `level` of `cfg` (nothing estimated yet); `None`
+    /// for levels finer than [`MIN_LEVEL`].
+    pub fn new(cfg: &ClipmapConfig, level: u32) -> Option<Self> {
         if level < MIN_LEVEL {
             return None;
         }
+        let side = cfg.footprint() / 2;
+        Some(LevelErrors {
+            level,
+            origin: None,
+            block: i64::from(cfg.block),
+            side,
+            residual: vec![0.0; (side * side) as usize],
+            blocks: Vec::new(),
+        })
+    }
+
+    /// Brings the residuals to the window at `origin` from far-grid point
+    /// samples (clamped to the grid's edge): only the half quads that entered
+    /// the window since the last update are estimated. Returns how many were.
+    pub fn update(&mut self, far: &FarGrid, origin: [i64; 2]) -> usize {
+        if self.origin == Some(origin) {
+            return 0;
+        }
         // Level-l vertex I is at 2^(l-1) cells, far sample k at origin + 4 k
         // cells: I maps to sample I * 2^(l-3) - origin / 4.
-        let per = 1i64 << (level - MIN_LEVEL);
+        let per = 1i64 << (self.level - MIN_LEVEL);
         let base = [0, 1].map(|a| (far.origin[a] / FAR_STEP).round() as i64);
         let size = far.size.map(i64::from);
         let h = |i: i64, j: i64| -> f32 {
@@ -71,11 +90,27 @@ impl LevelErrors {
             let y = (j * per - base[1]).clamp(0, size[1] - 1);
             far.heights[(y * size[0] + x) as usize]
         };
-        let side = (cfg.footprint() / 2) as usize;
-        let mut residual = Vec::with_capacity(side * side);
-        for b in 0..side as i64 {
-            for a in 0..side as i64 {
-                let (i, j) = (origin[0] + 2 * a, origin[1] + 2 * b);
+        let side = self.side;
+        let lo = [origin[0] / 2, origin[1] / 2];
+        let old = self.origin.map(|o| [o[0] / 2, o[1] / 2]);
+        let mut estimated = 0;
+        for b in lo[1]..lo[1] + side {
+            // The columns of this row that entered the window: all of them
+            // in a new row, else those outside the old window's columns.
+            let entering: [std::ops::Range<i64>; 2] = match old {
+                Some(o) if (o[1]..o[1] + side).contains(&b) => {
+                    let keep = lo[0].max(o[0])..(lo[0] + side).min(o[0] + side);
+                    if keep.is_empty() {
+                        [lo[0]..lo[0] + side, 0..0]
+                    } else {
+                        [lo[0]..keep.start, keep.end..lo[0] + side]
+                    }
+                }
+                _ => [lo[0]..lo[0] + side, 0..0],
+            };
+            let row = b.rem_euclid(side) * side;
+            for a in entering.into_iter().flatten() {
+                let (i, j) = (2 * a, 2 * b);
                 let c = [h(i, j), h(i + 2, j), h(i, j + 2), h(i + 2, j + 2)];
                 let mid = |p: f32, q: f32| 0.5 * (p + q);
                 let centre = h(i + 1, j + 1);
@@ -87,25 +122,57 @@ impl LevelErrors {
                     centre - mid(c[0], c[3]),
                     centre - mid(c[1], c[2]),
                 ];
-                residual.push(r.iter().fold(0.0f32, |w, r| w.max(r.abs())));
+                self.residual[(row + a.rem_euclid(side)) as usize] =
+                    r.iter().fold(0.0f32, |w, r| w.max(r.abs()));
+                estimated += 1;
             }
         }
-        Some(LevelErrors {
-            origin,
-            side,
-            residual,
-        })
+        self.origin = Some(origin);
+        let t = self.block;
+        let stops = [0, t, 2 * t + 2, 3 * t + 2];
+        self.blocks = stops
+            .iter()
+            .flat_map(|&y| stops.iter().map(move |&x| [x, y]))
+            .map(|off| (off, self.piece_error(off, [t, t])))
+            .collect();
+        estimated
+    }
+
+    /// Window origin the residuals are for (`None` before the first update).
+    pub fn origin(&self) -> Option<[i64; 2]> {
+        self.origin
+    }
+
+    /// Largest residual of the block at `offset` inside the window (as of
+    /// the last update); `None` for an offset that is not a block's.
+    pub fn block_error(&self, offset: [i64; 2]) -> Option<f32> {
+        self.blocks
+            .iter()
+            .find(|(o, _)| *o == offset)
+            .map(|(_, e)| *e)
     }
 
     /// Largest residual of the `w x h`-quad piece at `offset` (level quads
-    /// from the window's origin, even).
+    /// from the window's origin, even), clipped to the window.
     pub fn piece_error(&self, offset: [i64; 2], quads: [i64; 2]) -> f32 {
-        let lo = offset.map(|o| (o / 2).max(0) as usize);
-        let hi = [0, 1].map(|a| (((offset[a] + quads[a]) / 2) as usize).min(self.side));
+        let Some(origin) = self.origin else {
+            return 0.0;
+        };
+        let side = self.side;
+        let lo = offset.map(|o| (o / 2).clamp(0, side));
+        let hi = [0, 1].map(|a| ((offset[a] + quads[a]) / 2).clamp(0, side));
+        let first_col = (origin[0] / 2 + lo[0]).rem_euclid(side);
         let mut worst = 0.0f32;
         for b in lo[1]..hi[1] {
-            for a in lo[0]..hi[0] {
-                worst = worst.max(self.residual[b * self.side + a]);
+            let row = &self.residual[((origin[1] / 2 + b).rem_euclid(side) * side) as usize..]
+                [..side as usize];
+            let mut col = first_col;
+            for _ in lo[0]..hi[0] {
+                worst = worst.max(row[col as usize]);
+                col += 1;
+                if col == side {
+                    col = 0;
+                }
             }
         }
         worst
@@ -158,6 +225,12 @@ mod tests {
         }
     }
 
+    fn estimate(far: &FarGrid, cfg: &ClipmapConfig, level: u32, origin: [i64; 2]) -> LevelErrors {
+        let mut e = LevelErrors::new(cfg, level).expect("coarse enough");
+        e.update(far, origin);
+        e
+    }
+
     /// A plane has no residual at any level; a spike gives its own residual
     /// to the quads that hold it as an odd vertex, half of it to those that
     /// hold it as a corner, and nothing at a level whose vertices miss it.
@@ -171,31 +244,76 @@ mod tests {
         let plane = grid(|x, y| (0.25 * x - 0.5 * y + 3.0) as f32);
         // Level 3 vertex I is at 4 I cells: the window starts at cell (80, 160).
         let origin3 = [20, 40];
-        let e = LevelErrors::estimate(&plane, &cfg, 3, origin3).expect("level 3");
+        let e = estimate(&plane, &cfg, 3, origin3);
         assert_eq!(e.piece_error([0, 0], quads), 0.0);
-        let e5 = LevelErrors::estimate(&plane, &cfg, 5, [6, 10]).expect("level 5");
+        let e5 = estimate(&plane, &cfg, 5, [6, 10]);
         assert_eq!(e5.piece_error([0, 0], quads), 0.0);
-        assert!(LevelErrors::estimate(&plane, &cfg, 2, origin3).is_none());
+        assert!(LevelErrors::new(&cfg, 2).is_none());
         // A 6-unit spike at level-3 vertex (25, 45) = cell (100, 180): the
         // centre of the half-resolution quad at (4, 4) (offset 2 a, 2 b).
         let spike = grid(|x, y| if (x, y) == (100.0, 180.0) { 6.0 } else { 0.0 });
-        let e = LevelErrors::estimate(&spike, &cfg, 3, origin3).expect("level 3");
+        let e = estimate(&spike, &cfg, 3, origin3);
         assert!((e.piece_error([0, 0], quads) - 6.0).abs() < 1e-6);
         assert!((e.piece_error([4, 4], [2, 2]) - 6.0).abs() < 1e-6);
         assert_eq!(e.piece_error([0, 0], [4, 34]), 0.0, "quads left of it");
         assert_eq!(e.piece_error([6, 0], [8, 34]), 0.0, "quads right of it");
+        assert!((e.block_error([0, 0]).expect("block") - 6.0).abs() < 1e-6);
+        assert_eq!(e.block_error([8, 0]), Some(0.0));
+        assert_eq!(e.block_error([3, 0]), None, "not a block");
         // On an even vertex (24, 44) = cell (96, 176), the corner of four
         // quads: their odd neighbours are off by half of it.
         let even = grid(|x, y| if (x, y) == (96.0, 176.0) { 6.0 } else { 0.0 });
-        let e = LevelErrors::estimate(&even, &cfg, 3, origin3).expect("level 3");
+        let e = estimate(&even, &cfg, 3, origin3);
         assert!((e.piece_error([0, 0], quads) - 3.0).abs() < 1e-6);
         assert!((e.piece_error([2, 2], [2, 2]) - 3.0).abs() < 1e-6);
         assert!((e.piece_error([4, 4], [2, 2]) - 3.0).abs() < 1e-6);
         assert_eq!(e.piece_error([8, 8], [8, 8]), 0.0);
         // Level 5 (vertices every 16 cells, window from cell (96, 160)) does
         // not sample the spike at cell (100, 180).
-        let e5 = LevelErrors::estimate(&spike, &cfg, 5, [6, 10]).expect("level 5");
+        let e5 = estimate(&spike, &cfg, 5, [6, 10]);
         assert_eq!(e5.piece_error([0, 0], quads), 0.0);
+    }
+
+    /// Moving the window estimates only the half quads that entered it and
+    /// ends with the same residuals as a fresh estimate, for small, large
+    /// and diagonal moves.
+    #[test]
+    fn toroidal_update_matches_a_fresh_estimate() {
+        let cfg = ClipmapConfig {
+            block: 8,
+            levels: 6,
+        };
+        let rough = grid(|x, y| {
+            ((x * 0.37).sin() * 9.0 + (y * 0.11).cos() * 4.0 + (x * y * 1e-4).sin()) as f32
+        });
+        let mut moving = estimate(&rough, &cfg, 4, [20, 40]);
+        for (step, to) in [[22, 40], [22, 44], [16, 38], [60, 90], [62, 92]]
+            .into_iter()
+            .enumerate()
+        {
+            let from = moving.origin().expect("estimated");
+            let n = moving.update(&rough, to);
+            let side = cfg.footprint() / 2;
+            let (da, db) = (((to[0] - from[0]) / 2).abs(), ((to[1] - from[1]) / 2).abs());
+            let entered = side * side - (side - da).max(0) * (side - db).max(0);
+            assert_eq!(n as i64, entered, "move {step}");
+            let fresh = estimate(&rough, &cfg, 4, to);
+            for y in (0..cfg.footprint()).step_by(2) {
+                for x in (0..cfg.footprint()).step_by(2) {
+                    assert_eq!(
+                        moving.piece_error([x, y], [2, 2]),
+                        fresh.piece_error([x, y], [2, 2]),
+                        "move {step}, quad ({x}, {y})"
+                    );
+                }
+            }
+            assert_eq!(moving.blocks, fresh.blocks, "move {step}");
+        }
+        assert_eq!(
+            moving.update(&rough, [62, 92]),
+            0,
+            "no move, nothing estimated"
+        );
     }
 
     #[test]

@@ -167,7 +167,7 @@ pub struct Clipmap {
     /// Screen-space error bound (pixels) under which a ring is drawn at
     /// half resolution; 0 never decimates.
     pixel_error: f64,
-    /// Per level: the residuals of its window (estimated when it moved;
+    /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
     lod: Vec<Option<lod::LevelErrors>>,
     /// The pieces the last recorded frame listed for the cull.
@@ -389,23 +389,20 @@ impl Clipmap {
         view: &FrameView,
     ) -> Vec<Piece> {
         if self.lod.len() != places.len() {
-            self.lod = vec![None; places.len()];
+            self.lod = (0..places.len() as u32)
+                .map(|l| lod::LevelErrors::new(cfg, l))
+                .collect();
         }
         let focal = lod::focal_px(view.size[1], view.camera.fov_y_deg);
         let eye = view.eye();
         let t = i64::from(cfg.block);
         let mut out = Vec::new();
-        for (l, (place, cached)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
+        for (l, (place, errors)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
             let l = l as u32;
-            let errors = match (
-                &self.level_gpu,
-                self.pixel_error > 0.0 && l >= lod::MIN_LEVEL,
-            ) {
-                (Some(level_gpu), true) => {
-                    if cached.as_ref().is_none_or(|e| e.origin != place.origin) {
-                        *cached = lod::LevelErrors::estimate(&level_gpu.far, cfg, l, place.origin);
-                    }
-                    cached.as_ref()
+            let errors = match (&self.level_gpu, errors, self.pixel_error > 0.0) {
+                (Some(level_gpu), Some(errors), true) => {
+                    errors.update(&level_gpu.far, place.origin);
+                    Some(&*errors)
                 }
                 _ => None,
             };
@@ -431,7 +428,7 @@ impl Clipmap {
                 let dy = (y0.min(y1) - f64::from(eye.y))
                     .max(f64::from(eye.y) - y0.max(y1))
                     .max(0.0);
-                let error = errors.piece_error(off, [t, t]);
+                let error = errors.block_error(off).unwrap_or(f32::INFINITY);
                 lod::decimate(l, error, dx.hypot(dy), focal, self.pixel_error)
             };
             out.extend(level_pieces_lod(cfg, l, place, half));
