@@ -22,7 +22,12 @@
 //! never decimated: their vertices are not far-grid samples, and they are
 //! the rings closest to the camera. The estimate uses point samples; the
 //! drawn texels are prefiltered (`TerrainSampler::prefiltered`), which moves
-//! a texel by a fraction of the finer level's residual.
+//! a texel by a fraction of the finer level's residual. The far grid holds
+//! the resident world's exact heights, except in a streaming scene, where it
+//! comes from the far source alone: exact for the procedural presets (their
+//! generator is the MCVT at these vertices), a map's WDL for `--data`, which
+//! is smoother than the ADTs it summarises, so there the bound is
+//! approximate over resident tiles.
 
 use super::fill::{FarGrid, FAR_STEP};
 use super::layout::ClipmapConfig;

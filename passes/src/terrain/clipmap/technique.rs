@@ -1467,7 +1467,7 @@ const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSp
         max: 64.0,
         default: lod::DEFAULT_PIXEL_ERROR,
     },
-    description: "draw a ring at half resolution when that moves its surface by at most this many pixels (estimated from the far grid); 0: every ring at full resolution",
+    description: "draw a ring block at half resolution when that moves its surface by at most this many pixels (estimated from the far grid); 0: every block at full resolution",
 };
 
 /// The `distance` parameter as an optional view distance; values between 0
