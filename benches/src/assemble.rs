@@ -184,33 +184,21 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         .map(|f| prefixed_sum(&f.gpu_pass_ms, TERRAIN_PREFIX))
         .collect();
 
-    let mut per_pass: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for frame in frames {
-        for (name, &ms) in &frame.gpu_pass_ms {
-            per_pass.entry(name.as_str()).or_default().push(ms);
+    // Each pass over the frames in which it ran (was timed).
+    let per_pass = |pick: fn(&FrameSample) -> &BTreeMap<String, f64>, what: &str| {
+        let mut values: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for frame in frames {
+            for (name, &ms) in pick(frame) {
+                values.entry(name.as_str()).or_default().push(ms);
+            }
         }
-    }
-    let mut gpu_pass_ms = BTreeMap::new();
-    for (name, values) in per_pass {
-        gpu_pass_ms.insert(
-            name.to_owned(),
-            stats(&format!("gpu pass {name}"), &values)?,
-        );
-    }
-
-    let mut per_cpu_pass: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for frame in frames {
-        for (name, &ms) in &frame.cpu_pass_ms {
-            per_cpu_pass.entry(name.as_str()).or_default().push(ms);
-        }
-    }
-    let mut cpu_pass_ms = BTreeMap::new();
-    for (name, values) in per_cpu_pass {
-        cpu_pass_ms.insert(
-            name.to_owned(),
-            stats(&format!("cpu pass {name}"), &values)?,
-        );
-    }
+        values
+            .into_iter()
+            .map(|(name, v)| Ok((name.to_owned(), stats(&format!("{what} {name}"), &v)?)))
+            .collect::<Result<BTreeMap<_, _>, AssembleError>>()
+    };
+    let gpu_pass_ms = per_pass(|f| &f.gpu_pass_ms, "gpu pass")?;
+    let cpu_pass_ms = per_pass(|f| &f.cpu_pass_ms, "cpu pass")?;
 
     let counter = |pick: fn(&FrameCounters) -> u64| {
         let values: Vec<u64> = frames.iter().map(|f| pick(&f.counters)).collect();

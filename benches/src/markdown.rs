@@ -3,6 +3,7 @@
 //! Every figure shown is read from the report; nothing is recomputed here except
 //! looking up a run's comparison.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::charts::Chart;
@@ -259,56 +260,57 @@ fn render_streaming(md: &mut String, report: &Report) {
 
 /// Per-pass GPU medians: one row per pass, one column per run.
 fn render_passes(md: &mut String, report: &Report) {
-    let mut passes: Vec<&str> = report
-        .runs
-        .iter()
-        .flat_map(|r| r.gpu_pass_ms.keys().map(String::as_str))
-        .collect();
-    passes.sort_unstable();
-    passes.dedup();
-    if passes.is_empty() {
+    if !pass_table(
+        md,
+        report,
+        |r| &r.gpu_pass_ms,
+        "GPU time per pass",
+        "",
+        "pass",
+    ) {
         md.push_str("\n## GPU time per pass\n\nNo GPU timestamps were recorded.\n");
-        return;
-    }
-    md.push_str("\n## GPU time per pass (median ms, p95 in brackets)\n\n| pass |");
-    for run in &report.runs {
-        let _ = write!(md, " {} |", cell(&run.tier.to_string()));
-    }
-    md.push_str("\n|---|");
-    md.push_str(&"--:|".repeat(report.runs.len()));
-    md.push('\n');
-    for pass in passes {
-        let _ = write!(md, "| {} |", cell(pass));
-        for run in &report.runs {
-            match run.gpu_pass_ms.get(pass) {
-                Some(s) => {
-                    let _ = write!(md, " {:.3} ({:.3}) |", s.median, s.p95);
-                }
-                None => md.push_str(" - |"),
-            }
-        }
-        md.push('\n');
     }
 }
 
 /// Per-pass and per-step CPU medians: one row per pass closure or named
-/// frame step, one column per run (runs without any: old reports).
+/// frame step, one column per run (nothing for old reports without them).
 fn render_cpu_passes(md: &mut String, report: &Report) {
-    let mut passes: Vec<&str> = report
+    pass_table(
+        md,
+        report,
+        |r| &r.cpu_pass_ms,
+        "CPU time per pass and frame step",
+        "Pass closures by pass name; `frame.record` builds the graph (the techniques' `record`), \
+         `frame.setup`, `frame.submit` and `frame.finish` are the executor's own steps. \
+         A median is over the frames in which the pass or step ran.\n\n",
+        "pass or step",
+    );
+}
+
+/// One table of per-name medians (p95 in brackets): a row per name any run
+/// has in `figures`, a column per run. Returns false (and writes nothing)
+/// when no run has any.
+fn pass_table(
+    md: &mut String,
+    report: &Report,
+    figures: fn(&Run) -> &BTreeMap<String, Stats>,
+    title: &str,
+    intro: &str,
+    first_column: &str,
+) -> bool {
+    let mut names: Vec<&str> = report
         .runs
         .iter()
-        .flat_map(|r| r.cpu_pass_ms.keys().map(String::as_str))
+        .flat_map(|r| figures(r).keys().map(String::as_str))
         .collect();
-    passes.sort_unstable();
-    passes.dedup();
-    if passes.is_empty() {
-        return;
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() {
+        return false;
     }
-    md.push_str(
-        "\n## CPU time per pass and frame step (median ms, p95 in brackets)\n\n\
-         Pass closures by pass name; `frame.record` builds the graph (the techniques' `record`), \
-         `frame.setup`, `frame.submit` and `frame.finish` are the executor's own steps. \
-         A median is over the frames in which the pass or step ran.\n\n| pass or step |",
+    let _ = write!(
+        md,
+        "\n## {title} (median ms, p95 in brackets)\n\n{intro}| {first_column} |"
     );
     for run in &report.runs {
         let _ = write!(md, " {} |", cell(&run.tier.to_string()));
@@ -316,10 +318,10 @@ fn render_cpu_passes(md: &mut String, report: &Report) {
     md.push_str("\n|---|");
     md.push_str(&"--:|".repeat(report.runs.len()));
     md.push('\n');
-    for pass in passes {
-        let _ = write!(md, "| {} |", cell(pass));
+    for name in names {
+        let _ = write!(md, "| {} |", cell(name));
         for run in &report.runs {
-            match run.cpu_pass_ms.get(pass) {
+            match figures(run).get(name) {
                 Some(s) => {
                     let _ = write!(md, " {:.3} ({:.3}) |", s.median, s.p95);
                 }
@@ -328,6 +330,7 @@ fn render_cpu_passes(md: &mut String, report: &Report) {
         }
         md.push('\n');
     }
+    true
 }
 
 /// Comparison table with image differences.

@@ -357,6 +357,59 @@ fn project(view: &FrameView, p: Vec3) -> Option<[u32; 2]> {
         .then_some([x as u32, y as u32])
 }
 
+/// Checks the rectangle edges of `rects` (`(level, origin, [w, h])` in level
+/// units) for background pixels: 8 points per level quad along every edge,
+/// at the exact surface height, skipping points within 2.5 units of a hole
+/// or off the resident world or the image. Returns the points checked and
+/// the background pixels found next to them, as `(index in rects, x, y)`.
+fn background_on_edges(
+    world: &World,
+    view: &FrameView,
+    img: &[u8],
+    rects: &[(u32, [i64; 2], [i64; 2])],
+) -> (usize, Vec<(usize, u32, u32)>) {
+    let (mut checked, mut cracks) = (0, Vec::new());
+    for (r, &(level, origin, [w, h])) in rects.iter().enumerate() {
+        let s = f64::from(1u32 << level) * 0.5;
+        for k in 0..=(8 * w.max(h)) {
+            let e = k as f64 / 8.0;
+            for (i, j) in [(0.0, e), (w as f64, e), (e, 0.0), (e, h as f64)] {
+                if i > w as f64 || j > h as f64 {
+                    continue;
+                }
+                let (gx, gy) = ((origin[0] as f64 + i) * s, (origin[1] as f64 + j) * s);
+                let (x, y) = grid_to_world(gx, gy);
+                let margin = 2.5;
+                let near_hole = [
+                    (-1.0, -1.0),
+                    (1.0, 1.0),
+                    (-1.0, 1.0),
+                    (1.0, -1.0),
+                    (0.0, 0.0),
+                ]
+                .iter()
+                .any(|(dx, dy)| world.is_hole(x + dx * margin, y + dy * margin) != Some(false));
+                let Some(z) = world.height_at(x, y) else {
+                    continue;
+                };
+                if near_hole {
+                    continue;
+                }
+                let Some([sx, sy]) = project(view, Vec3::new(x as f32, y as f32, z)) else {
+                    continue;
+                };
+                checked += 1;
+                for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    if is_black(px(img, sx + ox - 1, sy + oy - 1)) {
+                        cracks.push((r, sx, sy));
+                    }
+                }
+            }
+        }
+    }
+    (checked, cracks)
+}
+
 /// Top-down over a cliff world with four levels in view: no background pixel
 /// next to any level's outer boundary (no cracks where levels meet), hole
 /// cells show the background, and every level draws.
@@ -396,42 +449,13 @@ fn levels_meet_without_cracks_and_holes_show() {
     };
     let places = place_levels(&cfg, camera_level0(fx, fy));
     let f = cfg.footprint();
-    let (mut checked, mut cracks) = (0, Vec::new());
-    for (l, p) in places.iter().enumerate().take(3) {
-        for k in 0..=(f * 8) {
-            let e = k as f64 / 8.0;
-            for (i, j) in [(0.0, e), (f as f64, e), (e, 0.0), (e, f as f64)] {
-                let s = f64::from(1u32 << l) * 0.5;
-                let (gx, gy) = ((p.origin[0] as f64 + i) * s, (p.origin[1] as f64 + j) * s);
-                let (x, y) = grid_to_world(gx, gy);
-                let margin = 2.5;
-                let near_hole = [
-                    (-1.0, -1.0),
-                    (1.0, 1.0),
-                    (-1.0, 1.0),
-                    (1.0, -1.0),
-                    (0.0, 0.0),
-                ]
-                .iter()
-                .any(|(dx, dy)| world.is_hole(x + dx * margin, y + dy * margin) != Some(false));
-                let Some(z) = world.height_at(x, y) else {
-                    continue;
-                };
-                if near_hole {
-                    continue;
-                }
-                let Some([sx, sy]) = project(&view, Vec3::new(x as f32, y as f32, z)) else {
-                    continue;
-                };
-                checked += 1;
-                for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    if is_black(px(&img, sx + ox - 1, sy + oy - 1)) {
-                        cracks.push((l, sx, sy));
-                    }
-                }
-            }
-        }
-    }
+    let rects: Vec<_> = places
+        .iter()
+        .enumerate()
+        .take(3)
+        .map(|(l, p)| (l as u32, p.origin, [f, f]))
+        .collect();
+    let (checked, cracks) = background_on_edges(&world, &view, &img, &rects);
     assert!(checked > 300, "boundary points in view: {checked}");
     assert!(
         cracks.is_empty(),
@@ -537,53 +561,19 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
     }
     let (t_half, t_full) = (clipmap.stats().triangles, full.stats().triangles);
     assert!(t_half < t_full, "half {t_half} vs full {t_full} triangles");
-    let t = 8i64;
-    let (mut checked, mut cracks) = (0, Vec::new());
-    for p in listed
+    let pieces: Vec<_> = listed
         .iter()
         .filter(|p| (1..=2).contains(&p.level) && !p.kind.is_seam())
-    {
-        let [w, h] = p.kind.quads(t);
-        let s = f64::from(1u32 << p.level) * 0.5;
-        let mut edge = Vec::new();
-        for k in 0..=(8 * w.max(h)) {
-            let e = k as f64 / 8.0;
-            for (i, j) in [(0.0, e), (w as f64, e), (e, 0.0), (e, h as f64)] {
-                if i <= w as f64 && j <= h as f64 {
-                    edge.push((i, j));
-                }
-            }
-        }
-        for (i, j) in edge {
-            let (gx, gy) = ((p.origin[0] as f64 + i) * s, (p.origin[1] as f64 + j) * s);
-            let (x, y) = grid_to_world(gx, gy);
-            let margin = 2.5;
-            let near_hole = [
-                (-1.0, -1.0),
-                (1.0, 1.0),
-                (-1.0, 1.0),
-                (1.0, -1.0),
-                (0.0, 0.0),
-            ]
-            .iter()
-            .any(|(dx, dy)| world.is_hole(x + dx * margin, y + dy * margin) != Some(false));
-            let Some(z) = world.height_at(x, y) else {
-                continue;
-            };
-            if near_hole {
-                continue;
-            }
-            let Some([sx, sy]) = project(&view, Vec3::new(x as f32, y as f32, z)) else {
-                continue;
-            };
-            checked += 1;
-            for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                if is_black(px(&img, sx + ox - 1, sy + oy - 1)) {
-                    cracks.push((p.level, p.kind, sx, sy));
-                }
-            }
-        }
-    }
+        .collect();
+    let rects: Vec<_> = pieces
+        .iter()
+        .map(|p| (p.level, p.origin, p.kind.quads(8)))
+        .collect();
+    let (checked, cracks) = background_on_edges(&world, &view, &img, &rects);
+    let cracks: Vec<_> = cracks
+        .into_iter()
+        .map(|(r, x, y)| (pieces[r].level, pieces[r].kind, x, y))
+        .collect();
     assert!(checked > 1000, "edge points in view: {checked}");
     assert!(
         cracks.is_empty(),
