@@ -171,6 +171,9 @@ pub struct ResidencyReport {
     pub rebuilt: Vec<String>,
     /// Milliseconds spent in place (all techniques).
     pub applied_ms: f64,
+    /// The same per subsystem: `("terrain", ms)` and `("grass", ms)` for
+    /// the techniques that updated in place, in that order.
+    pub applied_ms_by: Vec<(&'static str, f64)>,
     /// Milliseconds spent rebuilding.
     pub rebuild_ms: f64,
     /// Bytes sent to the GPU: what in-place updates uploaded plus the GPU
@@ -399,7 +402,10 @@ impl SceneRenderer {
             scene,
             models: models.as_ref().expect("built above"),
         };
-        for (tier, built) in [(&combo.terrain, terrain), (&combo.grass, grass)] {
+        for (subsystem, tier, built) in [
+            ("terrain", &combo.terrain, terrain),
+            ("grass", &combo.grass, grass),
+        ] {
             built.retain(|t, _| t == tier);
             let Some(technique) = built.get_mut(tier) else {
                 continue;
@@ -417,6 +423,7 @@ impl SceneRenderer {
                 Residency::Applied { bytes_uploaded } => {
                     report.applied.push(tier.to_string());
                     report.applied_ms += ms;
+                    report.applied_ms_by.push((subsystem, ms));
                     report.bytes_uploaded += bytes_uploaded;
                 }
                 Residency::Rebuild => {

@@ -187,6 +187,24 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
                 report.rebuilt,
                 report.applied
             );
+            // The per-subsystem times name the one subsystem drawn and add
+            // up to the total.
+            let subsystem = if combo.grass.is_off() {
+                "terrain"
+            } else {
+                "grass"
+            };
+            assert_eq!(
+                report
+                    .applied_ms_by
+                    .iter()
+                    .map(|(s, _)| *s)
+                    .collect::<Vec<_>>(),
+                [subsystem],
+                "{combo}"
+            );
+            let parts: f64 = report.applied_ms_by.iter().map(|(_, ms)| ms).sum();
+            assert!((parts - report.applied_ms).abs() < 1e-9, "{combo}");
             let (image, counters) = shot(gpu, renderer, &scene, &view);
             let mut fresh = SceneRenderer::new();
             fresh

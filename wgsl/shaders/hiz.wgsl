@@ -40,6 +40,14 @@ fn hiz_from_depth(@builtin(global_invocation_id) id: vec3<u32>) {
     textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(far, 0.0, 0.0, 0.0));
 }
 
+// The farthest of the four samples of pixel `p` of the 4x MSAA depth.
+fn hiz_ms4(p: vec2<u32>) -> f32 {
+    return min(
+        min(textureLoad(hiz_depth_ms, p, 0), textureLoad(hiz_depth_ms, p, 1)),
+        min(textureLoad(hiz_depth_ms, p, 2), textureLoad(hiz_depth_ms, p, 3)),
+    );
+}
+
 @compute @workgroup_size(8, 8)
 fn hiz_from_depth_ms(@builtin(global_invocation_id) id: vec3<u32>) {
     let size = textureDimensions(hiz_dst);
@@ -49,10 +57,19 @@ fn hiz_from_depth_ms(@builtin(global_invocation_id) id: vec3<u32>) {
     let f = hiz_footprint(id.xy, size, textureDimensions(hiz_depth_ms));
     let samples = i32(textureNumSamples(hiz_depth_ms));
     var far = 1.0;
-    for (var y = f.y; y <= f.w; y++) {
-        for (var x = f.x; x <= f.z; x++) {
-            for (var s = 0; s < samples; s++) {
-                far = min(far, textureLoad(hiz_depth_ms, vec2<u32>(x, y), s));
+    if (samples == 4 && f.z == f.x + 1u && f.w == f.y + 1u) {
+        // Every texel of an even-sized target: 2x2 pixels of 4 samples,
+        // unrolled.
+        far = min(
+            min(hiz_ms4(f.xy), hiz_ms4(vec2<u32>(f.z, f.y))),
+            min(hiz_ms4(vec2<u32>(f.x, f.w)), hiz_ms4(f.zw)),
+        );
+    } else {
+        for (var y = f.y; y <= f.w; y++) {
+            for (var x = f.x; x <= f.z; x++) {
+                for (var s = 0; s < samples; s++) {
+                    far = min(far, textureLoad(hiz_depth_ms, vec2<u32>(x, y), s));
+                }
             }
         }
     }
@@ -67,9 +84,18 @@ fn hiz_reduce(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let f = hiz_footprint(id.xy, size, textureDimensions(hiz_src));
     var far = 1.0;
-    for (var y = f.y; y <= f.w; y++) {
-        for (var x = f.x; x <= f.z; x++) {
-            far = min(far, textureLoad(hiz_src, vec2<u32>(x, y), 0).r);
+    if (f.z == f.x + 1u && f.w == f.y + 1u) {
+        // 2x2 texels, unrolled (all but the leftover column and row of an
+        // odd-sized level).
+        far = min(
+            min(textureLoad(hiz_src, f.xy, 0).r, textureLoad(hiz_src, vec2<u32>(f.z, f.y), 0).r),
+            min(textureLoad(hiz_src, vec2<u32>(f.x, f.w), 0).r, textureLoad(hiz_src, f.zw, 0).r),
+        );
+    } else {
+        for (var y = f.y; y <= f.w; y++) {
+            for (var x = f.x; x <= f.z; x++) {
+                far = min(far, textureLoad(hiz_src, vec2<u32>(x, y), 0).r);
+            }
         }
     }
     textureStore(hiz_dst, vec2<i32>(id.xy), vec4<f32>(far, 0.0, 0.0, 0.0));

@@ -524,7 +524,8 @@ impl<'f> Frame<'f> {
     /// ([`SceneRenderer::residency_changed`]: in place, or rebuilt where a
     /// technique cannot); the costs land in that frame as the
     /// `streaming.load` (render thread) or `streaming.apply` (workers) and
-    /// `streaming.techniques` / `streaming.rebuild` sections. Then the
+    /// `streaming.techniques` (with its parts `streaming.techniques.terrain`
+    /// and `.grass`) / `streaming.rebuild` sections. Then the
     /// window goes back to the screenshot view's tile for the screenshot.
     #[allow(clippy::too_many_arguments)]
     fn measure_streaming(
@@ -661,6 +662,9 @@ impl<'f> Frame<'f> {
                 stream.max_frame_ms = stream.max_frame_ms.max(load_ms + technique_ms);
                 sections.push((section.to_owned(), load_ms));
                 sections.push(("streaming.techniques".to_owned(), r.applied_ms));
+                for (subsystem, ms) in &r.applied_ms_by {
+                    sections.push((format!("streaming.techniques.{subsystem}"), *ms));
+                }
                 if !r.rebuilt.is_empty() {
                     sections.push(("streaming.rebuild".to_owned(), r.rebuild_ms));
                 }
