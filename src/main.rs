@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
-use sward_benches::bench::{BenchOptions, OneOffOptions, StreamMode};
+use sward_benches::bench::{BenchOptions, OneOffOptions, StreamMode, StreamPace};
 use sward_passes::grass::TextureUpload;
 
 /// GPU-driven terrain and grass renderer research engine.
@@ -200,6 +200,13 @@ struct BenchArgs {
     /// loads them on the render thread when the camera enters a tile.
     #[arg(long, default_value = "workers", value_name = "workers|render-thread", value_parser = StreamMode::parse)]
     stream: StreamMode,
+    /// With `--stream workers`: `keep-up` waits before each measured frame,
+    /// outside its time, until the workers have finished the tiles around
+    /// the camera (every tier then streams the same tiles; the wait is
+    /// reported); `free` gives them only the frames' wall time (a fast tier
+    /// outruns them and flies over tiles not resident yet).
+    #[arg(long, default_value = "keep-up", value_name = "keep-up|free", value_parser = StreamPace::parse)]
+    stream_pace: StreamPace,
     /// Resident tiles around the camera's tile with `--stream workers`
     /// (1 = 3x3; a tile is evicted one ring further out).
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -545,6 +552,7 @@ fn run(cli: Cli) -> Result<()> {
                 view: args.view,
                 path: args.path,
                 stream: args.stream,
+                stream_pace: args.stream_pace,
                 stream_config: sward_scenes::streaming::StreamConfig {
                     radius: args.stream_radius,
                     budget: sward_scenes::streaming::ApplyBudget {

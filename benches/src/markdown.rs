@@ -206,9 +206,10 @@ fn render_streaming(md: &mut String, report: &Report) {
         "| tier | mode | CPU frame p99 ms | CPU frame max ms | slides | tiles loaded \
          | tiles evicted | tile data | uploaded by streaming | largest streaming ms in a frame \
          | of it load/apply | of it techniques | techniques in place / rebuilt \
-         | tiles prepared on workers / inline | worker queue depth | hitches |\n",
+         | tiles prepared on workers / inline | worker queue depth | workers waited for (all / longest ms) \
+         | frames missing tiles | hitches |\n",
     );
-    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for run in &report.runs {
         let Some(s) = &run.streaming else { continue };
         let p99 = run
@@ -217,9 +218,13 @@ fn render_streaming(md: &mut String, report: &Report) {
             .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}"));
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} |",
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} | {} | {} |",
             cell(&run.tier.to_string()),
-            s.mode,
+            if s.pace.is_empty() {
+                s.mode.clone()
+            } else {
+                format!("{} ({})", s.mode, s.pace)
+            },
             p99,
             run.cpu_frame_ms.max,
             s.slides,
@@ -235,6 +240,12 @@ fn render_streaming(md: &mut String, report: &Report) {
             s.prepared_off_thread,
             s.prepared_inline,
             s.max_queue_depth,
+            if s.pace == "keep-up" {
+                format!("{:.0} / {:.0}", s.worker_wait_ms, s.max_worker_wait_ms)
+            } else {
+                "-".to_owned()
+            },
+            s.frames_missing_tiles,
             run.hitch_list.len(),
         );
     }

@@ -344,6 +344,24 @@ pub struct Streaming {
     /// Measured-frame index of every slide: the frame in which the camera
     /// entered another tile (the frame-series charts mark them).
     pub slide_frames: Vec<u32>,
+    /// `keep-up` (before each measured frame the bench waited, outside the
+    /// frame's time, until the workers had finished every tile of the
+    /// resident square) or `free` (the workers only had the frames' wall
+    /// time); empty in reports written before it was recorded.
+    #[serde(default)]
+    pub pace: String,
+    /// With `keep-up`: milliseconds waited for the workers, in all and in
+    /// the longest single wait (how far behind the camera they were).
+    #[serde(default)]
+    pub worker_wait_ms: f64,
+    /// The longest single wait (ms).
+    #[serde(default)]
+    pub max_worker_wait_ms: f64,
+    /// Measured frames drawn while some tile of the resident square was not
+    /// resident (absent whole): the per-frame budget staggers a slide's
+    /// tiles, and with `free` the workers may fall behind.
+    #[serde(default)]
+    pub frames_missing_tiles: u32,
 }
 
 /// Per-frame times of one run, in the order the camera path visited them.

@@ -442,6 +442,33 @@ fn check_streaming(c: &mut Checker, v: &Value, path: &str, frames: Option<u64>) 
             );
         }
     }
+    // Recorded since the pace existed: optional, checked when present.
+    if let Some(v) = o.get("pace") {
+        if !matches!(v.as_str(), Some("" | "keep-up" | "free")) {
+            c.fail(
+                &format!("{path}.pace"),
+                format!("expected \"keep-up\", \"free\" or \"\", found {v}"),
+            );
+        }
+    }
+    for key in ["worker_wait_ms", "max_worker_wait_ms"] {
+        if let Some(v) = o.get(key) {
+            if !v.as_f64().is_some_and(|f| f.is_finite() && f >= 0.0) {
+                c.fail(
+                    &format!("{path}.{key}"),
+                    format!("expected a number >= 0, found {v}"),
+                );
+            }
+        }
+    }
+    if let Some(v) = o.get("frames_missing_tiles") {
+        if v.as_u64().is_none_or(|n| frames.is_some_and(|f| n > f)) {
+            c.fail(
+                &format!("{path}.frames_missing_tiles"),
+                format!("expected a count of measured frames, found {v}"),
+            );
+        }
+    }
     if let Some(v) = c.field(o, path, "slide_frames") {
         let ok = v.as_array().is_some_and(|a| {
             a.iter()

@@ -603,6 +603,30 @@ impl Streamer {
         Ok(evict || apply)
     }
 
+    /// With the camera at `(x, y)`: queues missing and prefetch tiles and
+    /// blocks until every tile of the resident square is resident or
+    /// finished (waiting to be applied), without applying any. Returns the
+    /// milliseconds waited. A bench calls this before a measured frame so
+    /// every run streams the same tiles whatever its frame rate (the
+    /// workers "keep up"); [`Self::update`] then applies them within its
+    /// budget as usual.
+    pub fn wait_ready(&mut self, window: &WorldWindow, x: f64, y: f64) -> Result<f64, WindowError> {
+        let start = Instant::now();
+        let centre = self.track(x, y)?;
+        self.request(window, centre)?;
+        let wanted = Self::square(window, centre, self.config.radius);
+        while wanted
+            .iter()
+            .any(|t| !window.is_resident(*t) && !self.ready.contains_key(t))
+        {
+            match self.loader.wait() {
+                Some(done) => self.collect(vec![done])?,
+                None => break,
+            }
+        }
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
     /// Tiles queued for or being loaded by the workers.
     pub fn queue_depth(&self) -> usize {
         self.loader.queue_depth()

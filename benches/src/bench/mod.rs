@@ -13,7 +13,7 @@ mod runner;
 mod soak;
 
 pub use oneoff::{capture, shot, OneOffOptions};
-pub use options::{BenchOptions, BenchPlan, StreamMode};
+pub use options::{BenchOptions, BenchPlan, StreamMode, StreamPace};
 pub use runner::{run_bench, BenchOutcome};
 pub use soak::{rss_bytes, run_soak, soak_text, SoakOptions, SoakReport, SoakSample};
 

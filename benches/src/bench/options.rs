@@ -49,6 +49,9 @@ pub struct BenchOptions {
     pub texture_upload: TextureUpload,
     /// How a camera path named by `--path` streams the world (`--stream`).
     pub stream: StreamMode,
+    /// Whether the bench lets the tile workers keep up with the camera
+    /// (`--stream-pace`).
+    pub stream_pace: StreamPace,
     /// Resident radius, per-frame budget and the rest of the worker
     /// streaming configuration (`--stream-radius`, `--stream-budget-ms`,
     /// `--stream-tiles-per-frame`).
@@ -85,6 +88,42 @@ impl StreamMode {
             "render-thread" => Ok(StreamMode::RenderThread),
             _ => Err(format!(
                 "unknown streaming mode `{s}`; valid: workers, render-thread"
+            )),
+        }
+    }
+}
+
+/// How much wall time the tile workers get along a path (`--stream-pace`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StreamPace {
+    /// Before each measured frame the bench waits, outside the frame's
+    /// time, until the workers have finished every tile of the resident
+    /// square (the wait is reported): every run streams the same tiles,
+    /// whatever its frame rate, so runs compare like for like.
+    #[default]
+    KeepUp,
+    /// The workers only get the wall time the frames take: a fast tier
+    /// outruns them and flies over tiles that are not resident yet (absent
+    /// whole), a slow one does not; the report counts those frames.
+    Free,
+}
+
+impl StreamPace {
+    /// The `--stream-pace` spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            StreamPace::KeepUp => "keep-up",
+            StreamPace::Free => "free",
+        }
+    }
+
+    /// Parses `keep-up` or `free`; the error lists both.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "keep-up" => Ok(StreamPace::KeepUp),
+            "free" => Ok(StreamPace::Free),
+            _ => Err(format!(
+                "unknown streaming pace `{s}`; valid: keep-up, free"
             )),
         }
     }

@@ -16,7 +16,7 @@ use sward_scenes::presets::{CameraPath, Scene, ViewPose};
 use sward_scenes::streaming::{StreamConfig, Streamer};
 use sward_scenes::world::coords;
 
-use super::{BenchError, BenchOptions, BenchPlan, StreamMode};
+use super::{BenchError, BenchOptions, BenchPlan, StreamMode, StreamPace};
 use crate::assemble::{build_comparisons, build_run, FrameCounters, FrameSample, RunSamples};
 use crate::imagediff::diff_images;
 use crate::report::{
@@ -134,6 +134,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 combo,
                 opts.texture_upload,
                 opts.stream,
+                opts.stream_pace,
                 opts.stream_config,
                 &poses,
                 &shot_view,
@@ -534,6 +535,7 @@ impl<'f> Frame<'f> {
         combo: &TierCombo,
         upload: TextureUpload,
         mode: StreamMode,
+        pace: StreamPace,
         config: StreamConfig,
         poses: &[ViewPose],
         shot: &ViewPose,
@@ -582,6 +584,13 @@ impl<'f> Frame<'f> {
             prepared_inline: 0,
             prepare_worker_ms: 0.0,
             slide_frames: Vec::new(),
+            pace: match mode {
+                StreamMode::Workers => pace.name().into(),
+                StreamMode::RenderThread => String::new(),
+            },
+            worker_wait_ms: 0.0,
+            max_worker_wait_ms: 0.0,
+            frames_missing_tiles: 0,
         };
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         // The techniques' per-tile preparation runs on the tile workers.
@@ -597,8 +606,17 @@ impl<'f> Frame<'f> {
         let mut centre = coords::tile_at(f64::from(poses[0].eye[0]), f64::from(poses[0].eye[1]))
             .unwrap_or_else(|| scene.window.centre());
         for (i, pose) in poses.iter().enumerate() {
-            let started = Instant::now();
             let [x, y, _] = pose.eye.map(f64::from);
+            // Keeping up: the workers finish this frame's resident square
+            // before the frame starts (the wait is not the frame's time).
+            if let (Some(s), StreamPace::KeepUp) = (streamer.as_mut(), pace) {
+                let waited = s
+                    .wait_ready(&scene.window, x, y)
+                    .map_err(|e| at_pose(pose, e))?;
+                stream.worker_wait_ms += waited;
+                stream.max_worker_wait_ms = stream.max_worker_wait_ms.max(waited);
+            }
+            let started = Instant::now();
             if let Some(tile) = coords::tile_at(x, y).filter(|t| *t != centre) {
                 centre = tile;
                 stream.slides += 1;
@@ -632,6 +650,7 @@ impl<'f> Frame<'f> {
                     stream.tiles_evicted += step.evicted.len() as u32;
                     stream.tile_bytes += step.bytes;
                     stream.max_queue_depth = stream.max_queue_depth.max(step.queue_depth as u32);
+                    stream.frames_missing_tiles += u32::from(step.missing > 0);
                     let (prepared, worker_ms) = s.take_prepared();
                     stream.prepare_worker_ms += worker_ms;
                     (

@@ -359,9 +359,10 @@ fn bench_along_the_flight_moves_the_window_and_reports_streaming() {
     assert_eq!(run.extra["screenshot_view"], "ground-yaw0");
     let _ = std::fs::remove_dir_all(&out);
 
-    // With workers the camera enters the tile in the same frame; whether
-    // the new tiles are finished by then depends on the workers, so only
-    // the slide itself and the bounds are fixed.
+    // With workers kept up (the default pace) the camera enters the tile
+    // in frame 1 with its three new tiles finished: the budget applies one
+    // that frame (hysteresis evicts nothing yet), so frame 1 still misses
+    // two.
     let out = out_dir("flight-workers");
     let outcome = run_bench(&opts(StreamMode::Workers, out.clone())).expect("bench");
     let text = std::fs::read_to_string(out.join("report.json")).expect("report.json");
@@ -372,7 +373,36 @@ fn bench_along_the_flight_moves_the_window_and_reports_streaming() {
         .as_ref()
         .expect("streaming");
     assert_eq!((s.mode.as_str(), s.slides), ("workers", 1), "{s:?}");
+    assert_eq!(s.pace, "keep-up");
     assert_eq!(s.slide_frames, [1]);
-    assert!(s.tiles_loaded <= 3 && s.tiles_evicted == 0, "{s:?}");
+    assert_eq!(
+        (s.tiles_loaded, s.tiles_evicted, s.frames_missing_tiles),
+        (1, 0, 1),
+        "{s:?}"
+    );
+    assert!(s.worker_wait_ms >= s.max_worker_wait_ms && s.max_worker_wait_ms >= 0.0);
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(md.contains("| workers (keep-up) |"), "{md}");
+    let _ = std::fs::remove_dir_all(&out);
+
+    // Free pace: whether the new tiles are finished by frame 1 depends on
+    // the workers, so only the slide and the bounds are fixed.
+    let out = out_dir("flight-free");
+    let free = BenchOptions {
+        stream_pace: StreamPace::Free,
+        ..opts(StreamMode::Workers, out.clone())
+    };
+    let outcome = run_bench(&free).expect("bench");
+    let s = outcome.report.runs[0]
+        .streaming
+        .as_ref()
+        .expect("streaming");
+    assert_eq!((s.pace.as_str(), s.slides), ("free", 1), "{s:?}");
+    assert!(s.tiles_loaded <= 1 && s.tiles_evicted == 0, "{s:?}");
+    assert_eq!(
+        s.frames_missing_tiles, 1,
+        "frame 1 misses at least two tiles: {s:?}"
+    );
+    assert_eq!((s.worker_wait_ms, s.max_worker_wait_ms), (0.0, 0.0));
     let _ = std::fs::remove_dir_all(&out);
 }

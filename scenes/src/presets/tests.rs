@@ -433,6 +433,38 @@ fn streaming_keeps_tiles_within_the_hysteresis_and_prefetches_ahead() {
     );
 }
 
+/// `wait_ready` finishes the tiles of the resident square without applying
+/// any; the next non-blocking step applies them within the budget (one per
+/// frame by default), nearest first.
+#[test]
+fn waiting_for_the_workers_finishes_the_square_without_applying_it() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let mut streamer = Streamer::new(&scene.window, StreamConfig::default());
+    let [x0, y0] = coords::tile_centre(CENTRE);
+    scene.stream(&mut streamer, x0, y0, true).expect("start");
+    let next = CENTRE.offset(1, 0).unwrap();
+    let [x1, y1] = coords::tile_centre(next);
+    let entering: Vec<_> = (-1..=1)
+        .filter_map(|dy| next.offset(1, dy))
+        .collect();
+    assert!(entering.iter().all(|t| !scene.window.is_resident(*t)));
+    let waited = streamer.wait_ready(&scene.window, x1, y1).expect("wait");
+    assert!(waited >= 0.0);
+    assert!(
+        entering.iter().all(|t| !scene.window.is_resident(*t)),
+        "waiting applies nothing"
+    );
+    // Every entering tile is finished: three non-blocking steps apply them,
+    // one per step, without waiting for a worker.
+    for k in 1..=3 {
+        let step = scene.stream(&mut streamer, x1, y1, false).expect("step");
+        assert_eq!(step.applied.len(), 1, "step {k}: {step:?}");
+        assert_eq!(step.missing, 3 - k, "step {k}: {step:?}");
+    }
+    assert!(entering.iter().all(|t| scene.window.is_resident(*t)));
+}
+
 #[test]
 fn streaming_outside_the_world_is_an_error() {
     use crate::streaming::{StreamConfig, Streamer};
