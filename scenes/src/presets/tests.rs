@@ -445,9 +445,7 @@ fn waiting_for_the_workers_finishes_the_square_without_applying_it() {
     scene.stream(&mut streamer, x0, y0, true).expect("start");
     let next = CENTRE.offset(1, 0).unwrap();
     let [x1, y1] = coords::tile_centre(next);
-    let entering: Vec<_> = (-1..=1)
-        .filter_map(|dy| next.offset(1, dy))
-        .collect();
+    let entering: Vec<_> = (-1..=1).filter_map(|dy| next.offset(1, dy)).collect();
     assert!(entering.iter().all(|t| !scene.window.is_resident(*t)));
     let waited = streamer.wait_ready(&scene.window, x1, y1).expect("wait");
     assert!(waited >= 0.0);
