@@ -615,6 +615,13 @@ impl Streamer {
         let centre = self.track(x, y)?;
         self.request(window, centre)?;
         let wanted = Self::square(window, centre, self.config.radius);
+        self.wait_for(window, &wanted)?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    /// Blocks until every tile of `wanted` is resident or finished (or
+    /// nothing is left in flight).
+    fn wait_for(&mut self, window: &WorldWindow, wanted: &[TileCoord]) -> Result<(), WindowError> {
         while wanted
             .iter()
             .any(|t| !window.is_resident(*t) && !self.ready.contains_key(t))
@@ -624,7 +631,7 @@ impl Streamer {
                 None => break,
             }
         }
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        Ok(())
     }
 
     /// Tiles queued for or being loaded by the workers.
@@ -673,15 +680,7 @@ impl Streamer {
         // Requests: the resident square first (nearest first), then ahead.
         self.request(window, centre)?;
         if block {
-            while wanted
-                .iter()
-                .any(|t| !window.is_resident(*t) && !self.ready.contains_key(t))
-            {
-                match self.loader.wait() {
-                    Some(done) => self.collect(vec![done])?,
-                    None => break,
-                }
-            }
+            self.wait_for(window, &wanted)?;
         }
 
         // Take finished tiles of the resident square, nearest first,

@@ -1,6 +1,6 @@
 //! GPU culling of clipmap pieces (`clipmap_cull.wgsl`): the CPU lists every
 //! piece of every level (`layout::level_pieces`, at most 28 per level, 16
-//! bytes each) and resets one indexed indirect draw per mesh kind (eleven,
+//! bytes each) and resets one indexed indirect draw per mesh kind (ten,
 //! instance count 0); a compute pass tests each piece's box against the
 //! frustum and its horizontal distance against the fog end, and appends the
 //! visible ones to their kind's instance range; the draw pass issues one
@@ -138,6 +138,19 @@ pub fn piece_box(block: u32, z_range: [f32; 2], p: &Piece) -> (Vec3, Vec3) {
     )
 }
 
+/// Horizontal distance from `eye` to the nearest point of `p`'s box: a
+/// lower bound of the 3D distance to any point of the piece.
+pub fn piece_distance(block: u32, p: &Piece, eye: Vec3) -> f32 {
+    let (min, max) = piece_box(block, [0.0, 0.0], p);
+    box_distance(min, max, eye)
+}
+
+/// Horizontal distance from `eye` to the nearest point of the box.
+fn box_distance(min: Vec3, max: Vec3, eye: Vec3) -> f32 {
+    let e = eye.truncate();
+    Vec2::distance(e.clamp(min.truncate(), max.truncate()), e)
+}
+
 /// CPU reference of the shader's test: the box touches the frustum and its
 /// nearest point is within `distance` of the eye horizontally.
 pub fn piece_visible(
@@ -149,12 +162,7 @@ pub fn piece_visible(
     distance: f32,
 ) -> bool {
     let (min, max) = piece_box(block, z_range, p);
-    if !frustum.aabb_visible(min, max) {
-        return false;
-    }
-    let e = eye.truncate();
-    let nearest = e.clamp(min.truncate(), max.truncate());
-    Vec2::distance(nearest, e) <= distance
+    frustum.aabb_visible(min, max) && box_distance(min, max, eye) <= distance
 }
 
 /// How far `p` is from flipping the test (world units, for tests that skip
@@ -168,12 +176,10 @@ pub fn piece_margin(
     distance: f32,
 ) -> f32 {
     let (min, max) = piece_box(block, z_range, p);
-    let e = eye.truncate();
-    let nearest = e.clamp(min.truncate(), max.truncate());
     frustum
         .aabb_margin(min, max)
         .abs()
-        .min((Vec2::distance(nearest, e) - distance).abs())
+        .min((box_distance(min, max, eye) - distance).abs())
 }
 
 #[cfg(test)]

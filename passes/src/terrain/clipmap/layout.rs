@@ -226,6 +226,13 @@ pub mod stitch {
     pub const J_MAX: u8 = 8;
 }
 
+/// Offsets (level quads from a level's origin, along either axis) at which
+/// its blocks start: block `t` | block `t` | 2-quad fix-up | block `t` |
+/// block `t`.
+pub fn block_stops(t: i64) -> [i64; 4] {
+    [0, t, 2 * t + 2, 3 * t + 2]
+}
+
 /// One piece to draw: a mesh at a level and an absolute origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Piece {
@@ -274,7 +281,7 @@ pub fn level_pieces_lod(
             stitch: 0,
         })
     };
-    let stops = [0, t, 2 * t + 2, 3 * t + 2];
+    let stops = block_stops(t);
     let inner = |v: i64| v == t || v == 2 * t + 2;
     let finest = level == 0;
     for &y in &stops {

@@ -30,14 +30,14 @@
 //! approximate over resident tiles.
 
 use super::fill::{FarGrid, FAR_STEP};
-use super::layout::ClipmapConfig;
+use super::layout::{block_stops, ClipmapConfig};
 
 /// Finest level that may be drawn at half resolution: its vertices (every
 /// `2^l / 2` cells) are far-grid samples (every [`FAR_STEP`] cells).
 pub const MIN_LEVEL: u32 = 3;
 
-/// Default `pixel_error` of the `clipmap` tier: a ring is drawn at half
-/// resolution when that moves its surface by at most this many pixels.
+/// Default `pixel_error` of the `clipmap` tier: a ring block is drawn at
+/// half resolution when that moves its surface by at most this many pixels.
 pub const DEFAULT_PIXEL_ERROR: f64 = 1.0;
 
 /// Interpolation residuals of one level's window: per half-resolution quad
@@ -134,7 +134,7 @@ impl LevelErrors {
         }
         self.origin = Some(origin);
         let t = self.block;
-        let stops = [0, t, 2 * t + 2, 3 * t + 2];
+        let stops = block_stops(t);
         self.blocks = stops
             .iter()
             .flat_map(|&y| stops.iter().map(move |&x| [x, y]))

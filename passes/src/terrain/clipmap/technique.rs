@@ -35,13 +35,14 @@ use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
 use super::cull::{
-    empty_args, kind_index, kinds, piece_gpu, CullUniforms, DrawArgs, INSTANCES_PER_KIND, KINDS,
+    empty_args, kind_index, kinds, piece_distance, piece_gpu, CullUniforms, DrawArgs,
+    INSTANCES_PER_KIND, KINDS,
 };
 use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
-    camera_level0, level_pieces_lod, place_levels, vertex_world, ClipmapConfig, LevelPlacement,
-    Piece, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
+    camera_level0, level_pieces_lod, place_levels, ClipmapConfig, LevelPlacement, Piece, PieceKind,
+    DEFAULT_BLOCK, MAX_LEVELS,
 };
 use super::lod;
 use super::mesh::ClipmapMeshes;
@@ -164,8 +165,8 @@ pub struct Clipmap {
     level_gpu: Option<LevelGpu>,
     fixed_gpu_bytes: u64,
     stats: ClipmapStats,
-    /// Screen-space error bound (pixels) under which a ring is drawn at
-    /// half resolution; 0 never decimates.
+    /// Screen-space error bound (pixels) under which a ring block is drawn
+    /// at half resolution; 0 never decimates.
     pixel_error: f64,
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
@@ -369,11 +370,8 @@ impl Clipmap {
         self.pipelines.insert(samples, pipeline);
     }
 
-    /// The configuration a view needs: enough levels to reach the
-    /// technique's view distance (the `distance` parameter, else the view's
-    /// terrain distance).
-    /// Sets the screen-space error bound (pixels) under which a ring is
-    /// drawn at half resolution (0: every ring at full resolution).
+    /// Sets the screen-space error bound (pixels) under which a ring block
+    /// is drawn at half resolution (0: every block at full resolution).
     pub fn set_pixel_error(&mut self, pixels: f64) {
         self.pixel_error = pixels.max(0.0);
     }
@@ -395,7 +393,6 @@ impl Clipmap {
         }
         let focal = lod::focal_px(view.size[1], view.camera.fov_y_deg);
         let eye = view.eye();
-        let t = i64::from(cfg.block);
         let mut out = Vec::new();
         for (l, (place, errors)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
             let l = l as u32;
@@ -416,26 +413,24 @@ impl Clipmap {
                 let Some(errors) = errors else {
                     return false;
                 };
-                let (x0, y0) = vertex_world(l, place.origin[0] + off[0], place.origin[1] + off[1]);
-                let (x1, y1) = vertex_world(
-                    l,
-                    place.origin[0] + off[0] + t,
-                    place.origin[1] + off[1] + t,
-                );
-                let dx = (x0.min(x1) - f64::from(eye.x))
-                    .max(f64::from(eye.x) - x0.max(x1))
-                    .max(0.0);
-                let dy = (y0.min(y1) - f64::from(eye.y))
-                    .max(f64::from(eye.y) - y0.max(y1))
-                    .max(0.0);
+                let block = Piece {
+                    kind: PieceKind::Block,
+                    level: l,
+                    origin: [place.origin[0] + off[0], place.origin[1] + off[1]],
+                    stitch: 0,
+                };
+                let distance = piece_distance(cfg.block, &block, eye);
                 let error = errors.block_error(off).unwrap_or(f32::INFINITY);
-                lod::decimate(l, error, dx.hypot(dy), focal, self.pixel_error)
+                lod::decimate(l, error, f64::from(distance), focal, self.pixel_error)
             };
             out.extend(level_pieces_lod(cfg, l, place, half));
         }
         out
     }
 
+    /// The configuration a view needs: enough levels to reach the
+    /// technique's view distance (the `distance` parameter, else the view's
+    /// terrain distance).
     pub fn config_for(&self, view: &FrameView) -> ClipmapConfig {
         ClipmapConfig::for_distance(
             self.block,
@@ -605,11 +600,18 @@ impl Clipmap {
         let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
         let places = place_levels(&cfg, cam0);
         let listed = self.list_pieces(&cfg, &places, view);
-        self.listed.clone_from(&listed);
         let half_blocks = listed
             .iter()
             .filter(|p| p.kind == PieceKind::Block2)
             .count() as u32;
+        let piece_count = listed.len() as u32;
+        // Per kind, what was listed (the counters until a readback arrives).
+        let mut listed_per_kind = [0u64; KINDS];
+        for p in &listed {
+            listed_per_kind[kind_index(p.kind)] += 1;
+        }
+        let pieces: Vec<[i32; 4]> = listed.iter().map(piece_gpu).collect();
+        self.listed = listed;
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
         let Clipmap {
@@ -673,13 +675,6 @@ impl Clipmap {
             &level_gpu.bind_group,
             &[draw_uniforms.into(), levels.into()],
         );
-        let piece_count = listed.len() as u32;
-        // Per kind, what was listed (the counters until a readback arrives).
-        let mut listed_per_kind = [0u64; KINDS];
-        for p in &listed {
-            listed_per_kind[kind_index(p.kind)] += 1;
-        }
-        let pieces: Vec<[i32; 4]> = listed.iter().map(piece_gpu).collect();
         // One compute pass: the fill of the strips that entered a window,
         // then the cull (which does not read the levels).
         graph
@@ -1459,7 +1454,7 @@ const DISTANCE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec 
 };
 
 /// The `pixel_error` parameter of `clipmap`: the screen-space error bound
-/// under which a ring is drawn at half resolution.
+/// under which a ring block is drawn at half resolution.
 const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     name: "pixel_error",
     kind: crate::technique::ParamKind::Float {
@@ -1574,6 +1569,9 @@ mod tests {
         distance_of(tier.params())
     }
 
+    /// `clipmap:distance=N` sizes the levels for `N` units whatever the
+    /// frame's terrain distance; the default follows the frame; nonsense is
+    /// refused with the parameter named.
     #[test]
     fn distance_parameter_sizes_the_levels() {
         assert_eq!(distance("clipmap").expect("default"), None);
