@@ -118,6 +118,9 @@ pub struct GpuContext {
     pub caps: Caps,
     /// Adapter summary (for `sward info` and reports).
     pub summary: AdapterSummary,
+    /// Copies recorded outside a frame ([`Self::record_copies`]), submitted
+    /// ahead of the next frame's commands. Shared by clones (same device).
+    copies: std::sync::Arc<std::sync::Mutex<Vec<wgpu::CommandBuffer>>>,
 }
 
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
@@ -295,11 +298,52 @@ impl GpuContext {
             queue,
             caps,
             summary,
+            copies: Default::default(),
         })
     }
 
-    /// Blocks until all submitted GPU work has finished.
+    /// Records GPU copies (staged tile data into live resources, say) that
+    /// must land before the next frame draws: `record` fills a fresh
+    /// encoder, whose commands the next frame submits ahead of its own
+    /// ([`Self::take_copies`]), so a change costs no submit of its own.
+    /// Queue writes made in the same frame still run before these copies
+    /// (wgpu submits pending writes first): a region must not be both
+    /// written and copied to between two frames.
+    pub fn record_copies(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        record(&mut encoder);
+        let commands = encoder.finish();
+        self.copies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(commands);
+    }
+
+    /// Takes the copies recorded since the last call, in recording order.
+    pub fn take_copies(&self) -> Vec<wgpu::CommandBuffer> {
+        std::mem::take(
+            &mut *self
+                .copies
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// Submits the recorded copies now (for work outside the frame
+    /// executor: readbacks, tests).
+    pub fn flush_copies(&self) {
+        let copies = self.take_copies();
+        if !copies.is_empty() {
+            self.queue.submit(copies);
+        }
+    }
+
+    /// Blocks until all submitted GPU work (and any recorded copies) has
+    /// finished.
     pub fn wait_idle(&self) {
+        self.flush_copies();
         // A lost device surfaces on the next call that uses it; nothing to do here.
         let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
     }

@@ -383,7 +383,8 @@ impl GraphExecutor {
         }
         if error.is_none() {
             device.push_error_scope(wgpu::ErrorFilter::Validation);
-            queue.submit([commands]);
+            // Copies recorded since the last frame (residency changes) first.
+            queue.submit(gpu.take_copies().into_iter().chain([commands]));
         }
         let error = match error {
             Some(e) => Some(e),

@@ -121,7 +121,25 @@ fn slot_runs(slots: &[u32], row: u32) -> Vec<std::ops::Range<u32>> {
 pub struct AtlasTile {
     #[allow(clippy::type_complexity)]
     tiles: Vec<(Box<[f32; TILE_TEXELS]>, Box<[u8; TILE_TEXELS * 4]>)>,
+    /// The same tiles in a staging buffer ([`Self::staged`]).
+    staged: Option<StagedStrip>,
 }
+
+/// A tile's height and normal tiles staged side by side, MCNK `k` at
+/// columns `k * TILE_W ..`: a strip of heights rows (R32Float) followed by
+/// one of normal rows (RGBA8), `STRIP_TILES` tiles wide, so a run of
+/// consecutive MCNKs landing in consecutive slots is one recorded copy per
+/// texture.
+struct StagedStrip {
+    bytes: crate::technique::StagedBytes,
+    count: usize,
+}
+
+/// MCNK tiles per staged strip row: a tile's 256 MCNKs, which also makes
+/// a row's bytes (256 x 17 x 4) a multiple of the 256-byte copy pitch.
+const STRIP_TILES: usize = 256;
+/// Bytes per row of a staged strip.
+const STRIP_ROW_BYTES: usize = STRIP_TILES * TILE_W as usize * 4;
 
 impl AtlasTile {
     /// The height and normal tiles of every MCNK of `t`.
@@ -132,7 +150,43 @@ impl AtlasTile {
                 .iter()
                 .map(|m| (Box::new(height_tile(m)), Box::new(normal_tile(m))))
                 .collect(),
+            staged: None,
         }
+    }
+
+    /// The same tiles moved into a staging buffer of `device` (on the worker
+    /// that prepared them), so placing them costs the render thread one
+    /// recorded copy per run of slots instead of assembling and writing
+    /// them. A tile of more than [`STRIP_TILES`] MCNKs stays in memory.
+    pub fn staged(self, device: &wgpu::Device) -> Self {
+        if self.staged.is_some() || self.tiles.len() > STRIP_TILES {
+            return self;
+        }
+        let rows = TILE_H as usize;
+        let strip = STRIP_ROW_BYTES * rows;
+        let mut bytes = vec![0u8; strip * 2];
+        let w = TILE_W as usize;
+        for (k, (h, n)) in self.tiles.iter().enumerate() {
+            for r in 0..rows {
+                let at = r * STRIP_ROW_BYTES + k * w * 4;
+                let src = r * w;
+                bytes[at..at + w * 4].copy_from_slice(bytemuck::cast_slice(&h[src..src + w]));
+                bytes[strip + at..strip + at + w * 4].copy_from_slice(&n[src * 4..(src + w) * 4]);
+            }
+        }
+        let count = self.tiles.len();
+        Self {
+            tiles: Vec::new(),
+            staged: Some(StagedStrip {
+                bytes: crate::technique::StagedBytes::new(device, "atlas.tile_staging", &bytes),
+                count,
+            }),
+        }
+    }
+
+    /// MCNK tiles held.
+    fn len(&self) -> usize {
+        self.staged.as_ref().map_or(self.tiles.len(), |s| s.count)
     }
 }
 
@@ -339,11 +393,11 @@ impl HeightAtlas {
     /// atlas is unchanged in that case.
     pub fn set_tile(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
     ) -> Result<Option<u64>, PassError> {
-        self.set_tile_prepared(queue, world, tile, None)
+        self.set_tile_prepared(gpu, world, tile, None)
     }
 
     /// [`Self::set_tile`] with the tile's height and normal tiles prepared
@@ -351,11 +405,12 @@ impl HeightAtlas {
     /// prepares them here.
     pub fn set_tile_prepared(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
         prepared: Option<&AtlasTile>,
     ) -> Result<Option<u64>, PassError> {
+        let queue = &gpu.queue;
         let incoming = world.tile(tile);
         let needed = incoming.map_or(0, |t| t.mcnks.len());
         let held: Vec<(ChunkCoord, u32)> = self
@@ -405,7 +460,7 @@ impl HeightAtlas {
         // consecutive slots in one atlas row (heights and normals), one per
         // run of records and one block of index texels for the tile.
         let inline;
-        let prepared = match prepared.filter(|p| p.tiles.len() == t.mcnks.len()) {
+        let prepared = match prepared.filter(|p| p.len() == t.mcnks.len()) {
             Some(p) => p,
             None => {
                 inline = AtlasTile::prepare(t);
@@ -428,8 +483,39 @@ impl HeightAtlas {
             self.records[*slot as usize] = AtlasChunkGpu::new(*chunk, m, self.layout.tile(*slot))?;
         }
         let slots: Vec<u32> = placed.iter().map(|p| p.0).collect();
+        match &prepared.staged {
+            Some(staged) => bytes += self.copy_staged(gpu, staged, &placed),
+            None => bytes += self.write_runs(queue, prepared, &placed, &slots),
+        }
+        for run in slot_runs(&slots, u32::MAX) {
+            let records = &self.records[run.start as usize..run.end as usize];
+            queue.write_buffer(
+                &self.chunk_buffer,
+                u64::from(run.start) * record_bytes,
+                bytemuck::cast_slice(records),
+            );
+            bytes += record_bytes * run.len() as u64;
+        }
+        for (slot, chunk, _, _) in &placed {
+            self.slots.insert(*chunk, *slot);
+        }
+        bytes += self.write_index_block(queue, tile);
+        Ok(Some(bytes))
+    }
+
+    /// Assembles and writes the in-memory tiles of `prepared`, one write
+    /// per run of consecutive slots in one atlas row and texture; the bytes
+    /// written. `placed` is (slot, chunk, MCNK, MCNK index), sorted by slot.
+    fn write_runs(
+        &self,
+        queue: &wgpu::Queue,
+        prepared: &AtlasTile,
+        placed: &[(u32, ChunkCoord, &Mcnk, usize)],
+        slots: &[u32],
+    ) -> u64 {
+        let mut bytes = 0;
         let mut at = 0;
-        for run in slot_runs(&slots, self.layout.cols) {
+        for run in slot_runs(slots, self.layout.cols) {
             let n = run.len();
             let chunk_run = &placed[at..at + n];
             at += n;
@@ -459,20 +545,80 @@ impl HeightAtlas {
             write_region(queue, &self.normals, origin, [width, TILE_H], 4, &normals);
             bytes += (width * TILE_H * 8) as u64;
         }
-        for run in slot_runs(&slots, u32::MAX) {
-            let records = &self.records[run.start as usize..run.end as usize];
-            queue.write_buffer(
-                &self.chunk_buffer,
-                u64::from(run.start) * record_bytes,
-                bytemuck::cast_slice(records),
-            );
-            bytes += record_bytes * run.len() as u64;
+        bytes
+    }
+
+    /// Records one copy per texture for each run of consecutive slots
+    /// (within one atlas row) holding consecutive MCNKs of `staged`, for
+    /// the next frame to submit ([`GpuContext::record_copies`]); the bytes
+    /// copied. `placed` is (slot, chunk, MCNK,
+    /// MCNK index), sorted by slot.
+    fn copy_staged(
+        &self,
+        gpu: &GpuContext,
+        staged: &StagedStrip,
+        placed: &[(u32, ChunkCoord, &Mcnk, usize)],
+    ) -> u64 {
+        let mut bytes = 0;
+        gpu.record_copies("atlas.tile_copy", |encoder| {
+            bytes = self.record_runs(encoder, staged, placed);
+        });
+        bytes
+    }
+
+    /// The copies of [`Self::copy_staged`], recorded into `encoder`.
+    fn record_runs(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        staged: &StagedStrip,
+        placed: &[(u32, ChunkCoord, &Mcnk, usize)],
+    ) -> u64 {
+        let strip = (STRIP_ROW_BYTES * TILE_H as usize) as u64;
+        let mut bytes = 0;
+        let mut start = 0;
+        while start < placed.len() {
+            let (slot0, k0) = (placed[start].0, placed[start].3);
+            let mut end = start + 1;
+            while end < placed.len()
+                && placed[end].0 == slot0 + (end - start) as u32
+                && placed[end].0 % self.layout.cols != 0
+                && placed[end].3 == k0 + (end - start)
+            {
+                end += 1;
+            }
+            let width = TILE_W * (end - start) as u32;
+            let origin = self.layout.tile_texel(slot0);
+            for (texture, base) in [(&self.heights, 0), (&self.normals, strip)] {
+                encoder.copy_buffer_to_texture(
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: staged.bytes.buffer(),
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: base + (k0 * TILE_W as usize * 4) as u64,
+                            bytes_per_row: Some(STRIP_ROW_BYTES as u32),
+                            rows_per_image: Some(TILE_H),
+                        },
+                    },
+                    wgpu::TexelCopyTextureInfo {
+                        texture,
+                        mip_level: 0,
+                        origin: wgpu::Origin3d {
+                            x: origin[0],
+                            y: origin[1],
+                            z: 0,
+                        },
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    wgpu::Extent3d {
+                        width,
+                        height: TILE_H,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
+            bytes += u64::from(width * TILE_H * 8);
+            start = end;
         }
-        for (slot, chunk, _, _) in &placed {
-            self.slots.insert(*chunk, *slot);
-        }
-        bytes += self.write_index_block(queue, tile);
-        Ok(Some(bytes))
+        bytes
     }
 
     /// Rewrites the index texels of `tile`'s 16x16 MCNKs (inside the index

@@ -16,7 +16,7 @@ use sward_wgsl::{modules, Module};
 use wgpu::util::DeviceExt;
 
 use super::cpu::{atlas_lattice_world, atlas_split_local};
-use super::{HeightAtlas, NO_CHUNK};
+use super::{AtlasTile, HeightAtlas, NO_CHUNK};
 
 /// Largest allowed |GPU - CPU| of relative heights (world units).
 const HEIGHT_TOLERANCE: f32 = 1e-4;
@@ -53,7 +53,10 @@ fn probe_points(world: &World, atlas: &HeightAtlas, random_per_chunk: usize) -> 
     let window = atlas.window();
     let mut rng = Rng32::new(0x5eed);
     let mut out = Vec::new();
-    for (slot, (chunk, _)) in world.mcnks().enumerate() {
+    for (chunk, _) in world.mcnks() {
+        let slot = atlas
+            .slot_of(chunk)
+            .expect("every resident MCNK has a slot");
         let off = [
             ((chunk.x - window.origin[0]) * 8) as f32,
             ((chunk.y - window.origin[1]) * 8) as f32,
@@ -227,11 +230,14 @@ struct Errors {
     points: usize,
 }
 
-fn compare(world: &World, points: &[ProbeIn], out: &[ProbeOut]) -> Errors {
-    let mcnks: Vec<_> = world.mcnks().map(|(_, m)| m).collect();
+fn compare(world: &World, atlas: &HeightAtlas, points: &[ProbeIn], out: &[ProbeOut]) -> Errors {
+    let mcnks: std::collections::HashMap<u32, _> = world
+        .mcnks()
+        .map(|(c, m)| (atlas.slot_of(c).expect("resident MCNKs have slots"), m))
+        .collect();
     let mut e = Errors::default();
     for (p, o) in points.iter().zip(out) {
-        let m = mcnks[p.slot as usize];
+        let m = mcnks[&p.slot];
         let [lx, ly] = p.local;
         let (row, col, u, v) = atlas_split_local(lx, ly);
         let want = cell_height(&m.heights, row, col, u, v);
@@ -276,7 +282,7 @@ fn gpu_height_atlas_matches_the_cpu_reference() {
     );
     let points = probe_points(world, &atlas, 48);
     let out = run_probe(&gpu, &atlas, modules::HEIGHT_ATLAS, &points);
-    let e = compare(world, &points, &out);
+    let e = compare(world, &atlas, &points, &out);
     println!(
         "height atlas parity (seams-holes, {} MCNKs, {} points): max |GPU - CPU| relative height {:.3e} units, normal {:.3e}, lookup abs height {:.3e}, lattice xy {} ulp",
         world.mcnk_count(),
@@ -339,7 +345,12 @@ fn bilinear_snippet_fails_the_parity_check() {
         name: modules::HEIGHT_ATLAS.name,
         source: wrong,
     };
-    let e = compare(world, &points, &run_probe(&gpu, &atlas, snippet, &points));
+    let e = compare(
+        world,
+        &atlas,
+        &points,
+        &run_probe(&gpu, &atlas, snippet, &points),
+    );
     println!(
         "bilinear snippet: max |GPU - CPU| relative height {:.3e} units",
         e.height
@@ -411,4 +422,76 @@ fn upload_chunk_replaces_a_slot() {
         err.contains(&format!("MCNK ({}, {})", outside.x, outside.y)),
         "{err}"
     );
+}
+
+/// Streamed tiles placed from a staging buffer ([`AtlasTile::staged`]: one
+/// recorded copy per run of slots, submitted with the next frame) leave the
+/// atlas exactly as tiles written from memory do, through evictions and slot
+/// reuse, and both match the CPU reference.
+#[test]
+fn staged_tiles_place_exactly_what_written_tiles_place() {
+    use sward_scenes::world::coords;
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let mut scene = sward_scenes::Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .expect("continent builds");
+    let reach = crate::renderer::SceneData::from_scene(&scene)
+        .atlas_reach()
+        .expect("continent streams");
+    let mut written =
+        HeightAtlas::with_reach(&gpu, scene.world(), Some(reach)).unwrap_or_else(|e| panic!("{e}"));
+    let mut staged =
+        HeightAtlas::with_reach(&gpu, scene.world(), Some(reach)).unwrap_or_else(|e| panic!("{e}"));
+    let start = scene.window.centre();
+    for to in [
+        start.offset(1, 1).expect("wide"),
+        start.offset(2, 0).expect("wide"),
+        start,
+    ] {
+        let before = scene.window.tiles();
+        let [x, y] = coords::tile_centre(to);
+        let slide = scene.follow(x, y).expect("slide").expect("moved");
+        let evicted: Vec<_> = before
+            .into_iter()
+            .filter(|t| !scene.window.is_resident(*t))
+            .collect();
+        let world = scene.world();
+        for t in evicted.iter().chain(&slide.loaded) {
+            let host = world.tile(*t).map(|a| AtlasTile::prepare(a));
+            let copy = world
+                .tile(*t)
+                .map(|a| AtlasTile::prepare(a).staged(&gpu.device));
+            assert!(written
+                .set_tile_prepared(&gpu, world, *t, host.as_ref())
+                .expect("valid")
+                .is_some());
+            assert!(staged
+                .set_tile_prepared(&gpu, world, *t, copy.as_ref())
+                .expect("valid")
+                .is_some());
+        }
+        // The probe submits on its own: the recorded copies go first.
+        gpu.flush_copies();
+        for chunk in world.mcnks().map(|(c, _)| c) {
+            assert_eq!(written.slot_of(chunk), staged.slot_of(chunk), "{chunk:?}");
+        }
+        assert_eq!(written.records(), staged.records(), "{to:?}");
+        let points = probe_points(world, &written, 2);
+        let want = run_probe(&gpu, &written, modules::HEIGHT_ATLAS, &points);
+        let got = run_probe(&gpu, &staged, modules::HEIGHT_ATLAS, &points);
+        assert_eq!(
+            bytemuck::cast_slice::<ProbeOut, u8>(&got),
+            bytemuck::cast_slice::<ProbeOut, u8>(&want),
+            "{to:?}: staged atlas differs from the written one"
+        );
+        let e = compare(world, &staged, &points, &got);
+        assert!(
+            e.height < HEIGHT_TOLERANCE,
+            "{to:?}: height error {}",
+            e.height
+        );
+        assert_eq!(e.lookup_misses, 0, "{to:?}");
+    }
 }

@@ -15,7 +15,9 @@ mod registry;
 mod tier;
 
 pub use params::{ParamKind, ParamSpec, ParamValue, Params};
-pub use prepare::{FnPreparer, PrepareInputs, PreparedTiles, SharedPreparer, TilePreparer};
+pub use prepare::{
+    FnPreparer, PrepareInputs, PreparedTiles, SharedPreparer, StagedBytes, TilePreparer,
+};
 pub use registry::{
     describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
 };

@@ -138,6 +138,51 @@ impl PreparedTiles {
     }
 }
 
+/// Bytes written into a host-visible buffer (`MAP_WRITE | COPY_SRC`,
+/// mapped at creation) on a worker thread, for the render thread to copy
+/// into a live resource with one recorded copy instead of a queue write:
+/// the megabytes a queue write would copy into wgpu's staging memory on
+/// the render thread are copied on the worker instead.
+#[derive(Debug)]
+pub struct StagedBytes {
+    buffer: wgpu::Buffer,
+    len: u64,
+}
+
+impl StagedBytes {
+    /// Stages `bytes` (padded to the copy alignment).
+    pub fn new(device: &wgpu::Device, label: &str, bytes: &[u8]) -> Self {
+        let len = bytes.len() as u64;
+        let size = len
+            .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+            .max(wgpu::COPY_BUFFER_ALIGNMENT);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: true,
+        });
+        buffer.slice(..).get_mapped_range_mut()[..bytes.len()].copy_from_slice(bytes);
+        buffer.unmap();
+        Self { buffer, len }
+    }
+
+    /// The staging buffer (copy source).
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    /// Bytes staged (without the padding).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing was staged.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 /// A shareable preparer.
 pub type SharedPreparer = Arc<dyn TilePreparer>;
 

@@ -83,10 +83,7 @@ impl AtlasDraw {
                 let mut splat = SplatGpu::streaming(gpu, max_tiles, pool)?;
                 for t in world.tiles() {
                     let slots = tile_slots(&atlas, t);
-                    if splat
-                        .set_tile(&gpu.queue, world, t.coord, &slots)?
-                        .is_none()
-                    {
+                    if splat.set_tile(gpu, world, t.coord, &slots)?.is_none() {
                         return Err(PassError::InvalidInput {
                             technique,
                             what: format!("tile ({}, {})", t.coord.x, t.coord.y),
@@ -201,7 +198,7 @@ impl AtlasDraw {
     /// when this was built whole or has no room (rebuild then).
     pub fn set_tile(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
         prepared: Option<TerrainTile>,
@@ -212,7 +209,7 @@ impl AtlasDraw {
         let (atlas, splat) = TerrainTile::into_parts(prepared);
         let Some(atlas_bytes) = self
             .atlas
-            .set_tile_prepared(queue, world, tile, atlas.as_ref())?
+            .set_tile_prepared(gpu, world, tile, atlas.as_ref())?
         else {
             return Ok(None);
         };
@@ -221,7 +218,7 @@ impl AtlasDraw {
             .map_or_else(Vec::new, |t| tile_slots(&self.atlas, t));
         Ok(self
             .splat
-            .set_tile_prepared(queue, world, tile, &slots, splat)?
+            .set_tile_prepared(gpu, world, tile, &slots, splat)?
             .map(|b| b + atlas_bytes))
     }
 

@@ -142,7 +142,7 @@ impl AtlasInstanced {
         tile: TileCoord,
         prepared: Option<super::TerrainTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile, prepared)? else {
+        let Some(bytes) = self.draw.set_tile(gpu, world, tile, prepared)? else {
             return Ok(None);
         };
         self.follow_tile(world, tile);

@@ -90,7 +90,13 @@ impl TerrainTile {
     /// The preparer the atlas-based terrain techniques hand the streamer.
     pub fn preparer() -> crate::technique::SharedPreparer {
         std::sync::Arc::new(crate::technique::FnPreparer(
-            |i: &crate::technique::PrepareInputs<'_>| Ok(Self::prepare(i.coord, i.tile)),
+            |i: &crate::technique::PrepareInputs<'_>| {
+                let tile = Self::prepare(i.coord, i.tile);
+                Ok(Self {
+                    atlas: tile.atlas.staged(i.device),
+                    splat: tile.splat.staged(i.device),
+                })
+            },
         ))
     }
 }

@@ -229,7 +229,15 @@ fn alpha_texture(
 /// [`SplatGpu::set_tile_prepared`] writes into the tile's block). It
 /// depends on the tile alone, so the tile workers build it.
 pub struct SplatTile {
-    image: Vec<u8>,
+    image: AlphaBlock,
+}
+
+/// Where a prepared alpha block's bytes are.
+enum AlphaBlock {
+    /// In memory: applying writes them with a queue write.
+    Host(Vec<u8>),
+    /// In a staging buffer filled on the worker: applying records a copy.
+    Staged(crate::technique::StagedBytes),
 }
 
 impl SplatTile {
@@ -248,7 +256,25 @@ impl SplatTile {
                 image[at..at + 64 * 4].copy_from_slice(src);
             }
         }
-        Self { image }
+        Self {
+            image: AlphaBlock::Host(image),
+        }
+    }
+
+    /// The same block moved into a staging buffer of `device` (on the
+    /// worker that prepared it), so applying it costs the render thread a
+    /// recorded copy instead of a 4 MiB queue write.
+    pub fn staged(self, device: &wgpu::Device) -> Self {
+        match self.image {
+            AlphaBlock::Host(bytes) => Self {
+                image: AlphaBlock::Staged(crate::technique::StagedBytes::new(
+                    device,
+                    "terrain.splat_alpha_staging",
+                    &bytes,
+                )),
+            },
+            staged => Self { image: staged },
+        }
     }
 }
 
@@ -365,19 +391,19 @@ impl SplatGpu {
     /// or a slot lies beyond the pool (nothing changed then).
     pub fn set_tile(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
         slots: &[u32],
     ) -> Result<Option<u64>, PassError> {
-        self.set_tile_prepared(queue, world, tile, slots, None)
+        self.set_tile_prepared(gpu, world, tile, slots, None)
     }
 
     /// [`Self::set_tile`] with the tile's alpha block prepared beforehand
     /// ([`SplatTile::prepare`], on a worker thread); `None` prepares it here.
     pub fn set_tile_prepared(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         tile: TileCoord,
         slots: &[u32],
@@ -417,26 +443,42 @@ impl SplatGpu {
             None => SplatTile::prepare(tile, t).image,
         };
         let [bx, by] = atlas.tile_texel(blocks.atlas_tile(block, 0, 0));
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.alpha_texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d { x: bx, y: by, z: 0 },
-                aspect: wgpu::TextureAspect::All,
-            },
-            &image,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(side as u32 * 4),
-                rows_per_image: Some(side as u32),
-            },
-            wgpu::Extent3d {
-                width: side as u32,
-                height: side as u32,
-                depth_or_array_layers: 1,
-            },
-        );
-        let mut bytes = image.len() as u64;
+        let destination = wgpu::TexelCopyTextureInfo {
+            texture: &self.alpha_texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d { x: bx, y: by, z: 0 },
+            aspect: wgpu::TextureAspect::All,
+        };
+        let layout = wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(side as u32 * 4),
+            rows_per_image: Some(side as u32),
+        };
+        let size = wgpu::Extent3d {
+            width: side as u32,
+            height: side as u32,
+            depth_or_array_layers: 1,
+        };
+        let mut bytes = match &image {
+            AlphaBlock::Host(image) => {
+                gpu.queue.write_texture(destination, image, layout, size);
+                image.len() as u64
+            }
+            AlphaBlock::Staged(staged) => {
+                gpu.record_copies("terrain.splat_alpha_copy", |encoder| {
+                    encoder.copy_buffer_to_texture(
+                        wgpu::TexelCopyBufferInfo {
+                            buffer: staged.buffer(),
+                            layout,
+                        },
+                        destination,
+                        size,
+                    );
+                });
+                staged.len()
+            }
+        };
+        let queue = &gpu.queue;
         // Records in one write per run of consecutive slots.
         let record_size = std::mem::size_of::<TerrainChunkGpu>() as u64;
         let mut start = 0;

@@ -120,7 +120,7 @@ impl ChunksTile {
             vertices,
             meshes,
             triangles,
-            splat: SplatTile::prepare(tile, t),
+            splat: SplatTile::prepare(tile, t).staged(device),
         })
     }
 }
@@ -231,7 +231,7 @@ impl StaticChunks {
         let key = tile.index() as u32;
         let Some(t) = world.tile(tile) else {
             self.drop_tile(tile);
-            self.splat.set_tile(&gpu.queue, world, tile, &[])?;
+            self.splat.set_tile(gpu, world, tile, &[])?;
             return Ok(Some(0));
         };
         let held = blocks.tiles.get(&tile).map(|s| s.block);
@@ -269,7 +269,7 @@ impl StaticChunks {
             .collect();
         let Some(splat_bytes) =
             self.splat
-                .set_tile_prepared(&gpu.queue, world, tile, &slots, Some(splat))?
+                .set_tile_prepared(gpu, world, tile, &slots, Some(splat))?
         else {
             return Ok(None);
         };

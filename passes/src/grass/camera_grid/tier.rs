@@ -361,7 +361,7 @@ impl CameraGrid {
         let Some(mut bytes) =
             self.res
                 .atlas
-                .set_tile_prepared(&gpu.queue, scene.world, tile, atlas.as_ref())?
+                .set_tile_prepared(gpu, scene.world, tile, atlas.as_ref())?
         else {
             return Ok(None);
         };
@@ -410,7 +410,7 @@ impl CameraGrid {
                     )?)
                 };
                 Ok(GridTile {
-                    atlas: crate::atlas::AtlasTile::prepare(t),
+                    atlas: crate::atlas::AtlasTile::prepare(t).staged(i.device),
                     words,
                     fallback,
                 })

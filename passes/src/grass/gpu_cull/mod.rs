@@ -1452,7 +1452,7 @@ impl crate::technique::Technique for GpuCullTier {
                     Some(PatchSet::build(&world, i.placements, &reach, patch)?)
                 };
                 Ok(GrassCullTile {
-                    atlas: crate::atlas::AtlasTile::prepare(i.tile),
+                    atlas: crate::atlas::AtlasTile::prepare(i.tile).staged(i.device),
                     patches,
                 })
             },
@@ -1480,9 +1480,9 @@ impl crate::technique::Technique for GpuCullTier {
                 Some(GrassCullTile { atlas, patches }) => (Some(atlas), patches),
                 None => (None, None),
             };
-            let Some(atlas_bytes) =
-                self.atlas
-                    .set_tile_prepared(&gpu.queue, world, t, atlas.as_ref())?
+            let Some(atlas_bytes) = self
+                .atlas
+                .set_tile_prepared(gpu, world, t, atlas.as_ref())?
             else {
                 return Ok(None);
             };

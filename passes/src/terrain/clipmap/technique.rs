@@ -258,9 +258,7 @@ impl Clipmap {
                 let slots = atlas.layout().capacity() as usize;
                 let mut splat = SplatGpu::streaming(gpu, r.capacity.div_ceil(256), slots)?;
                 for tile in world.tiles() {
-                    if splat_tile(&mut splat, &gpu.queue, world, &atlas, tile.coord, None)?
-                        .is_none()
-                    {
+                    if splat_tile(&mut splat, gpu, world, &atlas, tile.coord, None)?.is_none() {
                         return Err(PassError::InvalidInput {
                             technique: TECHNIQUE,
                             what: format!("ADT tile ({}, {})", tile.coord.x, tile.coord.y),
@@ -855,12 +853,12 @@ impl Clipmap {
                 crate::terrain::TerrainTile::into_parts(prepared.take_resident(world, t)?);
             let Some(b) = self
                 .atlas
-                .set_tile_prepared(&gpu.queue, world, t, atlas.as_ref())?
+                .set_tile_prepared(gpu, world, t, atlas.as_ref())?
             else {
                 return Ok(Residency::Rebuild);
             };
             bytes += b;
-            let Some(b) = self.set_tile_shading(&gpu.queue, world, t, splat)? else {
+            let Some(b) = self.set_tile_shading(gpu, world, t, splat)? else {
                 return Ok(Residency::Rebuild);
             };
             bytes += b;
@@ -899,7 +897,7 @@ impl Clipmap {
     /// when the tile does not fit the chunk index.
     fn set_tile_shading(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         world: &World,
         t: TileCoord,
         splat: Option<crate::terrain::splat_gpu::SplatTile>,
@@ -916,7 +914,7 @@ impl Clipmap {
         else {
             return Ok(None);
         };
-        let Some(bytes) = splat_tile(&mut self.splat, queue, world, &self.atlas, t, splat)? else {
+        let Some(bytes) = splat_tile(&mut self.splat, gpu, world, &self.atlas, t, splat)? else {
             return Ok(None);
         };
         let mut texels = vec![[NO_CHUNK, 0u32]; (side * side) as usize];
@@ -940,7 +938,7 @@ impl Clipmap {
             }
         }
         let data: &[u8] = bytemuck::cast_slice(&texels);
-        queue.write_texture(
+        gpu.queue.write_texture(
             wgpu::TexelCopyTextureInfo {
                 texture: &self.chunk_texture,
                 mip_level: 0,
@@ -1066,7 +1064,7 @@ impl Clipmap {
 /// the bytes written, `None` when the splat resources have no room.
 fn splat_tile(
     splat: &mut SplatGpu,
-    queue: &wgpu::Queue,
+    gpu: &GpuContext,
     world: &World,
     atlas: &HeightAtlas,
     t: TileCoord,
@@ -1081,7 +1079,7 @@ fn splat_tile(
             }
         }
     }
-    splat.set_tile_prepared(queue, world, t, &slots, prepared)
+    splat.set_tile_prepared(gpu, world, t, &slots, prepared)
 }
 
 /// Height range of the MCNKs of `tile` as the atlas records them (`None`

@@ -193,7 +193,7 @@ impl GpuCullTerrain {
         tile: TileCoord,
         prepared: Option<super::TerrainTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(&gpu.queue, world, tile, prepared)? else {
+        let Some(bytes) = self.draw.set_tile(gpu, world, tile, prepared)? else {
             return Ok(None);
         };
         let slots = self.draw.atlas.slot_count() as u32;
