@@ -65,7 +65,7 @@ fn probe_points(world: &World, atlas: &HeightAtlas, random_per_chunk: usize) -> 
             out.push(ProbeIn {
                 local: [lx, ly],
                 window_cell: [off[0] + lx, off[1] + ly],
-                slot: slot as u32,
+                slot,
                 _pad: 0,
                 lattice: [
                     chunk.x * 16 + (lx * 2.0).round() as u32,
