@@ -89,7 +89,7 @@ fn shot(
 }
 
 /// Moves the window's centre to `to`; the residency changes (evictions first).
-fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
+pub(crate) fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
     let before = scene.window.tiles();
     let [x, y] = coords::tile_centre(to);
     let slide = scene.follow(x, y).expect("slide").expect("window moved");

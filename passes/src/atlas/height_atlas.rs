@@ -69,15 +69,14 @@ fn texture(
     })
 }
 
-fn write_region(
-    queue: &wgpu::Queue,
+/// The `size` texels of mip 0 of 2D `texture` at `origin`, as a copy
+/// destination and extent.
+fn region(
     texture: &wgpu::Texture,
     origin: [u32; 2],
     size: [u32; 2],
-    texel_bytes: u32,
-    data: &[u8],
-) {
-    queue.write_texture(
+) -> (wgpu::TexelCopyTextureInfo<'_>, wgpu::Extent3d) {
+    (
         wgpu::TexelCopyTextureInfo {
             texture,
             mip_level: 0,
@@ -88,17 +87,34 @@ fn write_region(
             },
             aspect: wgpu::TextureAspect::All,
         },
+        wgpu::Extent3d {
+            width: size[0],
+            height: size[1],
+            depth_or_array_layers: 1,
+        },
+    )
+}
+
+/// Writes `data` (tightly packed rows of `texel_bytes`-byte texels) into
+/// the `size` texels of 2D `texture` at `origin`.
+pub(crate) fn write_region(
+    queue: &wgpu::Queue,
+    texture: &wgpu::Texture,
+    origin: [u32; 2],
+    size: [u32; 2],
+    texel_bytes: u32,
+    data: &[u8],
+) {
+    let (destination, extent) = region(texture, origin, size);
+    queue.write_texture(
+        destination,
         data,
         wgpu::TexelCopyBufferLayout {
             offset: 0,
             bytes_per_row: Some(size[0] * texel_bytes),
             rows_per_image: Some(size[1]),
         },
-        wgpu::Extent3d {
-            width: size[0],
-            height: size[1],
-            depth_or_array_layers: 1,
-        },
+        extent,
     );
 }
 
@@ -589,6 +605,7 @@ impl HeightAtlas {
             let width = TILE_W * (end - start) as u32;
             let origin = self.layout.tile_texel(slot0);
             for (texture, base) in [(&self.heights, 0), (&self.normals, strip)] {
+                let (destination, extent) = region(texture, origin, [width, TILE_H]);
                 encoder.copy_buffer_to_texture(
                     wgpu::TexelCopyBufferInfo {
                         buffer: staged.bytes.buffer(),
@@ -598,21 +615,8 @@ impl HeightAtlas {
                             rows_per_image: Some(TILE_H),
                         },
                     },
-                    wgpu::TexelCopyTextureInfo {
-                        texture,
-                        mip_level: 0,
-                        origin: wgpu::Origin3d {
-                            x: origin[0],
-                            y: origin[1],
-                            z: 0,
-                        },
-                        aspect: wgpu::TextureAspect::All,
-                    },
-                    wgpu::Extent3d {
-                        width,
-                        height: TILE_H,
-                        depth_or_array_layers: 1,
-                    },
+                    destination,
+                    extent,
                 );
             }
             bytes += u64::from(width * TILE_H * 8);

@@ -430,7 +430,7 @@ fn upload_chunk_replaces_a_slot() {
 /// reuse, and both match the CPU reference.
 #[test]
 fn staged_tiles_place_exactly_what_written_tiles_place() {
-    use sward_scenes::world::coords;
+    use crate::technique::ResidencyChange;
     let Some(gpu) = sward_engine::testing::gpu() else {
         return;
     };
@@ -450,15 +450,13 @@ fn staged_tiles_place_exactly_what_written_tiles_place() {
         start.offset(2, 0).expect("wide"),
         start,
     ] {
-        let before = scene.window.tiles();
-        let [x, y] = coords::tile_centre(to);
-        let slide = scene.follow(x, y).expect("slide").expect("moved");
-        let evicted: Vec<_> = before
-            .into_iter()
-            .filter(|t| !scene.window.is_resident(*t))
-            .collect();
+        let changes = crate::streaming_tests::slide(&mut scene, to);
         let world = scene.world();
-        for t in evicted.iter().chain(&slide.loaded) {
+        for change in &changes {
+            let t = match change {
+                ResidencyChange::TileEvicted(t) | ResidencyChange::TileResident(t) => t,
+                other => panic!("a slide changes whole tiles, not {other:?}"),
+            };
             let host = world.tile(*t).map(|a| AtlasTile::prepare(a));
             let copy = world
                 .tile(*t)

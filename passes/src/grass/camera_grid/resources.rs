@@ -357,27 +357,5 @@ fn write_words(
     size: [u32; 2],
     words: &[u32],
 ) {
-    queue.write_texture(
-        wgpu::TexelCopyTextureInfo {
-            texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d {
-                x: origin[0],
-                y: origin[1],
-                z: 0,
-            },
-            aspect: wgpu::TextureAspect::All,
-        },
-        bytemuck::cast_slice(words),
-        wgpu::TexelCopyBufferLayout {
-            offset: 0,
-            bytes_per_row: Some(size[0] * 4),
-            rows_per_image: Some(size[1]),
-        },
-        wgpu::Extent3d {
-            width: size[0],
-            height: size[1],
-            depth_or_array_layers: 1,
-        },
-    );
+    crate::atlas::write_region(queue, texture, origin, size, 4, bytemuck::cast_slice(words));
 }
