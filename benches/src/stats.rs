@@ -108,10 +108,25 @@ pub struct Hitch {
 /// Extra milliseconds over the median a frame needs to count as a [`Hitch`].
 pub const HITCH_MARGIN_MS: f64 = 4.0;
 
+/// Sections whose time is split into parts named `<section>.<part>` in the
+/// same frame (`streaming.techniques.terrain` and `.grass`): a part is not
+/// added to the frame's named time a second time, and a hitch whose largest
+/// section is one of these is named by its largest part.
+pub const SECTIONS_WITH_PARTS: &[&str] = &["streaming.techniques"];
+
+/// The section `name` is a part of, if it is one.
+fn parent_section(name: &str) -> Option<&'static str> {
+    SECTIONS_WITH_PARTS.iter().copied().find(|p| {
+        name.strip_prefix(p)
+            .is_some_and(|rest| rest.starts_with('.'))
+    })
+}
+
 /// The hitches of a run: frames over `2 * median` and over
 /// `median + HITCH_MARGIN_MS`, each named by its largest section
 /// (`sections[i]` are frame `i`'s named CPU sections; the rest of the
-/// frame's time counts as `frame.other`).
+/// frame's time counts as `frame.other`; parts of a section, see
+/// [`SECTIONS_WITH_PARTS`], name it but are not counted twice).
 pub fn find_hitches(frame_ms: &[f64], sections: &[Vec<(String, f64)>]) -> Vec<Hitch> {
     let Ok(stats) = Stats::from_samples(frame_ms) else {
         return Vec::new();
@@ -123,13 +138,20 @@ pub fn find_hitches(frame_ms: &[f64], sections: &[Vec<(String, f64)>]) -> Vec<Hi
         .filter(|(_, &t)| t > limit)
         .map(|(i, &t)| {
             let named = sections.get(i).map(Vec::as_slice).unwrap_or_default();
-            let other = t - named.iter().map(|(_, ms)| ms).sum::<f64>();
-            let (section, section_ms) = named
-                .iter()
+            let whole = || named.iter().filter(|(n, _)| parent_section(n).is_none());
+            let other = t - whole().map(|(_, ms)| ms).sum::<f64>();
+            let (mut section, mut section_ms) = whole()
                 .cloned()
                 .chain(std::iter::once(("frame.other".to_owned(), other.max(0.0))))
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or_default();
+            if let Some((part, ms)) = named
+                .iter()
+                .filter(|(n, _)| parent_section(n) == Some(section.as_str()))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+            {
+                (section, section_ms) = (part.clone(), *ms);
+            }
             Hitch {
                 frame: i as u32,
                 cpu_frame_ms: t,
@@ -230,6 +252,36 @@ mod tests {
         assert_eq!(h.iter().map(|h| h.frame).collect::<Vec<_>>(), [4]);
         assert_eq!(h[0].section, "frame.other");
         assert!(find_hitches(&[], &[]).is_empty());
+    }
+
+    /// A section's parts (`streaming.techniques.grass`) name a hitch whose
+    /// largest section is their whole, and are not counted twice against
+    /// the frame's unnamed time.
+    #[test]
+    fn hitches_name_the_largest_part_and_count_parts_once() {
+        let part = |n: &str, ms: f64| (n.to_owned(), ms);
+        let frames = [1.0, 1.0, 1.0, 30.0, 30.0];
+        let mut sections = vec![Vec::new(); 3];
+        // 25 ms of placing, 20 of it grass: named by the grass part.
+        sections.push(vec![
+            part("streaming.techniques", 25.0),
+            part("streaming.techniques.terrain", 5.0),
+            part("streaming.techniques.grass", 20.0),
+            part("grass.draw", 1.0),
+        ]);
+        // 12 ms of placing in a 30 ms frame: 18 ms are outside every
+        // section (counting the parts again would leave 6).
+        sections.push(vec![
+            part("streaming.techniques", 12.0),
+            part("streaming.techniques.terrain", 6.0),
+            part("streaming.techniques.grass", 6.0),
+        ]);
+        let h = find_hitches(&frames, &sections);
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].section, "streaming.techniques.grass");
+        assert!(close(h[0].section_ms, 20.0));
+        assert_eq!(h[1].section, "frame.other");
+        assert!(close(h[1].section_ms, 18.0));
     }
 
     #[test]
