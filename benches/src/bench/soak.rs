@@ -135,12 +135,27 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                     .into_iter()
                     .filter(|t| !scene.window.is_resident(*t))
                     .collect();
+                // Each loaded tile prepared as the streamer's workers would
+                // (staging buffers included), so the soak holds what a
+                // streamed flight holds.
+                let prepared = match renderer.tile_preparer(&gpu) {
+                    Some(p) => slide
+                        .loaded
+                        .iter()
+                        .filter_map(|t| {
+                            let tile = scene.window.tile(*t)?;
+                            let placements = scene.window.tile_placements(*t)?;
+                            Some((*t, p.prepare(*t, tile, placements)))
+                        })
+                        .collect(),
+                    None => Vec::new(),
+                };
                 renderer
                     .residency_changed(
                         &gpu,
                         SceneData::from_scene(&scene),
                         &ResidencyChange::of_tiles(&evicted, &slide.loaded),
-                        Vec::new(),
+                        prepared,
                     )
                     .map_err(|source| BenchError::Pass {
                         tier: tier.clone(),
