@@ -274,6 +274,9 @@ fn pool_buffer(
 /// A larger copy of `old` (its contents copied on the GPU).
 fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu::Buffer {
     let new = pool_buffer(gpu, label, bytes, old.usage());
+    // Copies recorded into `old` (staged descriptor pages of tiles placed
+    // earlier in this change) must land before it is copied.
+    gpu.flush_copies();
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -342,7 +345,7 @@ impl GpuCull {
             slots: 1,
         };
         let mut t = Self::empty(gpu, models, atlas, options, pools, capacity)?;
-        t.insert(gpu, WHOLE, &set, atlas)?;
+        t.insert(gpu, WHOLE, &set, atlas, None)?;
         t.commit(gpu, models);
         Ok(t)
     }
@@ -623,15 +626,17 @@ impl GpuCull {
         tile: TileCoord,
         placements: Option<&Placements>,
         atlas: &HeightAtlas,
-        prepared: Option<PatchSet>,
+        prepared: Option<PreparedPatches>,
     ) -> Result<u64, PassError> {
         let mut bytes = self.remove(gpu, tile);
         if let Some(p) = placements.filter(|p| !p.is_empty()) {
-            let set = match prepared {
-                Some(set) => set,
-                None => PatchSet::build(world, p, &self.reach, self.patch)?,
+            let prepared = match prepared {
+                Some(prepared) => prepared,
+                None => {
+                    PreparedPatches::unstaged(PatchSet::build(world, p, &self.reach, self.patch)?)
+                }
             };
-            bytes += self.insert(gpu, tile, &set, atlas)?;
+            bytes += self.insert(gpu, tile, &prepared.set, atlas, prepared.staged.as_ref())?;
         }
         Ok(bytes)
     }
@@ -640,6 +645,12 @@ impl GpuCull {
     /// for a preparer that runs on another thread.
     pub fn patch_config(&self) -> (Vec<ModelReach>, PatchSize) {
         (self.reach.clone(), self.patch)
+    }
+
+    /// What staging a tile's descriptors needs ([`PreparedPatches::staged`]):
+    /// the pool units and the tile slots.
+    pub fn staging_config(&self) -> (Pools, u32) {
+        (self.pools, self.slot_pool.capacity())
     }
 
     /// Drops `tile`'s pages: its entry slots become [`pool::FREE_ENTRY`]s.
@@ -662,13 +673,17 @@ impl GpuCull {
         old.entry_pages.len() as u64 * page_bytes
     }
 
-    /// Writes `set` (tile `tile`'s, indices from 0) into free pages.
+    /// Writes `set` (tile `tile`'s, indices from 0) into free pages; with
+    /// `staged` descriptors (numbered for a slot) and that slot free, the
+    /// tile takes the slot and its descriptor pages are copied from the
+    /// staging buffer with the next frame instead of written.
     fn insert(
         &mut self,
         gpu: &GpuContext,
         tile: TileCoord,
         set: &PatchSet,
         atlas: &HeightAtlas,
+        staged: Option<&StagedPatches>,
     ) -> Result<u64, PassError> {
         if set.patch_count() as u32 > self.pools.patch_block {
             return Err(PassError::InvalidInput {
@@ -685,18 +700,32 @@ impl GpuCull {
         let entry_count = self.pools.entry_count(set);
         let entry_pages = self.pools.entry_pages(entry_count);
         self.reserve(gpu, desc_pages, entry_pages, atlas)?;
-        let slot = self.slot_pool.alloc(1).expect("reserved")[0];
+        let own = staged.filter(|s| {
+            s.descriptors.len() == set.descriptors.len() as u64 * DESCRIPTOR_BYTES
+                && self.slot_pool.take(s.slot)
+        });
+        let slot = match own {
+            Some(s) => s.slot,
+            None => self.slot_pool.alloc(1).expect("reserved")[0],
+        };
         let desc = self.desc_pool.alloc(desc_pages).expect("reserved");
         let entry = self.entry_pool.alloc(entry_pages).expect("reserved");
-        let placed = pool::place(set, &self.pools, slot, &desc);
         let mut bytes = 0;
         let q = &gpu.queue;
         let desc_page_bytes = u64::from(self.pools.desc_page) * DESCRIPTOR_BYTES;
-        for (page, list) in desc.iter().zip(&placed.pages) {
-            let data: &[u8] = bytemuck::cast_slice(list);
-            q.write_buffer(&self.descriptors, u64::from(*page) * desc_page_bytes, data);
-            bytes += data.len() as u64;
+        match own {
+            Some(s) => bytes += self.copy_staged_pages(gpu, &s.descriptors, &desc),
+            None => {
+                let descriptors = pool::place_descriptors(set, &self.pools, slot);
+                let pages = descriptors.chunks(self.pools.desc_page as usize);
+                for (page, list) in desc.iter().zip(pages) {
+                    let data: &[u8] = bytemuck::cast_slice(list);
+                    q.write_buffer(&self.descriptors, u64::from(*page) * desc_page_bytes, data);
+                    bytes += data.len() as u64;
+                }
+            }
         }
+        let entries = pool::place_entries(set, &self.pools, slot, &desc);
         let rows = set.patch_table(self.window_origin);
         if !rows.is_empty() {
             let data: &[u8] = bytemuck::cast_slice(&rows);
@@ -707,7 +736,7 @@ impl GpuCull {
         let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
         for (page, chunk) in entry
             .iter()
-            .zip(placed.entries.chunks(self.pools.entry_page as usize))
+            .zip(entries.chunks(self.pools.entry_page as usize))
         {
             let mut list = chunk.to_vec();
             list.resize(self.pools.entry_page as usize, pool::FREE_ENTRY);
@@ -718,7 +747,7 @@ impl GpuCull {
         let models = self.model_count as usize;
         let mut model_entries = vec![0u32; models];
         let mut model_descs = vec![0u32; models];
-        for e in &placed.entries {
+        for e in &entries {
             model_entries[e.model as usize] += 1;
             model_descs[e.model as usize] += e.count;
         }
@@ -734,6 +763,38 @@ impl GpuCull {
             },
         );
         Ok(bytes)
+    }
+
+    /// Records the copies of a tile's staged descriptors into its pages
+    /// `pages` (one copy per run of consecutive pages), sent with the next
+    /// frame; the bytes copied.
+    fn copy_staged_pages(
+        &self,
+        gpu: &GpuContext,
+        staged: &crate::technique::StagedBytes,
+        pages: &[u32],
+    ) -> u64 {
+        let page_bytes = u64::from(self.pools.desc_page) * DESCRIPTOR_BYTES;
+        gpu.record_copies("grass.descriptors_copy", |encoder| {
+            let mut i = 0;
+            while i < pages.len() {
+                let mut j = i + 1;
+                while j < pages.len() && pages[j] == pages[j - 1] + 1 {
+                    j += 1;
+                }
+                let from = i as u64 * page_bytes;
+                let len = (staged.len() - from).min((j - i) as u64 * page_bytes);
+                encoder.copy_buffer_to_buffer(
+                    staged.buffer(),
+                    from,
+                    &self.descriptors,
+                    u64::from(pages[i]) * page_bytes,
+                    len,
+                );
+                i = j;
+            }
+        });
+        staged.len()
     }
 
     /// Makes room for a tile of `desc_pages` descriptor pages and
@@ -1291,16 +1352,62 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     build: |i, params| Ok(Box::new(GpuCullTier::new(i, params)?)),
 };
 
-/// Grass `gpu-cull` as a registered technique: the cull with the height
-/// atlas its descriptors take Z from.
-///
 /// What grass `gpu-cull` derives from one streamed tile on the tile
 /// workers: its height-atlas tiles and its patch set.
 struct GrassCullTile {
     atlas: crate::atlas::AtlasTile,
-    patches: Option<PatchSet>,
+    patches: Option<PreparedPatches>,
 }
 
+/// A tile's patch set prepared off the render thread, with its
+/// descriptors, when staged, already numbered for the tile's own slot
+/// ([`pool::own_slot`]).
+pub struct PreparedPatches {
+    /// The patch set (entries and patch rows are placed from it).
+    pub set: PatchSet,
+    staged: Option<StagedPatches>,
+}
+
+/// A tile's descriptors numbered for tile slot `slot`, in a staging buffer.
+struct StagedPatches {
+    slot: u32,
+    descriptors: crate::technique::StagedBytes,
+}
+
+impl PreparedPatches {
+    /// `set` with its descriptors staged on `device` for tile `tile`'s own
+    /// slot among `slots` (pool units `pools`): placing it then copies
+    /// them with the next frame when that slot is free (it is, unless the
+    /// resident tiles outgrow a square of slots).
+    pub fn staged(
+        device: &wgpu::Device,
+        tile: TileCoord,
+        set: PatchSet,
+        pools: &Pools,
+        slots: u32,
+    ) -> Self {
+        let slot = pool::own_slot(tile, slots);
+        let descriptors = pool::place_descriptors(&set, pools, slot);
+        let descriptors = crate::technique::StagedBytes::new(
+            device,
+            "grass.descriptors_staging",
+            bytemuck::cast_slice(&descriptors),
+        );
+        Self {
+            set,
+            staged: Some(StagedPatches { slot, descriptors }),
+        }
+    }
+
+    /// `set` alone: its descriptors are written when it is placed.
+    pub fn unstaged(set: PatchSet) -> Self {
+        Self { set, staged: None }
+    }
+}
+
+/// Grass `gpu-cull` as a registered technique: the cull with the height
+/// atlas its descriptors take Z from.
+///
 /// When the world streams (`SceneData::atlas_reach` is some), the atlas
 /// reaches over every tile of the source and the cull's pools are sized for
 /// `max_resident_tiles` tiles; a residency change then updates both per
@@ -1436,6 +1543,7 @@ impl crate::technique::Technique for GpuCullTier {
             return None;
         }
         let (reach, patch) = self.cull.patch_config();
+        let (pools, slots) = self.cull.staging_config();
         Some(std::sync::Arc::new(crate::technique::FnPreparer(
             move |i: &crate::technique::PrepareInputs<'_>| {
                 let patches = if i.placements.is_empty() {
@@ -1449,7 +1557,10 @@ impl crate::technique::Technique for GpuCullTier {
                             reason: e.to_string(),
                         }
                     })?;
-                    Some(PatchSet::build(&world, i.placements, &reach, patch)?)
+                    let set = PatchSet::build(&world, i.placements, &reach, patch)?;
+                    Some(PreparedPatches::staged(
+                        i.device, i.coord, set, &pools, slots,
+                    ))
                 };
                 Ok(GrassCullTile {
                     atlas: crate::atlas::AtlasTile::prepare(i.tile).staged(i.device),

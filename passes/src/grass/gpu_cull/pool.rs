@@ -86,6 +86,11 @@ impl PagePool {
         Some((0..n).filter_map(|_| self.free.pop_first()).collect())
     }
 
+    /// Takes unit `unit` if it is free; whether it was.
+    pub fn take(&mut self, unit: u32) -> bool {
+        self.free.remove(&unit)
+    }
+
     /// Gives `units` back.
     pub fn release(&mut self, units: &[u32]) {
         for &u in units {
@@ -156,27 +161,59 @@ impl Pools {
     }
 }
 
+/// The slot a streamed tile prefers in a pool of `slots` tile slots: its
+/// coordinate modulo the side `k` of the largest `k x k` square of slots.
+/// The resident tiles of a streaming window lie in a square of that side,
+/// so they never compete for one; a tile whose slot is taken anyway gets
+/// the lowest free one. Known before the tile is placed, it lets a worker
+/// renumber the tile's descriptors ([`place_descriptors`]) in advance.
+pub fn own_slot(tile: sward_scenes::TileCoord, slots: u32) -> u32 {
+    let mut k = (f64::from(slots.max(1))).sqrt() as u32;
+    while k * k > slots {
+        k -= 1;
+    }
+    while (k + 1) * (k + 1) <= slots {
+        k += 1;
+    }
+    (tile.y % k) * k + tile.x % k
+}
+
+/// `set`'s descriptors (a tile's, patch indices from 0) renumbered onto the
+/// patch block of tile slot `slot`, in order: what the tile's descriptor
+/// pages hold, page after page.
+pub fn place_descriptors(set: &PatchSet, pools: &Pools, slot: u32) -> Vec<GrassDescriptor> {
+    let patch_base = slot * pools.patch_block;
+    debug_assert!(set.patch_count() as u32 <= pools.patch_block);
+    set.descriptors
+        .iter()
+        .map(|d| GrassDescriptor {
+            patch_index: patch_base + d.patch_index,
+            ..*d
+        })
+        .collect()
+}
+
 /// Renumbers `set` (a tile's, indices from 0) onto descriptor `pages` and
 /// the patch block of tile slot `slot`.
 pub fn place(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Placed {
     let s = pools.desc_page;
+    let out_pages = place_descriptors(set, pools, slot)
+        .chunks(s as usize)
+        .map(<[GrassDescriptor]>::to_vec)
+        .collect();
+    Placed {
+        pages: out_pages,
+        entries: place_entries(set, pools, slot, pages),
+    }
+}
+
+/// The entries of [`place`] alone (global descriptor and patch indices,
+/// split at page ends).
+pub fn place_entries(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Vec<PatchEntry> {
+    let s = pools.desc_page;
     let patch_base = slot * pools.patch_block;
-    debug_assert!(set.patch_count() as u32 <= pools.patch_block);
     debug_assert_eq!(pages.len() as u32, pools.desc_pages(set.descriptors.len()));
     let global = |i: u32| pages[(i / s) as usize] * s + i % s;
-    let out_pages = set
-        .descriptors
-        .chunks(s as usize)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .map(|d| GrassDescriptor {
-                    patch_index: patch_base + d.patch_index,
-                    ..*d
-                })
-                .collect()
-        })
-        .collect();
     let mut entries = Vec::with_capacity(set.entries.len());
     for e in &set.entries {
         let end = e.first + e.count;
@@ -192,10 +229,7 @@ pub fn place(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Placed 
             i = piece_end;
         }
     }
-    Placed {
-        pages: out_pages,
-        entries,
-    }
+    entries
 }
 
 #[cfg(test)]
@@ -204,6 +238,25 @@ mod tests {
     use super::super::patches::{ModelReach, PatchSize};
     use super::*;
     use sward_scenes::Preset;
+
+    /// Tiles of any k x k square of a pool with k x k (or a few more)
+    /// slots get distinct own slots, all inside the pool.
+    #[test]
+    fn own_slots_of_a_square_of_tiles_are_distinct() {
+        use sward_scenes::TileCoord;
+        for (slots, k) in [(25u32, 5u32), (26, 5), (9, 3), (4, 2), (1, 1)] {
+            for (x0, y0) in [(30u32, 46u32), (31, 47), (0, 0)] {
+                let mut seen = BTreeSet::new();
+                for y in y0..y0 + k {
+                    for x in x0..x0 + k {
+                        let s = own_slot(TileCoord { x, y }, slots);
+                        assert!(s < slots, "slot {s} of {slots}");
+                        assert!(seen.insert(s), "{slots} slots: ({x}, {y}) shares slot {s}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn pages_come_lowest_first_and_go_back() {

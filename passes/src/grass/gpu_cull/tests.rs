@@ -1076,6 +1076,101 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
     assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
 }
 
+/// Descriptors staged on a worker for the tile's own slot
+/// (`PreparedPatches::staged`) land where they belong through pool growth
+/// (copies recorded for a pool go out before it is copied into a larger
+/// one): every tile takes its own slot, its pages hold its descriptors
+/// numbered for that slot, and the pooled cull draws what the whole window
+/// draws.
+#[test]
+fn staged_descriptors_land_in_their_pages_through_pool_growth() {
+    use super::pool::{own_slot, place_descriptors, Pools};
+    use super::{Capacity, PreparedPatches, DESCRIPTOR_BYTES};
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let world = scene.world();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, world).unwrap();
+    let patch = PatchSize::Block2;
+    let mut whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+    let pools = Pools {
+        desc_page: 256,
+        entry_page: 16,
+        patch_block: 64,
+    };
+    let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
+    let slots = tiles.len() as u32;
+    // One descriptor and entry page to start with: both pools grow while
+    // tiles with staged copies are being placed.
+    let capacity = Capacity {
+        desc_pages: 1,
+        entry_pages: 1,
+        slots,
+    };
+    let options = GpuCullOptions {
+        patch,
+        cull: CullMode::Instance,
+        ..GpuCullOptions::default()
+    };
+    let mut staged = GpuCull::empty(gpu, &models, &atlas, options, pools, capacity).unwrap();
+    let (reach, patch) = staged.patch_config();
+    let source = crate::renderer::PlacementSource::Merged(scene.placements());
+    let set_of = |tile| {
+        let p = source.tile(tile).expect("every tile has grass");
+        PatchSet::build(world, &p, &reach, patch).unwrap()
+    };
+    for &tile in &tiles {
+        let p = source.tile(tile);
+        let prepared = PreparedPatches::staged(&gpu.device, tile, set_of(tile), &pools, slots);
+        staged
+            .set_tile_prepared(gpu, world, tile, p.as_deref(), &atlas, Some(prepared))
+            .unwrap();
+        staged.commit(gpu, &models);
+    }
+    assert!(staged.capacity().desc_pages > 1, "the descriptor pool grew");
+    let size = staged.descriptors.size();
+    gpu.flush_copies();
+    let bytes =
+        sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, &staged.descriptors, size)
+            .expect("descriptors read back");
+    let page_bytes = (pools.desc_page as u64 * DESCRIPTOR_BYTES) as usize;
+    for &tile in &tiles {
+        let alloc = &staged.tiles[&tile];
+        assert_eq!(
+            alloc.slot,
+            own_slot(tile, slots),
+            "{tile:?} took its own slot"
+        );
+        let want = place_descriptors(&set_of(tile), &pools, alloc.slot);
+        let want: &[u8] = bytemuck::cast_slice(&want);
+        for (k, page) in alloc.desc_pages.iter().enumerate() {
+            let from = k * page_bytes;
+            let len = (want.len() - from).min(page_bytes);
+            let at = *page as usize * page_bytes;
+            assert!(
+                bytes[at..at + len] == want[from..from + len],
+                "{tile:?}: page {page} differs from its staged descriptors"
+            );
+        }
+    }
+    assert_eq!(staged.instance_count(), whole.instance_count());
+    let pose = scene.view("ground-yaw0").unwrap();
+    let s = RenderSettings {
+        wind: false,
+        ..settings()
+    };
+    let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
+    let (want, want_report) = render(gpu, &models, &mut Drawer::Cull(&mut whole), &v, 4);
+    let (got, report) = render(gpu, &models, &mut Drawer::Cull(&mut staged), &v, 4);
+    let drawn = |r: &FrameReport| r.pass("grass.draw").unwrap().counters.instances_drawn;
+    assert_eq!(drawn(&report), drawn(&want_report));
+    let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
+    assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
+}
+
 #[test]
 fn occlusion_auto_rests_where_little_is_hidden_and_draws_what_off_draws() {
     let Some(lock) = sward_engine::testing::gpu() else {
