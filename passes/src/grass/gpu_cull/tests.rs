@@ -999,45 +999,103 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
     );
 }
 
+/// What the pooled-placement tests share: `seams-holes`, its models and
+/// atlas, the whole window packed at once (the reference), and small pool
+/// units (tiles span many pages, entries split at page ends).
+struct PoolFixture {
+    scene: &'static Scene,
+    models: GrassModels,
+    atlas: HeightAtlas,
+    whole: GpuCull,
+    pools: super::pool::Pools,
+    options: GpuCullOptions,
+}
+
+impl PoolFixture {
+    fn new(gpu: &GpuContext) -> Self {
+        let scene = preset("seams-holes");
+        let models = GrassModels::new(gpu, &scene.models).unwrap();
+        let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+        let patch = PatchSize::Block2;
+        let whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+        let pools = super::pool::Pools {
+            desc_page: 256,
+            entry_page: 16,
+            patch_block: 64,
+        };
+        let options = GpuCullOptions {
+            patch,
+            cull: CullMode::Instance,
+            ..GpuCullOptions::default()
+        };
+        PoolFixture {
+            scene,
+            models,
+            atlas,
+            whole,
+            pools,
+            options,
+        }
+    }
+
+    /// An empty cull with the fixture's pool units and `capacity`.
+    fn empty(&self, gpu: &GpuContext, capacity: super::Capacity) -> GpuCull {
+        GpuCull::empty(
+            gpu,
+            &self.models,
+            &self.atlas,
+            self.options,
+            self.pools,
+            capacity,
+        )
+        .unwrap()
+    }
+
+    /// `pooled` draws the same instances and image as the whole window.
+    fn assert_draws_like_whole(&mut self, gpu: &GpuContext, pooled: &mut GpuCull, name: &str) {
+        assert_eq!(pooled.instance_count(), self.whole.instance_count());
+        let pose = self.scene.view("ground-yaw0").unwrap();
+        let s = RenderSettings {
+            wind: false,
+            ..settings()
+        };
+        let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
+        let models = &self.models;
+        let (want, want_report) = render(gpu, models, &mut Drawer::Cull(&mut self.whole), &v, 4);
+        let (got, report) = render(gpu, models, &mut Drawer::Cull(pooled), &v, 4);
+        save(&got, name);
+        let drawn = |r: &FrameReport| r.pass("grass.draw").unwrap().counters.instances_drawn;
+        assert_eq!(drawn(&report), drawn(&want_report));
+        assert!(drawn(&report) > 0);
+        let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
+        assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
+    }
+}
+
 #[test]
 fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
-    use super::pool::Pools;
     use super::Capacity;
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
     };
     let gpu: &GpuContext = &lock;
-    let scene = preset("seams-holes");
-    let world = scene.world();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let atlas = HeightAtlas::new(gpu, world).unwrap();
-    let patch = PatchSize::Block2;
-    let mut whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
-    // Small pages and pools of one unit: tiles span many pages, entries
-    // split at page ends, and every pool grows on the way.
-    let pools = Pools {
-        desc_page: 256,
-        entry_page: 16,
-        patch_block: 64,
-    };
+    let mut f = PoolFixture::new(gpu);
+    let (scene, world) = (f.scene, f.scene.world());
+    // Pools of one unit: every pool grows on the way.
     let one = Capacity {
         desc_pages: 1,
         entry_pages: 1,
         slots: 1,
     };
-    let options = GpuCullOptions {
-        patch,
-        cull: CullMode::Instance,
-        ..GpuCullOptions::default()
-    };
-    let mut pooled = GpuCull::empty(gpu, &models, &atlas, options, pools, one).unwrap();
+    let mut pooled = f.empty(gpu, one);
+    let (atlas, models, whole) = (&f.atlas, &f.models, &f.whole);
     let source = crate::renderer::PlacementSource::Merged(scene.placements());
     let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
     assert!(tiles.len() > 1);
     let set_tile = |t: &mut GpuCull, tile, resident: bool| {
         let p = resident.then(|| source.tile(tile)).flatten();
-        t.set_tile(gpu, world, tile, p.as_deref(), &atlas).unwrap();
-        t.commit(gpu, &models);
+        t.set_tile(gpu, world, tile, p.as_deref(), atlas).unwrap();
+        t.commit(gpu, models);
     };
     for &tile in &tiles {
         set_tile(&mut pooled, tile, true);
@@ -1059,21 +1117,7 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
         capacities.windows(2).all(|w| w[0] == w[1]),
         "{capacities:?}"
     );
-    assert_eq!(pooled.instance_count(), whole.instance_count());
-    let pose = scene.view("ground-yaw0").unwrap();
-    let s = RenderSettings {
-        wind: false,
-        ..settings()
-    };
-    let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
-    let (want, want_report) = render(gpu, &models, &mut Drawer::Cull(&mut whole), &v, 4);
-    let (got, report) = render(gpu, &models, &mut Drawer::Cull(&mut pooled), &v, 4);
-    save(&got, "gpu-cull-pooled");
-    let drawn = |r: &FrameReport| r.pass("grass.draw").unwrap().counters.instances_drawn;
-    assert_eq!(drawn(&report), drawn(&want_report));
-    assert!(drawn(&report) > 0);
-    let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
-    assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
+    f.assert_draws_like_whole(gpu, &mut pooled, "gpu-cull-pooled");
 }
 
 /// Descriptors staged on a worker for the tile's own slot
@@ -1084,23 +1128,14 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
 /// draws.
 #[test]
 fn staged_descriptors_land_in_their_pages_through_pool_growth() {
-    use super::pool::{own_slot, place_descriptors, Pools};
+    use super::pool::{own_slot, place_descriptors};
     use super::{Capacity, PreparedPatches, DESCRIPTOR_BYTES};
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
     };
     let gpu: &GpuContext = &lock;
-    let scene = preset("seams-holes");
-    let world = scene.world();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let atlas = HeightAtlas::new(gpu, world).unwrap();
-    let patch = PatchSize::Block2;
-    let mut whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
-    let pools = Pools {
-        desc_page: 256,
-        entry_page: 16,
-        patch_block: 64,
-    };
+    let mut f = PoolFixture::new(gpu);
+    let (scene, world, pools) = (f.scene, f.scene.world(), f.pools);
     let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
     let slots = tiles.len() as u32;
     // One descriptor and entry page to start with: both pools grow while
@@ -1110,12 +1145,7 @@ fn staged_descriptors_land_in_their_pages_through_pool_growth() {
         entry_pages: 1,
         slots,
     };
-    let options = GpuCullOptions {
-        patch,
-        cull: CullMode::Instance,
-        ..GpuCullOptions::default()
-    };
-    let mut staged = GpuCull::empty(gpu, &models, &atlas, options, pools, capacity).unwrap();
+    let mut staged = f.empty(gpu, capacity);
     let (reach, patch) = staged.patch_config();
     let source = crate::renderer::PlacementSource::Merged(scene.placements());
     let set_of = |tile| {
@@ -1126,9 +1156,9 @@ fn staged_descriptors_land_in_their_pages_through_pool_growth() {
         let p = source.tile(tile);
         let prepared = PreparedPatches::staged(&gpu.device, tile, set_of(tile), &pools, slots);
         staged
-            .set_tile_prepared(gpu, world, tile, p.as_deref(), &atlas, Some(prepared))
+            .set_tile_prepared(gpu, world, tile, p.as_deref(), &f.atlas, Some(prepared))
             .unwrap();
-        staged.commit(gpu, &models);
+        staged.commit(gpu, &f.models);
     }
     assert!(staged.capacity().desc_pages > 1, "the descriptor pool grew");
     let size = staged.descriptors.size();
@@ -1156,19 +1186,7 @@ fn staged_descriptors_land_in_their_pages_through_pool_growth() {
             );
         }
     }
-    assert_eq!(staged.instance_count(), whole.instance_count());
-    let pose = scene.view("ground-yaw0").unwrap();
-    let s = RenderSettings {
-        wind: false,
-        ..settings()
-    };
-    let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
-    let (want, want_report) = render(gpu, &models, &mut Drawer::Cull(&mut whole), &v, 4);
-    let (got, report) = render(gpu, &models, &mut Drawer::Cull(&mut staged), &v, 4);
-    let drawn = |r: &FrameReport| r.pass("grass.draw").unwrap().counters.instances_drawn;
-    assert_eq!(drawn(&report), drawn(&want_report));
-    let (rmse, differing) = crate::grass::tests::image_diff(&want, &got);
-    assert!(differing == 0.0, "rmse {rmse}, differing {differing}");
+    f.assert_draws_like_whole(gpu, &mut staged, "gpu-cull-staged");
 }
 
 #[test]
