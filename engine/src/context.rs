@@ -304,8 +304,9 @@ impl GpuContext {
 
     /// Records GPU copies (staged tile data into live resources, say) that
     /// must land before the next frame draws: `record` fills a fresh
-    /// encoder, whose commands the next frame submits ahead of its own
-    /// ([`Self::take_copies`]), so a change costs no submit of its own.
+    /// encoder, whose commands the next submission through [`Self::submit`]
+    /// (the frame executor's, say) sends ahead of its own, so a change
+    /// costs no submit of its own.
     /// Queue writes made in the same frame still run before these copies
     /// (wgpu submits pending writes first): a region must not be both
     /// written and copied to between two frames.
@@ -321,23 +322,29 @@ impl GpuContext {
             .push(commands);
     }
 
-    /// Takes the copies recorded since the last call, in recording order.
-    pub fn take_copies(&self) -> Vec<wgpu::CommandBuffer> {
-        std::mem::take(
+    /// Submits `commands` after the copies recorded since the last
+    /// submission ([`Self::record_copies`]), in recording order. Work that
+    /// reads or copies what those copies fill (the frame, a pool copied
+    /// into a larger buffer) goes through here, so it never runs ahead of
+    /// them.
+    pub fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) {
+        let copies = std::mem::take(
             &mut *self
                 .copies
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        );
+        let mut commands = commands.into_iter().peekable();
+        if copies.is_empty() && commands.peek().is_none() {
+            return;
+        }
+        self.queue.submit(copies.into_iter().chain(commands));
     }
 
-    /// Submits the recorded copies now (for work outside the frame
-    /// executor: readbacks, tests).
+    /// Submits the recorded copies now (for work outside [`Self::submit`]:
+    /// readbacks through the queue, tests).
     pub fn flush_copies(&self) {
-        let copies = self.take_copies();
-        if !copies.is_empty() {
-            self.queue.submit(copies);
-        }
+        self.submit([]);
     }
 
     /// Blocks until all submitted GPU work (and any recorded copies) has

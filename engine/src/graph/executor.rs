@@ -384,7 +384,7 @@ impl GraphExecutor {
         if error.is_none() {
             device.push_error_scope(wgpu::ErrorFilter::Validation);
             // Copies recorded since the last frame (residency changes) first.
-            queue.submit(gpu.take_copies().into_iter().chain([commands]));
+            gpu.submit([commands]);
         }
         let error = match error {
             Some(e) => Some(e),

@@ -274,16 +274,15 @@ fn pool_buffer(
 /// A larger copy of `old` (its contents copied on the GPU).
 fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu::Buffer {
     let new = pool_buffer(gpu, label, bytes, old.usage());
-    // Copies recorded into `old` (staged descriptor pages of tiles placed
-    // earlier in this change) must land before it is copied.
-    gpu.flush_copies();
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("grass.gpu-cull.grow"),
         });
     encoder.copy_buffer_to_buffer(old, 0, &new, 0, old.size().min(new.size()));
-    gpu.queue.submit([encoder.finish()]);
+    // After the copies recorded into `old` (staged descriptor pages of
+    // tiles placed earlier in this change).
+    gpu.submit([encoder.finish()]);
     new
 }
 
