@@ -71,7 +71,7 @@ fn texture(
 
 /// The `size` texels of mip 0 of 2D `texture` at `origin`, as a copy
 /// destination and extent.
-fn region(
+pub(crate) fn region(
     texture: &wgpu::Texture,
     origin: [u32; 2],
     size: [u32; 2],
@@ -567,8 +567,7 @@ impl HeightAtlas {
     /// Records one copy per texture for each run of consecutive slots
     /// (within one atlas row) holding consecutive MCNKs of `staged`, for
     /// the next frame to submit ([`GpuContext::record_copies`]); the bytes
-    /// copied. `placed` is (slot, chunk, MCNK,
-    /// MCNK index), sorted by slot.
+    /// copied. `placed` is (slot, chunk, MCNK, MCNK index), sorted by slot.
     fn copy_staged(
         &self,
         gpu: &GpuContext,

@@ -26,6 +26,6 @@ pub mod layout;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use height_atlas::write_region;
+pub(crate) use height_atlas::{region, write_region};
 pub use height_atlas::{AtlasReach, AtlasTile, HeightAtlas};
 pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};

@@ -437,27 +437,17 @@ impl SplatGpu {
             }
         }
         // The tile's alpha tiles in one upload of its whole block.
-        let side = SplatTile::SIDE;
+        let side = SplatTile::SIDE as u32;
         let image = match prepared {
             Some(p) => p.image,
             None => SplatTile::prepare(tile, t).image,
         };
         let [bx, by] = atlas.tile_texel(blocks.atlas_tile(block, 0, 0));
-        let destination = wgpu::TexelCopyTextureInfo {
-            texture: &self.alpha_texture,
-            mip_level: 0,
-            origin: wgpu::Origin3d { x: bx, y: by, z: 0 },
-            aspect: wgpu::TextureAspect::All,
-        };
+        let (destination, size) = crate::atlas::region(&self.alpha_texture, [bx, by], [side, side]);
         let layout = wgpu::TexelCopyBufferLayout {
             offset: 0,
-            bytes_per_row: Some(side as u32 * 4),
-            rows_per_image: Some(side as u32),
-        };
-        let size = wgpu::Extent3d {
-            width: side as u32,
-            height: side as u32,
-            depth_or_array_layers: 1,
+            bytes_per_row: Some(side * 4),
+            rows_per_image: Some(side),
         };
         let mut bytes = match &image {
             AlphaBlock::Host(image) => {

@@ -3,7 +3,8 @@
 //! [`GrassDescriptor`]s, with one [`PatchEntry`] per (patch, model) holding
 //! its descriptor range and conservative bounds. Built once per resident
 //! tile while the world streams (then placed into the tier's pools by
-//! [`super::pool::place`]), or once for a whole window.
+//! [`super::pool::place_descriptors`] and
+//! [`super::pool::place_entries`]), or once for a whole window.
 //!
 //! Bounds of an entry: the XY extent of its decoded roots and the terrain
 //! Z range (MCVT min/max) of the MCNKs they stand on, grown on every side by

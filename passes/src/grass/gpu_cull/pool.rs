@@ -13,9 +13,10 @@
 //! - patch table rows: one block of [`Pools::patch_block`] rows per tile
 //!   slot (a tile has at most that many patches).
 //!
-//! [`place`] turns a tile's own [`PatchSet`] (indices from 0) into what the
-//! pools hold: descriptors renumbered onto the tile's pages and patch block,
-//! entries split where a page ends (the pieces share the entry's bounds, so
+//! [`place_descriptors`] and [`place_entries`] turn a tile's own
+//! [`PatchSet`] (indices from 0) into what the pools hold: descriptors
+//! renumbered onto the tile's patch block (written page after page), entries
+//! split where a page ends (the pieces share the entry's bounds, so
 //! the cull keeps or drops them together). New units come from the lowest
 //! free index; a pool that runs out grows (the caller reallocates and
 //! copies the GPU buffer), so the high-water mark of a long soak is the
@@ -124,24 +125,14 @@ pub struct Pools {
     pub patch_block: u32,
 }
 
-/// A tile's set as the pools hold it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Placed {
-    /// Descriptors of each of the tile's descriptor pages, in page order
-    /// (the last page may be short).
-    pub pages: Vec<Vec<GrassDescriptor>>,
-    /// The tile's entries (global descriptor and patch indices), split at
-    /// page ends, before padding to whole entry pages.
-    pub entries: Vec<PatchEntry>,
-}
-
 impl Pools {
     /// Descriptor pages a tile of `descriptors` placements takes.
     pub fn desc_pages(&self, descriptors: usize) -> u32 {
         (descriptors as u64).div_ceil(u64::from(self.desc_page)) as u32
     }
 
-    /// Entries `set` becomes once split at page ends (what [`place`] returns).
+    /// Entries `set` becomes once split at page ends (what [`place_entries`]
+    /// returns).
     pub fn entry_count(&self, set: &PatchSet) -> usize {
         let s = self.desc_page;
         set.entries
@@ -193,22 +184,9 @@ pub fn place_descriptors(set: &PatchSet, pools: &Pools, slot: u32) -> Vec<GrassD
         .collect()
 }
 
-/// Renumbers `set` (a tile's, indices from 0) onto descriptor `pages` and
-/// the patch block of tile slot `slot`.
-pub fn place(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Placed {
-    let s = pools.desc_page;
-    let out_pages = place_descriptors(set, pools, slot)
-        .chunks(s as usize)
-        .map(<[GrassDescriptor]>::to_vec)
-        .collect();
-    Placed {
-        pages: out_pages,
-        entries: place_entries(set, pools, slot, pages),
-    }
-}
-
-/// The entries of [`place`] alone (global descriptor and patch indices,
-/// split at page ends).
+/// `set`'s entries (a tile's, indices from 0) renumbered onto descriptor
+/// `pages` and the patch block of tile slot `slot`: global descriptor and
+/// patch indices, split at page ends, before padding to whole entry pages.
 pub fn place_entries(set: &PatchSet, pools: &Pools, slot: u32, pages: &[u32]) -> Vec<PatchEntry> {
     let s = pools.desc_page;
     let patch_base = slot * pools.patch_block;
@@ -319,21 +297,21 @@ mod tests {
         let n = pools.desc_pages(set.descriptors.len());
         // Pages out of order, with gaps.
         let pages: Vec<u32> = (0..n).map(|i| 2 * (n - i)).collect();
-        let placed = place(&set, &pools, 2, &pages);
-        assert_eq!(placed.entries.len(), pools.entry_count(&set));
-        assert!(
-            placed.entries.len() > set.entries.len(),
-            "some entries split"
-        );
+        let descriptors = place_descriptors(&set, &pools, 2);
+        let entries = place_entries(&set, &pools, 2, &pages);
+        assert_eq!(entries.len(), pools.entry_count(&set));
+        assert!(entries.len() > set.entries.len(), "some entries split");
         let s = pools.desc_page;
+        // Descriptor `g` of the pool: page `g / s` holds the tile's page
+        // at that position of `pages`.
         let lookup = |g: u32| {
-            let page = pages.iter().position(|&p| p == g / s).unwrap();
-            &placed.pages[page][(g % s) as usize]
+            let page = pages.iter().position(|&p| p == g / s).unwrap() as u32;
+            &descriptors[(page * s + g % s) as usize]
         };
         // Every local descriptor appears once, in its entry's model, with
         // its patch moved into slot 2's block.
         let mut seen = vec![0u8; set.descriptors.len()];
-        for e in &placed.entries {
+        for e in &entries {
             assert!(e.count > 0 && e.first % s + e.count <= s, "inside one page");
             for g in e.first..e.first + e.count {
                 let local = pages.iter().position(|&p| p == g / s).unwrap() as u32 * s + g % s;
@@ -353,8 +331,7 @@ mod tests {
             entry_page: set.entries.len() as u32,
             patch_block: set.patch_count() as u32,
         };
-        let same = place(&set, &whole, 0, &[0]);
-        assert_eq!(same.entries, set.entries);
-        assert_eq!(same.pages, vec![set.descriptors.clone()]);
+        assert_eq!(place_entries(&set, &whole, 0, &[0]), set.entries);
+        assert_eq!(place_descriptors(&set, &whole, 0), set.descriptors);
     }
 }
