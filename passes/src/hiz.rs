@@ -22,6 +22,11 @@ use crate::error::PassError;
 /// Name of grass `gpu-cull`'s pyramid pass.
 pub const PASS_HIZ: &str = "grass.hiz";
 
+/// Key under which the terrain publishes the depth pyramid it built this
+/// frame ([`sward_engine::graph::RenderGraph::publish_texture`]); grass
+/// occlusion tests against it instead of building its own.
+pub const TERRAIN_PYRAMID: &str = "terrain.depth-pyramid";
+
 /// Pyramid texel format.
 pub const HIZ_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
 

@@ -333,6 +333,23 @@ impl SceneRenderer {
         Ok(())
     }
 
+    /// A measured run of the current combination starts: its techniques'
+    /// per-run counters start again (see [`Technique::begin_run`]).
+    pub fn begin_run(&mut self) {
+        let SceneRenderer {
+            combo,
+            grass,
+            terrain,
+            ..
+        } = self;
+        for t in [terrain.get_mut(&combo.terrain), grass.get_mut(&combo.grass)]
+            .into_iter()
+            .flatten()
+        {
+            t.begin_run();
+        }
+    }
+
     /// The per-tile work of the current combination's techniques, for the
     /// streamer's worker threads (`None` when no technique has any). Set it
     /// after [`Self::set_tiers`]; results of another combination's preparer

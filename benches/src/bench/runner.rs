@@ -161,6 +161,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             let settings = renderer
                 .view_distance()
                 .map_or(settings, |d| base.with_view_distance(d));
+            renderer.begin_run();
             let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
             let mut samples = RunSamples::new(tier.clone());
             frame.measure(&mut renderer, &scene, &poses, &mut samples, &bar)?;

@@ -236,6 +236,9 @@ pub struct RenderGraph<'a> {
     pub(crate) buffers: Vec<BufferDecl>,
     pub(crate) bind_groups: Vec<BindGroupDecl>,
     pub(crate) passes: Vec<PassNode<'a>>,
+    /// Textures a technique offers to the techniques recorded after it
+    /// ([`Self::publish_texture`]).
+    published: Vec<(&'static str, TextureId)>,
 }
 
 impl Default for RenderGraph<'_> {
@@ -253,6 +256,39 @@ impl<'a> RenderGraph<'a> {
             buffers: Vec::new(),
             bind_groups: Vec::new(),
             passes: Vec::new(),
+            published: Vec::new(),
+        }
+    }
+
+    /// Offers texture `id` under `key` to the techniques recorded after
+    /// this call, e.g. the depth pyramid the terrain built from this frame's
+    /// depth, so grass can test against it instead of building its own.
+    /// Publish after adding the pass that writes the texture: a pass added
+    /// later that reads it then sees that pass's output (passes run in the
+    /// order they were added). Publishing a key again replaces the entry.
+    pub fn publish_texture(&mut self, key: &'static str, id: TextureId) {
+        self.published.retain(|(k, _)| *k != key);
+        self.published.push((key, id));
+    }
+
+    /// The texture published under `key` in this graph, if any.
+    pub fn published_texture(&self, key: &str) -> Option<TextureId> {
+        self.published
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|&(_, id)| id)
+    }
+
+    /// The wgpu texture behind `id` when it was imported into this graph
+    /// (`None` for a transient texture, which exists only at execution, or a
+    /// handle of another graph).
+    pub fn imported_texture(&self, id: TextureId) -> Option<&wgpu::Texture> {
+        if id.0 != self.id {
+            return None;
+        }
+        match &self.textures.get(id.1)?.source {
+            TextureSource::Imported(t) => Some(t),
+            TextureSource::Transient(_) => None,
         }
     }
 

@@ -136,3 +136,28 @@ fn closures_may_borrow_technique_state() {
     drop(g);
     assert_eq!(tech.calls, 0, "closures only run when executed");
 }
+
+#[test]
+fn published_textures_are_found_by_key_and_replaced() {
+    let desc = TextureDesc::new(
+        [4, 4],
+        wgpu::TextureFormat::R32Float,
+        wgpu::TextureUsages::empty(),
+    );
+    let mut g = RenderGraph::new();
+    let a = g.create_texture("test.a", desc);
+    let b = g.create_texture("test.b", desc);
+    assert_eq!(g.published_texture("test.pyramid"), None);
+    g.publish_texture("test.pyramid", a);
+    g.publish_texture("test.other", b);
+    assert_eq!(g.published_texture("test.pyramid"), Some(a));
+    g.publish_texture("test.pyramid", b);
+    assert_eq!(g.published_texture("test.pyramid"), Some(b));
+    assert_eq!(g.published_texture("test.other"), Some(b));
+    // A transient texture has no wgpu texture before execution, and a
+    // handle of another graph is nobody's here.
+    assert!(g.imported_texture(a).is_none());
+    let mut other = RenderGraph::new();
+    let foreign = other.create_texture("test.a", desc);
+    assert!(g.imported_texture(foreign).is_none());
+}

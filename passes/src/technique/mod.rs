@@ -157,6 +157,12 @@ pub trait Technique {
         BTreeMap::new()
     }
 
+    /// A measured run starts: counters that [`Self::facts`] reports over a
+    /// run start again from zero. A renderer keeps a technique across
+    /// combinations that share its tier, so without this a second run's
+    /// counts would include the first's.
+    fn begin_run(&mut self) {}
+
     /// Resident terrain triangles with holes excluded, where the technique
     /// knows them exactly.
     fn terrain_triangles(&self) -> Option<u64> {

@@ -167,6 +167,10 @@ enum Compaction {
         no_hiz_group: wgpu::BindGroup,
         /// With occlusion on: the pyramid and its group 1 (remade with it).
         hiz: Option<(crate::hiz::HiZ, Option<wgpu::BindGroup>)>,
+        /// Group 1 over the depth pyramid the terrain published this frame
+        /// ([`crate::hiz::TERRAIN_PYRAMID`]), for the texture it was made
+        /// for: with one, grass tests against it and builds none.
+        shared_hiz: Option<(wgpu::Texture, wgpu::BindGroup)>,
     },
 }
 
@@ -236,6 +240,8 @@ pub struct GpuCull {
     frame: u64,
     /// Whether the "occlusion without terrain" warning was logged.
     warned_no_occluder: bool,
+    /// Frames whose occlusion test used the terrain's pyramid.
+    terrain_pyramid_frames: u64,
     /// `occlusion=auto`'s gate (`None` for `off` and `on`).
     gate: Option<gate::OcclusionGate>,
     /// Resident instances of each model.
@@ -480,6 +486,7 @@ impl GpuCull {
                 roots_group,
                 no_hiz_group,
                 hiz,
+                shared_hiz: None,
             };
             (compaction, header as u64 * 4)
         } else {
@@ -557,6 +564,7 @@ impl GpuCull {
             readback_size,
             frame: 0,
             warned_no_occluder: false,
+            terrain_pyramid_frames: 0,
             gate: (options.occlusion && options.occlusion_auto).then(gate::OcclusionGate::default),
             model_instances: vec![0; models.len()],
             instances: 0,
@@ -1136,6 +1144,22 @@ impl GpuCull {
         self.lod
     }
 
+    /// Frames whose occlusion test used the pyramid the terrain published
+    /// instead of one grass built (since [`Self::begin_run`]).
+    pub fn terrain_pyramid_frames(&self) -> u64 {
+        self.terrain_pyramid_frames
+    }
+
+    /// Starts the per-run counters of [`Self::facts`] again: the frames
+    /// that used the terrain's pyramid and `occlusion=auto`'s frame counts.
+    pub fn begin_run(&mut self) {
+        self.terrain_pyramid_frames = 0;
+        if let Some(g) = self.gate.as_mut() {
+            g.frames = 0;
+            g.ran_frames = 0;
+        }
+    }
+
     /// Whether clumps are tested against a Hi-Z pyramid of the terrain.
     pub fn occlusion_on(&self) -> bool {
         matches!(&self.compaction, Compaction::Instances { hiz: Some(_), .. })
@@ -1221,6 +1245,12 @@ impl GpuCull {
         }
         if let Some(n) = self.occluded_lately() {
             put("occluded", n as f64);
+        }
+        if self.occlusion_on() {
+            put(
+                "occlusion_terrain_pyramid_frames",
+                self.terrain_pyramid_frames as f64,
+            );
         }
         put("lod_floor", f64::from(self.lod.floor));
         put("lod_start", f64::from(self.lod.start));
@@ -1535,6 +1565,10 @@ impl crate::technique::Technique for GpuCullTier {
 
     fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
         self.cull.facts()
+    }
+
+    fn begin_run(&mut self) {
+        self.cull.begin_run();
     }
 
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {

@@ -71,13 +71,25 @@ impl GpuCull {
             }
             None => true,
         };
-        let occlude = !targets.clear && gate_open && self.prepare_hiz(gpu, view.size);
+        let wanted = !targets.clear && gate_open;
+        // The terrain's pyramid of this frame when it published one, else
+        // our own.
+        let shared = if wanted {
+            self.prepare_shared_hiz(gpu, graph, view.size)
+        } else {
+            None
+        };
+        self.terrain_pyramid_frames += u64::from(shared.is_some());
+        let occlude = wanted && shared.is_none() && self.prepare_hiz(gpu, view.size);
         let this: &'a GpuCull = self;
         let plain = this.multi_draw == MultiDraw::Plain;
         let mut cull = GrassCull::new(view, this.entry_slots, this.model_count, plain)
             .with_instances(this.max_groups, this.lod.at(view.settings.grass_distance));
         let mut hiz_id = None;
-        if occlude {
+        if let Some((id, levels)) = shared {
+            hiz_id = Some(id);
+            cull = cull.with_occlusion(view.size, levels);
+        } else if occlude {
             if let Some(hiz) = this.hiz() {
                 hiz_id = hiz.record(graph, targets.depth, view.sample_count);
                 if let Some((pixels, _, levels)) = hiz.shape() {
@@ -115,6 +127,7 @@ impl GpuCull {
                 roots_group,
                 no_hiz_group,
                 hiz,
+                shared_hiz,
                 ..
             } => {
                 let state = graph.import_buffer("grass.cull.state", state);
@@ -131,8 +144,11 @@ impl GpuCull {
                     &[cull_uniform.into(), state.into(), visible.into()],
                 );
                 let roots = graph.import_bind_group("grass.cull.roots", roots_group, &[]);
-                let pyramid = match (hiz, hiz_id) {
-                    (Some((_, Some(group))), Some(id)) if occlude => {
+                let pyramid = match (shared, shared_hiz, hiz, hiz_id) {
+                    (Some((id, _)), Some((_, group)), ..) => {
+                        graph.import_bind_group("grass.cull.hiz", group, &[id.into()])
+                    }
+                    (None, _, Some((_, Some(group))), Some(id)) if occlude => {
                         graph.import_bind_group("grass.cull.hiz", group, &[id.into()])
                     }
                     _ => graph.import_bind_group("grass.cull.no-hiz", no_hiz_group, &[]),
@@ -286,6 +302,41 @@ impl GpuCull {
                 0
             }
         }
+    }
+
+    /// With occlusion on: the depth pyramid the terrain published in
+    /// `graph` for a target of `size` (its id and level count), with the
+    /// cull's group 1 over it made when the texture is new; `None` when the
+    /// terrain published none (or one of another size), so grass builds its
+    /// own.
+    fn prepare_shared_hiz(
+        &mut self,
+        gpu: &GpuContext,
+        graph: &RenderGraph<'_>,
+        size: [u32; 2],
+    ) -> Option<(sward_engine::graph::TextureId, u32)> {
+        let Compaction::Instances {
+            hiz: Some(_),
+            pipelines,
+            shared_hiz,
+            ..
+        } = &mut self.compaction
+        else {
+            return None;
+        };
+        let id = graph.published_texture(crate::hiz::TERRAIN_PYRAMID)?;
+        let texture = graph.imported_texture(id)?;
+        let base = crate::hiz::base_size(size).map(|s| s.max(1));
+        let extent = texture.size();
+        if [extent.width, extent.height] != base || texture.format() != crate::hiz::HIZ_FORMAT {
+            return None;
+        }
+        if shared_hiz.as_ref().is_none_or(|(t, _)| t != texture) {
+            let view = texture.create_view(&Default::default());
+            let group = crate::hiz::pyramid_group(&gpu.device, &pipelines.hiz, &view);
+            *shared_hiz = Some((texture.clone(), group));
+        }
+        Some((id, texture.mip_level_count()))
     }
 
     /// With occlusion on: makes the pyramid for a target of `size` (and the

@@ -41,6 +41,9 @@ enum Drawer<'t> {
     Cull(&'t mut GpuCull),
     /// Terrain (static-chunks) first, then the cull over its depth.
     OverTerrain(&'t mut crate::terrain::StaticChunks, &'t mut GpuCull),
+    /// GPU-culled terrain first (with occlusion, it publishes its pyramid),
+    /// then the cull.
+    OverCulledTerrain(&'t mut crate::terrain::GpuCullTerrain, &'t mut GpuCull),
 }
 
 /// Renders `frames` frames of `drawer` into a target of `view.size` and
@@ -59,6 +62,14 @@ fn render(
             Drawer::Static(t) => t.record(gpu, g, view, targets, models),
             Drawer::Cull(t) => t.record(gpu, g, view, targets, models),
             Drawer::OverTerrain(terrain, t) => {
+                terrain.record(gpu, g, view, targets);
+                let after = PassTargets {
+                    clear: false,
+                    ..targets
+                };
+                t.record(gpu, g, view, after, models);
+            }
+            Drawer::OverCulledTerrain(terrain, t) => {
                 terrain.record(gpu, g, view, targets);
                 let after = PassTargets {
                     clear: false,
@@ -808,9 +819,86 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     assert!(err.to_string().contains("cull=instance"), "{err}");
 }
 
+/// One frame's occlusion parity: what the GPU drew and what the CPU
+/// reference keeps over the pyramid the cull read.
+struct OcclusionSets {
+    /// The cull's uniforms of the frame.
+    cull: GrassCull,
+    /// The GPU's visible set.
+    gpu: BTreeSet<u32>,
+    /// `cpu_cull_instances` over the pyramid.
+    cpu: BTreeSet<u32>,
+    /// The CPU reference without occlusion (in range and in view).
+    unoccluded: BTreeSet<u32>,
+    /// Clumps in one set and not the other, except those within 1 cm of a
+    /// cull boundary or whose occlusion verdict is within rounding.
+    differ: Vec<u32>,
+}
+
+/// [`OcclusionSets`] of `on`'s last frame at view `v`, tested against
+/// `levels` (a pyramid built from a target of `pixels`).
+#[allow(clippy::too_many_arguments)]
+fn occlusion_sets(
+    gpu: &GpuContext,
+    scene: &Scene,
+    models: &GrassModels,
+    set: &PatchSet,
+    cm: &[super::cull::CullModel],
+    on: &GpuCull,
+    v: &FrameView,
+    levels: &[crate::hiz::Level],
+    pixels: [u32; 2],
+) -> OcclusionSets {
+    use super::cull::instance_margin;
+    use super::instances::clump_root;
+    let s = v.settings;
+    let c = GrassCull::new(v, on.entry_count(), models.len() as u32, false)
+        .with_instances(65_535, DistanceLod::default().at(s.grass_distance))
+        .with_occlusion(pixels, levels.len() as u32);
+    let gpu_set = gpu_visible(gpu, on, set);
+    let cpu_set: BTreeSet<u32> = cpu_cull_instances(set, cm, scene.world(), &c, Some(levels))
+        .into_iter()
+        .collect();
+    let unoccluded: BTreeSet<u32> = cpu_cull_instances(set, cm, scene.world(), &c, None)
+        .into_iter()
+        .collect();
+    let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
+    let unsure = |d: &u32| {
+        let e = set
+            .entries
+            .iter()
+            .find(|e| (e.first..e.first + e.count).contains(d))
+            .unwrap();
+        let m = &cm[e.model as usize];
+        clump_root(set, scene.world(), *d).is_none_or(|(root, scale, seed)| {
+            let sway = m.sway_height * c.sway_amplitude;
+            instance_margin(root, m.radius * scale, sway, seed, &c) < 1e-2
+                || crate::hiz::occlusion_unsure(
+                    levels,
+                    pixels,
+                    view_proj,
+                    v.eye(),
+                    root,
+                    m.radius * scale + sway,
+                )
+        })
+    };
+    let differ = gpu_set
+        .symmetric_difference(&cpu_set)
+        .copied()
+        .filter(|d| !unsure(d))
+        .collect();
+    OcclusionSets {
+        cull: c,
+        gpu: gpu_set,
+        cpu: cpu_set,
+        unoccluded,
+        differ,
+    }
+}
+
 #[test]
 fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
-    use super::cull::instance_margin;
     use super::instances::clump_root;
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
@@ -877,43 +965,14 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
                 "level {k}"
             );
         }
-        let c = GrassCull::new(&v, on.entry_count(), models.len() as u32, false)
-            .with_instances(65_535, DistanceLod::default().at(s.grass_distance))
-            .with_occlusion(pixels, levels.len() as u32);
-        let gpu_set = gpu_visible(gpu, &on, &set);
-        let cpu_set: BTreeSet<u32> =
-            cpu_cull_instances(&set, &cm, scene.world(), &c, Some(&levels))
-                .into_iter()
-                .collect();
-        let unoccluded: BTreeSet<u32> = cpu_cull_instances(&set, &cm, scene.world(), &c, None)
-            .into_iter()
-            .collect();
+        let OcclusionSets {
+            cull: c,
+            gpu: gpu_set,
+            cpu: cpu_set,
+            unoccluded,
+            differ,
+        } = occlusion_sets(gpu, scene, &models, &set, &cm, &on, &v, &levels, pixels);
         let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
-        let unsure = |d: &u32| {
-            let e = set
-                .entries
-                .iter()
-                .find(|e| (e.first..e.first + e.count).contains(d))
-                .unwrap();
-            let m = &cm[e.model as usize];
-            clump_root(&set, scene.world(), *d).is_none_or(|(root, scale, seed)| {
-                let sway = m.sway_height * c.sway_amplitude;
-                instance_margin(root, m.radius * scale, sway, seed, &c) < 1e-2
-                    || crate::hiz::occlusion_unsure(
-                        &levels,
-                        pixels,
-                        view_proj,
-                        v.eye(),
-                        root,
-                        m.radius * scale + sway,
-                    )
-            })
-        };
-        let differ: Vec<u32> = gpu_set
-            .symmetric_difference(&cpu_set)
-            .copied()
-            .filter(|d| !unsure(d))
-            .collect();
         // The GPU occlusion test itself, probed on every in-range clump's
         // sphere, equals the CPU reference over the same pyramid.
         let spheres: Vec<[f32; 4]> = unoccluded
@@ -997,6 +1056,108 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         hidden_share > 0.3,
         "behind-ridge hides {hidden_share} of the grass"
     );
+}
+
+/// With GPU-culled terrain that tests occlusion too, grass tests against the
+/// pyramid the terrain published (built after its first phase) and builds
+/// none of its own; the clumps it keeps are the CPU reference's over that
+/// pyramid, and the image is the one without grass occlusion.
+#[test]
+fn occlusion_reuses_the_terrain_pyramid() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("elwynn-dense");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let variant = crate::terrain::gpu_cull::MdiVariant::for_device(gpu);
+    let mut terrain =
+        crate::terrain::GpuCullTerrain::with_occlusion(gpu, scene.world(), variant).unwrap();
+    let patch = PatchSize::Block2;
+    let options = GpuCullOptions {
+        patch,
+        occlusion: true,
+        ..GpuCullOptions::default()
+    };
+    let mut on = build_with(gpu, &models, scene, &atlas, options);
+    let mut off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+    let set =
+        PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
+    let mut cm = cull_models(&set, &models);
+    super::instances::visible_regions(&set, &mut cm);
+    let mut hidden_behind_ridge = 0;
+    for pose in &scene.views {
+        let s = RenderSettings {
+            wind: false,
+            fog_color: [0.55, 0.62, 0.70],
+            ..RenderSettings::default()
+        };
+        let v = FrameView::new(camera_from_pose(pose, &s), [160, 100], 4, 0.5, s);
+        let (a, _) = render(
+            gpu,
+            &models,
+            &mut Drawer::OverCulledTerrain(&mut terrain, &mut off),
+            &v,
+            2,
+        );
+        let before = on.terrain_pyramid_frames();
+        let (b, report) = render(
+            gpu,
+            &models,
+            &mut Drawer::OverCulledTerrain(&mut terrain, &mut on),
+            &v,
+            2,
+        );
+        assert!(
+            report
+                .pass(crate::terrain::gpu_cull::occlusion::PASS_HIZ)
+                .is_some(),
+            "the terrain built its pyramid"
+        );
+        assert!(
+            report.pass(crate::hiz::PASS_HIZ).is_none(),
+            "grass built a pyramid of its own"
+        );
+        assert_eq!(on.terrain_pyramid_frames(), before + 2);
+        assert!(on.hiz().and_then(|h| h.shape()).is_none());
+        let hiz = terrain.hiz().expect("the terrain's pyramid");
+        let (pixels, size, _) = hiz.shape().unwrap();
+        let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
+        let sets = occlusion_sets(gpu, scene, &models, &set, &cm, &on, &v, &levels, pixels);
+        let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
+        let hidden = sets.unoccluded.len() - sets.cpu.len().min(sets.unoccluded.len());
+        eprintln!(
+            "{}: {hidden} of {} in-range clumps hidden by the terrain's pyramid, GPU drew {}; image rmse {rmse:.4}",
+            pose.name,
+            sets.unoccluded.len(),
+            sets.gpu.len()
+        );
+        assert!(
+            sets.differ.is_empty(),
+            "{}: {} clumps differ from the CPU reference",
+            pose.name,
+            sets.differ.len()
+        );
+        assert!(sets.gpu.is_subset(&sets.unoccluded));
+        assert!(
+            rmse < 0.02 && differing < 0.01,
+            "{}: occlusion changed the image: rmse {rmse}, differing {differing}",
+            pose.name
+        );
+        if pose.name == "behind-ridge" {
+            hidden_behind_ridge = hidden;
+        }
+    }
+    assert!(
+        hidden_behind_ridge > 0,
+        "the terrain's pyramid hides grass behind the ridge"
+    );
+    // A new measured run counts its own frames.
+    let key = "gpu_cull.occlusion_terrain_pyramid_frames";
+    assert_eq!(on.facts().get(key), Some(&(2.0 * scene.views.len() as f64)));
+    on.begin_run();
+    assert_eq!(on.facts().get(key), Some(&0.0));
 }
 
 /// What the pooled-placement tests share: `seams-holes`, its models and

@@ -581,6 +581,10 @@ impl GpuCullTerrain {
             };
             o.hiz
                 .record_into(graph, current, targets.depth, view.sample_count);
+            // Later passes (grass occlusion) may test against it: it holds
+            // this frame's terrain except what phase two adds, so a test
+            // against it can only hide less than one after phase two.
+            graph.publish_texture(crate::hiz::TERRAIN_PYRAMID, current);
             graph
                 .add_compute_pass(occlusion::PASS_CULL_TWO)
                 .read(cull_uniforms)
