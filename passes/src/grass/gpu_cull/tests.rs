@@ -819,6 +819,78 @@ fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     assert!(err.to_string().contains("cull=instance"), "{err}");
 }
 
+/// What the occlusion tests share: `elwynn-dense`, its models and atlas,
+/// the per-instance tier with occlusion (`on`) and without (`off`), its
+/// patch set and cull models (the CPU reference's inputs).
+struct OcclusionFixture {
+    scene: &'static Scene,
+    models: GrassModels,
+    on: GpuCull,
+    off: GpuCull,
+    set: PatchSet,
+    cm: Vec<super::cull::CullModel>,
+}
+
+impl OcclusionFixture {
+    fn new(gpu: &GpuContext) -> Self {
+        let scene = preset("elwynn-dense");
+        let models = GrassModels::new(gpu, &scene.models).unwrap();
+        let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+        let patch = PatchSize::Block2;
+        let options = GpuCullOptions {
+            patch,
+            occlusion: true,
+            ..GpuCullOptions::default()
+        };
+        let on = build_with(gpu, &models, scene, &atlas, options);
+        let off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
+        assert!(on.occlusion_on() && !off.occlusion_on());
+        let set =
+            PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
+        let mut cm = cull_models(&set, &models);
+        super::instances::visible_regions(&set, &mut cm);
+        OcclusionFixture {
+            scene,
+            models,
+            on,
+            off,
+            set,
+            cm,
+        }
+    }
+
+    /// The test view of `pose`: 160x100, 4x MSAA, no wind, grey fog.
+    fn view(pose: &sward_scenes::presets::ViewPose) -> FrameView {
+        let s = RenderSettings {
+            wind: false,
+            fog_color: [0.55, 0.62, 0.70],
+            ..RenderSettings::default()
+        };
+        FrameView::new(camera_from_pose(pose, &s), [160, 100], 4, 0.5, s)
+    }
+
+    /// [`occlusion_sets`] of `on`'s last frame at `v` against `levels`.
+    fn sets(
+        &self,
+        gpu: &GpuContext,
+        v: &FrameView,
+        levels: &[crate::hiz::Level],
+        pixels: [u32; 2],
+    ) -> OcclusionSets {
+        occlusion_sets(
+            gpu,
+            self.scene,
+            &self.models,
+            &self.set,
+            &self.cm,
+            &self.on,
+            v,
+            levels,
+            pixels,
+        )
+    }
+}
+
 /// One frame's occlusion parity: what the GPU drew and what the CPU
 /// reference keeps over the pyramid the cull read.
 struct OcclusionSets {
@@ -904,46 +976,27 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         return;
     };
     let gpu: &GpuContext = &lock;
-    let scene = preset("elwynn-dense");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let mut f = OcclusionFixture::new(gpu);
+    let scene = f.scene;
     let mut terrain = crate::terrain::StaticChunks::new(gpu, scene.world()).unwrap();
-    let patch = PatchSize::Block2;
-    let options = GpuCullOptions {
-        patch,
-        occlusion: true,
-        ..GpuCullOptions::default()
-    };
-    let mut on = build_with(gpu, &models, scene, &atlas, options);
-    let mut off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
-    assert!(on.occlusion_on() && !off.occlusion_on());
-    let set =
-        PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
-    let mut cm = cull_models(&set, &models);
-    super::instances::visible_regions(&set, &mut cm);
     assert!(
         scene.view("behind-ridge").is_some(),
         "the occlusion view exists"
     );
     let mut hidden_share = 0.0;
     for pose in &scene.views {
-        let s = RenderSettings {
-            wind: false,
-            fog_color: [0.55, 0.62, 0.70],
-            ..RenderSettings::default()
-        };
-        let v = FrameView::new(camera_from_pose(pose, &s), [160, 100], 4, 0.5, s);
+        let v = OcclusionFixture::view(pose);
         let (a, _) = render(
             gpu,
-            &models,
-            &mut Drawer::OverTerrain(&mut terrain, &mut off),
+            &f.models,
+            &mut Drawer::OverTerrain(&mut terrain, &mut f.off),
             &v,
             1,
         );
         let (b, report) = render(
             gpu,
-            &models,
-            &mut Drawer::OverTerrain(&mut terrain, &mut on),
+            &f.models,
+            &mut Drawer::OverTerrain(&mut terrain, &mut f.on),
             &v,
             2,
         );
@@ -954,7 +1007,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         save(&b, &format!("gpu-cull-occlusion-{}", pose.name));
         let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
         // The CPU reference over the pyramid the GPU built.
-        let hiz = on.hiz().unwrap();
+        let hiz = f.on.hiz().unwrap();
         let (pixels, size, _) = hiz.shape().unwrap();
         let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
         // Every level above 0 is the CPU reduction of the one below.
@@ -971,19 +1024,20 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
             cpu: cpu_set,
             unoccluded,
             differ,
-        } = occlusion_sets(gpu, scene, &models, &set, &cm, &on, &v, &levels, pixels);
+        } = f.sets(gpu, &v, &levels, pixels);
         let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
         // The GPU occlusion test itself, probed on every in-range clump's
         // sphere, equals the CPU reference over the same pyramid.
         let spheres: Vec<[f32; 4]> = unoccluded
             .iter()
             .filter_map(|d| {
-                let e = set
+                let e = f
+                    .set
                     .entries
                     .iter()
                     .find(|e| (e.first..e.first + e.count).contains(d))?;
-                let m = &cm[e.model as usize];
-                let (root, scale, _) = clump_root(&set, scene.world(), *d)?;
+                let m = &f.cm[e.model as usize];
+                let (root, scale, _) = clump_root(&f.set, scene.world(), *d)?;
                 let r = m.radius * scale + m.sway_height * c.sway_amplitude;
                 Some([root.x, root.y, root.z, r])
             })
@@ -991,7 +1045,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         let probed = crate::hiz::probe_sphere_tests(
             &gpu.device,
             &gpu.queue,
-            on.hiz().unwrap(),
+            f.on.hiz().unwrap(),
             view_proj,
             &spheres,
         );
@@ -1068,44 +1122,26 @@ fn occlusion_reuses_the_terrain_pyramid() {
         return;
     };
     let gpu: &GpuContext = &lock;
-    let scene = preset("elwynn-dense");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let mut f = OcclusionFixture::new(gpu);
+    let scene = f.scene;
     let variant = crate::terrain::gpu_cull::MdiVariant::for_device(gpu);
     let mut terrain =
         crate::terrain::GpuCullTerrain::with_occlusion(gpu, scene.world(), variant).unwrap();
-    let patch = PatchSize::Block2;
-    let options = GpuCullOptions {
-        patch,
-        occlusion: true,
-        ..GpuCullOptions::default()
-    };
-    let mut on = build_with(gpu, &models, scene, &atlas, options);
-    let mut off = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
-    let set =
-        PatchSet::build(scene.world(), scene.placements(), &reach_of(&models), patch).unwrap();
-    let mut cm = cull_models(&set, &models);
-    super::instances::visible_regions(&set, &mut cm);
     let mut hidden_behind_ridge = 0;
     for pose in &scene.views {
-        let s = RenderSettings {
-            wind: false,
-            fog_color: [0.55, 0.62, 0.70],
-            ..RenderSettings::default()
-        };
-        let v = FrameView::new(camera_from_pose(pose, &s), [160, 100], 4, 0.5, s);
+        let v = OcclusionFixture::view(pose);
         let (a, _) = render(
             gpu,
-            &models,
-            &mut Drawer::OverCulledTerrain(&mut terrain, &mut off),
+            &f.models,
+            &mut Drawer::OverCulledTerrain(&mut terrain, &mut f.off),
             &v,
             2,
         );
-        let before = on.terrain_pyramid_frames();
+        let before = f.on.terrain_pyramid_frames();
         let (b, report) = render(
             gpu,
-            &models,
-            &mut Drawer::OverCulledTerrain(&mut terrain, &mut on),
+            &f.models,
+            &mut Drawer::OverCulledTerrain(&mut terrain, &mut f.on),
             &v,
             2,
         );
@@ -1119,12 +1155,12 @@ fn occlusion_reuses_the_terrain_pyramid() {
             report.pass(crate::hiz::PASS_HIZ).is_none(),
             "grass built a pyramid of its own"
         );
-        assert_eq!(on.terrain_pyramid_frames(), before + 2);
-        assert!(on.hiz().and_then(|h| h.shape()).is_none());
+        assert_eq!(f.on.terrain_pyramid_frames(), before + 2);
+        assert!(f.on.hiz().and_then(|h| h.shape()).is_none());
         let hiz = terrain.hiz().expect("the terrain's pyramid");
         let (pixels, size, _) = hiz.shape().unwrap();
         let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
-        let sets = occlusion_sets(gpu, scene, &models, &set, &cm, &on, &v, &levels, pixels);
+        let sets = f.sets(gpu, &v, &levels, pixels);
         let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
         let hidden = sets.unoccluded.len() - sets.cpu.len().min(sets.unoccluded.len());
         eprintln!(
@@ -1155,9 +1191,12 @@ fn occlusion_reuses_the_terrain_pyramid() {
     );
     // A new measured run counts its own frames.
     let key = "gpu_cull.occlusion_terrain_pyramid_frames";
-    assert_eq!(on.facts().get(key), Some(&(2.0 * scene.views.len() as f64)));
-    on.begin_run();
-    assert_eq!(on.facts().get(key), Some(&0.0));
+    assert_eq!(
+        f.on.facts().get(key),
+        Some(&(2.0 * scene.views.len() as f64))
+    );
+    f.on.begin_run();
+    assert_eq!(f.on.facts().get(key), Some(&0.0));
 }
 
 /// What the pooled-placement tests share: `seams-holes`, its models and
