@@ -21,7 +21,7 @@ use std::sync::Arc;
 use crate::atlas::layout::IndexWindow;
 use crate::atlas::AtlasReach;
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::{FrameView, PassTargets, RenderSettings};
 use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
 use crate::technique::{
     BuildInputs, PrepareInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange,
@@ -505,6 +505,16 @@ impl SceneRenderer {
             .and_then(|t| t.view_distance())
     }
 
+    /// `settings` for a frame of the active tiers: a terrain tier with its
+    /// own view distance ([`Self::view_distance`], e.g.
+    /// `clipmap:distance=8000`) moves the terrain distance there and scales
+    /// the fog with it ([`RenderSettings::with_view_distance`]), so the far
+    /// terrain it draws is seen; otherwise `settings` unchanged.
+    pub fn settings_for(&self, settings: RenderSettings) -> RenderSettings {
+        self.view_distance()
+            .map_or(settings, |d| settings.with_view_distance(d))
+    }
+
     /// Adds this frame's passes: terrain first (it clears), grass last (it
     /// resolves MSAA). With both subsystems off a `frame.clear` pass clears.
     pub fn record<'a>(
@@ -548,5 +558,45 @@ impl SceneRenderer {
         if let Some(g) = grass {
             g.record(inputs, graph, view, duty(!terrain_on, true));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::technique::TierCombo;
+
+    /// `clipmap:distance=N` moves the frame's terrain distance to `N` and
+    /// scales the fog with it; a tier without a distance of its own leaves
+    /// the settings alone.
+    #[test]
+    fn a_terrain_tier_with_its_own_distance_sets_the_frame_settings() {
+        let Some(gpu) = sward_engine::testing::gpu() else {
+            return;
+        };
+        let scene = crate::testkit::preset("seams-holes");
+        let base = RenderSettings::default();
+        let mut renderer = SceneRenderer::new();
+        let mut switch = |text: &str| {
+            let combo = &TierCombo::parse_list(text).expect("tiers")[0];
+            renderer
+                .set_tiers(&gpu, SceneData::from_scene(scene), combo)
+                .expect("builds");
+            renderer.settings_for(base)
+        };
+        let far = switch("off+clipmap:distance=8000");
+        assert_eq!(far.terrain_distance, 8000.0);
+        assert_eq!(far.fog_range, base.fog_range.map(|f| f * 8.0));
+        assert_eq!(
+            RenderSettings {
+                terrain_distance: base.terrain_distance,
+                fog_range: base.fog_range,
+                ..far
+            },
+            base,
+            "nothing else changes"
+        );
+        assert_eq!(switch("off+clipmap"), base);
+        assert_eq!(switch("off+atlas-instanced"), base);
     }
 }

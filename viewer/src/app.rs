@@ -242,6 +242,7 @@ impl Viewer {
         let built_ms = t0.elapsed().as_secs_f64() * 1e3;
         self.state
             .message(format!("{combo} built in {built_ms:.0} ms"));
+        self.adopt_view_distance(&renderer);
         let mut prepared_for: Option<TierCombo> = None;
         loop {
             self.pump_events();
@@ -334,6 +335,22 @@ impl Viewer {
         Ok(())
     }
 
+    /// A terrain tier with its own view distance (`clipmap:distance=N`):
+    /// the terrain distance and fog follow it, as in `sward bench` and
+    /// `sward shot` (the panel's slider can move it afterwards).
+    fn adopt_view_distance(&mut self, renderer: &SceneRenderer) {
+        let Some(d) = renderer.view_distance() else {
+            return;
+        };
+        if self.state.wanted.settings.terrain_distance != d {
+            self.state.wanted.settings = renderer.settings_for(self.state.wanted.settings);
+            self.state.config.settings = self.state.wanted.settings;
+            self.state.message(format!(
+                "terrain distance {d:.0} (set by the terrain tier; fog scaled with it)"
+            ));
+        }
+    }
+
     /// Applies what the panel, keys or script asked for since the last frame.
     fn apply_wanted(
         &mut self,
@@ -351,6 +368,7 @@ impl Viewer {
                         wanted.combo,
                         t0.elapsed().as_secs_f64() * 1e3
                     ));
+                    self.adopt_view_distance(renderer);
                 }
                 Err(e) => {
                     self.state.wanted.combo = self.state.config.combo.clone();

@@ -201,7 +201,12 @@ fn settings_section(ui: &mut Ui, state: &mut ViewerState) {
     });
     ui.add(egui::Slider::new(&mut s.grass_distance, 20.0..=400.0).text("grass distance"));
     s.fade_start = s.fade_start.min(s.grass_distance);
-    ui.add(egui::Slider::new(&mut s.terrain_distance, 100.0..=2000.0).text("terrain distance"));
+    // Up to the clipmap's longest `distance` parameter (a tier may set it).
+    ui.add(
+        egui::Slider::new(&mut s.terrain_distance, 100.0..=50_000.0)
+            .logarithmic(true)
+            .text("terrain distance"),
+    );
 }
 
 fn counters_section(ui: &mut Ui, stats: &FrameStats) {

@@ -87,9 +87,11 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
 }
 
 impl Setup {
-    /// Render settings with the scene's grass draw range.
-    fn settings(&self) -> RenderSettings {
-        RenderSettings::default().with_grass(self.scene.grass)
+    /// Render settings with the scene's grass draw range, and the view
+    /// distance and fog of a terrain tier that sets its own
+    /// (`clipmap:distance=N`), as the bench renders it.
+    fn settings(&self, renderer: &SceneRenderer) -> RenderSettings {
+        renderer.settings_for(RenderSettings::default().with_grass(self.scene.grass))
     }
 
     /// The target, executor and renderer (with its tiers built) for one run.
@@ -128,7 +130,8 @@ pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<Path
         ))
     })?;
     let (target, mut executor, mut renderer) = s.prepare()?;
-    let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
+    let settings = s.settings(&renderer);
+    let mut frame = Frame::new(&s.gpu, &mut executor, &target, settings, &s.plan);
     let image = frame.screenshot(&mut renderer, &s.scene, &pose)?;
     image.save(out).map_err(|e| BenchError::Image {
         what: format!("writing {}", out.display()),
@@ -146,10 +149,11 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     let s = setup(opts, frames, out)?;
     let (target, mut executor, mut renderer) = s.prepare()?;
     let poses = path_poses(&s.scene, &s.scene.path, frames);
+    let settings = s.settings(&renderer);
     puffin::set_scopes_on(true);
     // Shader compilation and first uploads land in a warm-up frame that is not captured.
     {
-        let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
+        let mut frame = Frame::new(&s.gpu, &mut executor, &target, settings, &s.plan);
         frame.render(
             &mut renderer,
             &s.scene,
@@ -163,7 +167,7 @@ pub fn capture(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<usize, B
     let mut align: Option<ClockAlignment> = ClockAlignment::monotonic_gpu().ok();
     for (i, pose) in poses.iter().enumerate() {
         {
-            let mut frame = Frame::new(&s.gpu, &mut executor, &target, s.settings(), &s.plan);
+            let mut frame = Frame::new(&s.gpu, &mut executor, &target, settings, &s.plan);
             frame.render(
                 &mut renderer,
                 &s.scene,

@@ -158,9 +158,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 })?;
             // A terrain tier with its own view distance (`clipmap:distance=N`)
             // overrides `--view-distance` for its run.
-            let settings = renderer
-                .view_distance()
-                .map_or(settings, |d| base.with_view_distance(d));
+            let settings = renderer.settings_for(settings);
             renderer.begin_run();
             let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
             let mut samples = RunSamples::new(tier.clone());
@@ -594,6 +592,8 @@ impl<'f> Frame<'f> {
             frames_missing_tiles: 0,
         };
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
+        // A terrain tier with its own view distance sets it for this run.
+        self.settings = renderer.settings_for(self.settings);
         // The techniques' per-tile preparation runs on the tile workers.
         if let Some(s) = streamer.as_mut() {
             s.set_preparer(renderer.tile_preparer(gpu));
