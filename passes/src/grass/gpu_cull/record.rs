@@ -324,13 +324,19 @@ impl GpuCull {
         else {
             return None;
         };
-        let id = graph.published_texture(crate::hiz::TERRAIN_PYRAMID)?;
-        let texture = graph.imported_texture(id)?;
         let base = crate::hiz::base_size(size).map(|s| s.max(1));
-        let extent = texture.size();
-        if [extent.width, extent.height] != base || texture.format() != crate::hiz::HIZ_FORMAT {
+        let published = graph
+            .published_texture(crate::hiz::TERRAIN_PYRAMID)
+            .and_then(|id| Some((id, graph.imported_texture(id)?)))
+            .filter(|(_, t)| {
+                let extent = t.size();
+                [extent.width, extent.height] == base && t.format() == crate::hiz::HIZ_FORMAT
+            });
+        let Some((id, texture)) = published else {
+            // Do not keep a pyramid the terrain no longer offers alive.
+            *shared_hiz = None;
             return None;
-        }
+        };
         if shared_hiz.as_ref().is_none_or(|(t, _)| t != texture) {
             let view = texture.create_view(&Default::default());
             let group = crate::hiz::pyramid_group(&gpu.device, &pipelines.hiz, &view);
