@@ -907,6 +907,42 @@ struct OcclusionSets {
     differ: Vec<u32>,
 }
 
+impl OcclusionSets {
+    /// Clumps the occlusion test hid (in range and in view, but not kept).
+    fn hidden(&self) -> usize {
+        self.unoccluded.len() - self.cpu.len().min(self.unoccluded.len())
+    }
+
+    /// What every occlusion test asserts at view `name`: the GPU kept the
+    /// CPU reference's clumps (boundary cases excused), occlusion only
+    /// removed clumps, and the image (`rmse`, `differing` share against
+    /// the one without occlusion) did not change. Prints the counts.
+    fn assert_parity(&self, name: &str, (rmse, differing): (f64, f64)) {
+        let (hidden, range) = (self.hidden(), self.unoccluded.len());
+        eprintln!(
+            "{name}: {hidden} of {range} in-range visible clumps occluded ({:.1}%), GPU drew {}; \
+             image rmse {rmse:.4}, differing {differing:.4}",
+            100.0 * hidden as f64 / range.max(1) as f64,
+            self.gpu.len()
+        );
+        // (Before the cull ran the test outside its divergent branch,
+        // lavapipe mis-read mip levels for up to 6% of the survivors.)
+        assert!(
+            self.differ.is_empty(),
+            "{name}: {} clumps differ from the CPU reference",
+            self.differ.len()
+        );
+        assert!(
+            self.gpu.is_subset(&self.unoccluded),
+            "occlusion only removes clumps"
+        );
+        assert!(
+            rmse < 0.02 && differing < 0.01,
+            "{name}: occlusion changed the image: rmse {rmse}, differing {differing}"
+        );
+    }
+}
+
 /// [`OcclusionSets`] of `on`'s last frame at view `v`, tested against
 /// `levels` (a pyramid built from a target of `pixels`).
 #[allow(clippy::too_many_arguments)]
@@ -1018,17 +1054,13 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
                 "level {k}"
             );
         }
-        let OcclusionSets {
-            cull: c,
-            gpu: gpu_set,
-            cpu: cpu_set,
-            unoccluded,
-            differ,
-        } = f.sets(gpu, &v, &levels, pixels);
+        let sets = f.sets(gpu, &v, &levels, pixels);
+        let c = &sets.cull;
         let view_proj = glam::Mat4::from_cols_array_2d(&c.view_proj);
         // The GPU occlusion test itself, probed on every in-range clump's
         // sphere, equals the CPU reference over the same pyramid.
-        let spheres: Vec<[f32; 4]> = unoccluded
+        let spheres: Vec<[f32; 4]> = sets
+            .unoccluded
             .iter()
             .filter_map(|d| {
                 let e = f
@@ -1075,35 +1107,9 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
             "{verdicts_differ} of {} probed verdicts differ",
             spheres.len()
         );
-        let hidden = unoccluded.len() - cpu_set.len().min(unoccluded.len());
-        let share = hidden as f64 / unoccluded.len().max(1) as f64;
-        eprintln!(
-            "{}: {} of {} in-range visible clumps occluded ({:.1}%), GPU drew {}; image rmse {rmse:.4}, differing {differing:.4}",
-            pose.name,
-            hidden,
-            unoccluded.len(),
-            100.0 * share,
-            gpu_set.len()
-        );
-        // (Before the cull ran the test outside its divergent branch,
-        // lavapipe mis-read mip levels for up to 6% of the survivors.)
-        assert!(
-            differ.is_empty(),
-            "{}: {} clumps differ",
-            pose.name,
-            differ.len()
-        );
-        assert!(
-            gpu_set.is_subset(&unoccluded),
-            "occlusion only removes clumps"
-        );
-        assert!(
-            rmse < 0.02 && differing < 0.01,
-            "{}: occlusion changed the image: rmse {rmse}, differing {differing}",
-            pose.name
-        );
+        sets.assert_parity(&pose.name, (rmse, differing));
         if pose.name == "behind-ridge" {
-            hidden_share = share;
+            hidden_share = sets.hidden() as f64 / sets.unoccluded.len().max(1) as f64;
         }
     }
     assert!(
@@ -1161,28 +1167,9 @@ fn occlusion_reuses_the_terrain_pyramid() {
         let (pixels, size, _) = hiz.shape().unwrap();
         let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
         let sets = f.sets(gpu, &v, &levels, pixels);
-        let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
-        let hidden = sets.unoccluded.len() - sets.cpu.len().min(sets.unoccluded.len());
-        eprintln!(
-            "{}: {hidden} of {} in-range clumps hidden by the terrain's pyramid, GPU drew {}; image rmse {rmse:.4}",
-            pose.name,
-            sets.unoccluded.len(),
-            sets.gpu.len()
-        );
-        assert!(
-            sets.differ.is_empty(),
-            "{}: {} clumps differ from the CPU reference",
-            pose.name,
-            sets.differ.len()
-        );
-        assert!(sets.gpu.is_subset(&sets.unoccluded));
-        assert!(
-            rmse < 0.02 && differing < 0.01,
-            "{}: occlusion changed the image: rmse {rmse}, differing {differing}",
-            pose.name
-        );
+        sets.assert_parity(&pose.name, crate::grass::tests::image_diff(&a, &b));
         if pose.name == "behind-ridge" {
-            hidden_behind_ridge = hidden;
+            hidden_behind_ridge = sets.hidden();
         }
     }
     assert!(
