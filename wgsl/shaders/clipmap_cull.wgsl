@@ -3,7 +3,8 @@
 // (gpu_cull_matches_cpu_reference).
 //
 // GPU culling of clipmap pieces (blocks, fix-ups, trims, centre, seams): one
-// invocation per piece of every level tests the piece's box (xy from its
+// invocation per piece of every level places it at its level's min corner
+// (the trims come placed, in the uniforms) and tests the piece's box (xy from its
 // extent, z from the levels' conservative height range) against the frustum
 // and its horizontal distance against the fog end (beyond it the terrain is
 // the fog colour, i.e. the clear colour), and appends the visible ones to
@@ -20,7 +21,12 @@ struct CullUniforms {
     z_range: vec2<f32>,
     // Pieces in `pieces`.
     count: u32,
-    pad: u32,
+    // Trims in `trims`.
+    trim_count: u32,
+    // Per level: its min corner in level units (x, y).
+    origins: array<vec4<i32>, 12>,
+    // The levels' trims, placed (same layout as `pieces`).
+    trims: array<vec4<i32>, 24>,
 }
 
 // Per mesh kind: quads along I and J (x, y), first instance of its range (z).
@@ -45,8 +51,9 @@ const CULL_SPACING0: f32 = 2.0833333333333335;
 
 @group(0) @binding(0) var<uniform> cu: CullUniforms;
 @group(0) @binding(1) var<storage, read> kinds: array<CullKind>;
-// Per piece: origin in level units (x, y), level (z), kind (w bits 0-7) and
-// stitched edges (w bits 8-11).
+// Per piece but the trims: origin in level units relative to its level's
+// min corner (x, y), level (z), kind (w bits 0-7) and stitched edges (w bits
+// 8-11). Uploaded when a ring block switches resolution, not every frame.
 @group(0) @binding(2) var<storage, read> pieces: array<vec4<i32>>;
 @group(0) @binding(3) var<storage, read_write> args: array<DrawArgs>;
 // Per drawn instance: origin (x, y), level (z), and (w) the stitched edges
@@ -63,10 +70,15 @@ fn cull_vertex_world(level: u32, i: i32, j: i32) -> vec2<f32> {
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= cu.count) {
+    var p: vec4<i32>;
+    if (k < cu.count) {
+        p = pieces[k];
+        p = vec4<i32>(p.xy + cu.origins[u32(p.z)].xy, p.zw);
+    } else if (k < cu.count + cu.trim_count) {
+        p = cu.trims[k - cu.count];
+    } else {
         return;
     }
-    let p = pieces[k];
     let level = u32(p.z);
     let kind = u32(p.w) & 0xffu;
     let stitch = (u32(p.w) >> 8u) & 0xfu;

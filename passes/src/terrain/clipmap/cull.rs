@@ -1,7 +1,10 @@
-//! GPU culling of clipmap pieces (`clipmap_cull.wgsl`): the CPU lists every
-//! piece of every level (`layout::level_pieces`, at most 28 per level, 16
-//! bytes each) and resets one indexed indirect draw per mesh kind (ten,
-//! instance count 0); a compute pass tests each piece's box against the
+//! GPU culling of clipmap pieces (`clipmap_cull.wgsl`): the pieces of every
+//! level except its trims are kept in a storage buffer relative to the
+//! level's min corner (`layout::level_frame`, 16 bytes each, uploaded again
+//! only when a ring block switches resolution); each frame the CPU writes
+//! the levels' corners and their trims into the uniforms and resets one
+//! indexed indirect draw per mesh kind (ten, instance count 0). A compute
+//! pass places each piece at its level's corner, tests its box against the
 //! frustum and its horizontal distance against the fog end, and appends the
 //! visible ones to their kind's instance range; the draw pass issues one
 //! multi-draw-indirect of the shared meshes. The triangle and instance
@@ -19,34 +22,62 @@ use super::mesh::ClipmapMeshes;
 pub const KINDS: usize = PieceKind::ALL.len();
 /// Instances reserved per kind (more than any level set can produce).
 pub const INSTANCES_PER_KIND: u32 = MAX_LEVELS * 28;
+/// Most pieces one level lists without its trims: 12 ring blocks, 4
+/// fix-ups, its seam and up to 4 edge seams per half-resolution block (the
+/// finest level: 16 blocks, 8 fix-ups, the centre and its seam).
+pub const MAX_FRAME_PIECES_PER_LEVEL: u32 = 12 + 4 + 1 + 4 * 12;
 
 /// Uniforms of the cull pass (WGSL `CullUniforms`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullUniforms {
     /// Frustum planes (left, right, bottom, top, near, far).
-    pub planes: [[f32; 4]; 6],
+    pub frustum: [[f32; 4]; 6],
     /// Eye (xyz) and cull distance (w).
     pub eye: [f32; 4],
     /// Lowest and highest height of any level.
     pub z_range: [f32; 2],
-    /// Pieces listed.
+    /// Pieces in the storage buffer (relative to their level's corner).
     pub count: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Trims in `trims`.
+    pub trim_count: u32,
+    /// Per level: its min corner in level units (x, y).
+    pub origins: [[i32; 4]; MAX_LEVELS as usize],
+    /// The levels' trims, placed ([`piece_gpu`]).
+    pub trims: [[i32; 4]; 2 * MAX_LEVELS as usize],
 }
 
 impl CullUniforms {
-    /// Uniforms for `count` pieces seen through `frustum` from `eye`,
-    /// culled beyond `distance` (horizontal), heights within `z_range`.
-    pub fn new(frustum: &Frustum, eye: Vec3, distance: f32, z_range: [f32; 2], count: u32) -> Self {
-        CullUniforms {
-            planes: frustum.planes.map(|p| p.to_array()),
+    /// Uniforms for `count` stored pieces of levels whose min corners are
+    /// `origins` plus `trims`, seen through `frustum` from `eye`, culled
+    /// beyond `distance` (horizontal), heights within `z_range`. Levels and
+    /// trims beyond [`MAX_LEVELS`] are dropped (a configuration never has
+    /// more).
+    pub fn new(
+        frustum: &Frustum,
+        eye: Vec3,
+        distance: f32,
+        z_range: [f32; 2],
+        count: u32,
+        origins: impl IntoIterator<Item = [i64; 2]>,
+        trims: &[Piece],
+    ) -> Self {
+        let mut u = CullUniforms {
+            frustum: frustum.planes.map(|p| p.to_array()),
             eye: [eye.x, eye.y, eye.z, distance],
             z_range,
             count,
-            pad: 0,
+            trim_count: trims.len().min(2 * MAX_LEVELS as usize) as u32,
+            origins: [[0; 4]; MAX_LEVELS as usize],
+            trims: [[0; 4]; 2 * MAX_LEVELS as usize],
+        };
+        for (slot, o) in u.origins.iter_mut().zip(origins) {
+            *slot = [o[0] as i32, o[1] as i32, 0, 0];
         }
+        for (slot, p) in u.trims.iter_mut().zip(trims) {
+            *slot = piece_gpu(p);
+        }
+        u
     }
 }
 
@@ -207,5 +238,24 @@ mod tests {
                 INSTANCES_PER_KIND
             );
         }
+    }
+    #[test]
+    fn uniforms_match_wgsl() {
+        let (_, module) =
+            sward_wgsl::compose_and_validate(sward_wgsl::modules::CLIPMAP_CULL).unwrap();
+        sward_wgsl::check_layout!(
+            &module,
+            "CullUniforms",
+            CullUniforms {
+                frustum,
+                eye,
+                z_range,
+                count,
+                trim_count,
+                origins,
+                trims
+            }
+        )
+        .unwrap();
     }
 }

@@ -266,6 +266,20 @@ pub fn level_pieces_lod(
     p: &LevelPlacement,
     half: impl Fn([i64; 2]) -> bool,
 ) -> Vec<Piece> {
+    let mut out = level_frame(cfg, level, half);
+    for q in &mut out {
+        q.origin = [p.origin[0] + q.origin[0], p.origin[1] + q.origin[1]];
+    }
+    out.extend(level_trims(cfg, level, p));
+    out
+}
+
+/// The pieces of [`level_pieces_lod`] that only depend on the level and on
+/// which ring blocks are at half resolution, not on where the level is
+/// placed: every piece but the trims, with origins relative to the level's
+/// min corner. The GPU cull adds the corner each frame, so this list is
+/// uploaded again only when a half-resolution decision changes.
+pub fn level_frame(cfg: &ClipmapConfig, level: u32, half: impl Fn([i64; 2]) -> bool) -> Vec<Piece> {
     let t = i64::from(cfg.block);
     let mut out = Vec::new();
     let mut add = |kind: PieceKind, dx: i64, dy: i64| {
@@ -277,19 +291,13 @@ pub fn level_pieces_lod(
         out.push(Piece {
             kind,
             level,
-            origin: [p.origin[0] + dx, p.origin[1] + dy],
+            origin: [dx, dy],
             stitch: 0,
         })
     };
-    let stops = block_stops(t);
-    let inner = |v: i64| v == t || v == 2 * t + 2;
     let finest = level == 0;
-    for &y in &stops {
-        for &x in &stops {
-            if finest || !(inner(x) && inner(y)) {
-                add(PieceKind::Block, x, y);
-            }
-        }
+    for [x, y] in ring_block_offsets(t, finest) {
+        add(PieceKind::Block, x, y);
     }
     for y in [0, 3 * t + 2] {
         add(PieceKind::FixupV, 2 * t, y);
@@ -305,22 +313,49 @@ pub fn level_pieces_lod(
             add(PieceKind::FixupH, x, 2 * t);
         }
         add(PieceKind::Centre, 2 * t, 2 * t);
-    } else {
-        let [ax, ay] = p.inner;
-        add(PieceKind::TrimV, if ax == 1 { t } else { 3 * t + 1 }, t);
-        add(
-            PieceKind::TrimH,
-            t + ax,
-            if ay == 1 { t } else { 3 * t + 1 },
-        );
     }
     if level + 1 < cfg.levels {
         add(PieceKind::Seam, 0, 0);
     }
     if out.iter().any(|q| q.kind == PieceKind::Block2) {
-        stitch_half_blocks(&mut out, t, p.origin);
+        stitch_half_blocks(&mut out, t);
     }
     out
+}
+
+/// Offsets of a level's blocks from its min corner, row by row: all 16 for
+/// the finest level, the 12 of the ring around the hole for the others.
+pub fn ring_block_offsets(t: i64, finest: bool) -> impl Iterator<Item = [i64; 2]> {
+    let stops = block_stops(t);
+    let inner = move |v: i64| v == t || v == 2 * t + 2;
+    stops
+        .into_iter()
+        .flat_map(move |y| stops.into_iter().map(move |x| [x, y]))
+        .filter(move |&[x, y]| finest || !(inner(x) && inner(y)))
+}
+
+/// The trims of level `level` placed at `p` (none for the finest level):
+/// where they go follows the finer level's offset inside the hole.
+pub fn level_trims(cfg: &ClipmapConfig, level: u32, p: &LevelPlacement) -> Vec<Piece> {
+    if level == 0 {
+        return Vec::new();
+    }
+    let t = i64::from(cfg.block);
+    let [ax, ay] = p.inner;
+    let at = |kind, dx: i64, dy: i64| Piece {
+        kind,
+        level,
+        origin: [p.origin[0] + dx, p.origin[1] + dy],
+        stitch: 0,
+    };
+    vec![
+        at(PieceKind::TrimV, if ax == 1 { t } else { 3 * t + 1 }, t),
+        at(
+            PieceKind::TrimH,
+            t + ax,
+            if ay == 1 { t } else { 3 * t + 1 },
+        ),
+    ]
 }
 
 /// An axis-aligned edge of a piece: fixed coordinate on `axis` (0: `I`),
@@ -338,8 +373,9 @@ fn piece_edges(t: i64, q: &Piece) -> [(usize, i64, [i64; 2], u8); 4] {
 
 /// Stitches the full-resolution blocks and fix-ups that share an edge with
 /// a half-resolution block, and adds the half blocks' edge seams (towards
-/// those pieces and towards the hole `[t, 3t + 2]` around `origin`).
-fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64, origin: [i64; 2]) {
+/// those pieces and towards the hole `[t, 3t + 2]`; origins relative to
+/// the level's min corner).
+fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64) {
     // Edges of the full-resolution blocks and fix-ups: (edge, piece, bit).
     let mut full = Vec::with_capacity(4 * out.len());
     for (k, q) in out.iter().enumerate() {
@@ -367,11 +403,7 @@ fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64, origin: [i64; 2]) {
                     shared = true;
                 }
             }
-            let hole = [origin[axis] + t, origin[axis] + 3 * t + 2];
-            let other = 1 - axis;
-            let towards_hole = (at == hole[0] || at == hole[1])
-                && span[0] >= origin[other] + t
-                && span[1] <= origin[other] + 3 * t + 2;
+            let towards_hole = (at == t || at == 3 * t + 2) && span[0] >= t && span[1] <= 3 * t + 2;
             if shared || towards_hole {
                 let (kind, o, snap) = if axis == 0 {
                     (PieceKind::EdgeSeamJ, [at, span[0]], stitch::I_MIN)

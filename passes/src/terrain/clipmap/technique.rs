@@ -3,12 +3,14 @@
 //! hole mask per MCNK), the shared splat resources, and records the
 //! `terrain.clipmap.compute` pass (fill, then cull) and the `terrain.clipmap`
 //! draw pass.
-//! Inside the pass closures (so the bench counts the CPU cost) it places the
-//! levels around the camera, dispatches the compute fill of the strips that
-//! entered each level's window (`fill.rs`, `clipmap_fill.wgsl`), culls every
-//! piece on the GPU (the cull dispatch: frustum and fog distance,
-//! `cull.rs`, `clipmap_cull.wgsl`) and draws the survivors with one
-//! multi-draw-indirect of the shared meshes.
+//! Per frame it places the levels around the camera and decides which ring
+//! blocks are drawn at half resolution (re-listing a level's pieces only
+//! when that changes); inside the pass closures it dispatches the compute
+//! fill of the strips that entered each level's window (`fill.rs`,
+//! `clipmap_fill.wgsl`), culls every piece on the GPU at its level's corner
+//! (the cull dispatch: frustum and fog distance, `cull.rs`,
+//! `clipmap_cull.wgsl`) and draws the survivors with one multi-draw-indirect
+//! of the shared meshes.
 //!
 //! Streaming (built with the scene's atlas reach), nothing it holds depends
 //! on the resident set beyond per-tile state: the height atlas, the splat
@@ -25,10 +27,11 @@
 //! build fills.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use glam::IVec2;
-use sward_engine::graph::RenderGraph;
+use sward_engine::graph::{BufferId, RenderGraph};
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::{TileCoord, CHUNK_CELLS, TILE_CHUNKS};
 use sward_scenes::{TileSource, World};
@@ -36,13 +39,13 @@ use wgpu::util::DeviceExt;
 
 use super::cull::{
     empty_args, kind_index, kinds, piece_distance, piece_gpu, CullUniforms, DrawArgs,
-    INSTANCES_PER_KIND, KINDS,
+    INSTANCES_PER_KIND, KINDS, MAX_FRAME_PIECES_PER_LEVEL,
 };
 use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
-    camera_level0, level_pieces_lod, place_levels, ClipmapConfig, LevelPlacement, Piece, PieceKind,
-    DEFAULT_BLOCK, MAX_LEVELS,
+    camera_level0, level_frame, level_trims, place_levels, ring_block_offsets, ClipmapConfig,
+    LevelPlacement, Piece, PieceKind, DEFAULT_BLOCK, MAX_LEVELS,
 };
 use super::lod;
 use super::mesh::ClipmapMeshes;
@@ -117,6 +120,41 @@ struct CullState {
     frame: u64,
     /// Instances per kind of a recent frame.
     counts: Option<[u32; KINDS]>,
+    /// Every level's [`LevelFrame`] pieces as the shader reads them.
+    frame_pieces: Vec<[i32; 4]>,
+    /// `frame_pieces` changed since it was last written to `pieces`.
+    frame_pieces_stale: AtomicBool,
+}
+
+/// A level's pieces but its trims, relative to its min corner
+/// ([`level_frame`]), for one choice of half-resolution ring blocks.
+struct LevelFrame {
+    /// Bit `k`: the `k`-th ring block of [`ring_block_offsets`] is at half
+    /// resolution.
+    half: u16,
+    pieces: Vec<Piece>,
+    /// Pieces per mesh kind.
+    per_kind: [u32; KINDS],
+}
+
+impl LevelFrame {
+    fn new(cfg: &ClipmapConfig, level: u32, half: u16) -> Self {
+        let t = i64::from(cfg.block);
+        let pieces = level_frame(cfg, level, |off| {
+            ring_block_offsets(t, false)
+                .position(|o| o == off)
+                .is_some_and(|k| half & (1 << k) != 0)
+        });
+        let mut per_kind = [0u32; KINDS];
+        for p in &pieces {
+            per_kind[kind_index(p.kind)] += 1;
+        }
+        LevelFrame {
+            half,
+            pieces,
+            per_kind,
+        }
+    }
 }
 
 /// The compute fill: pipeline, uniforms, job list and where each level's
@@ -171,8 +209,14 @@ pub struct Clipmap {
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
     lod: Vec<Option<lod::LevelErrors>>,
-    /// The pieces the last recorded frame listed for the cull.
-    listed: Vec<Piece>,
+    /// Per level, its pieces but the trims (relative to its corner), for
+    /// the configuration `frames_cfg`.
+    frames: Vec<LevelFrame>,
+    frames_cfg: Option<ClipmapConfig>,
+    /// Where the last recorded frame placed the levels.
+    places: Vec<LevelPlacement>,
+    /// How many times a level was re-listed (tests).
+    listing_version: u64,
     /// Tests: which ring blocks (level, offset) are drawn at half resolution,
     /// instead of the error criterion.
     #[cfg(test)]
@@ -331,7 +375,10 @@ impl Clipmap {
             stats: ClipmapStats::default(),
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
             lod: Vec::new(),
-            listed: Vec::new(),
+            frames: Vec::new(),
+            frames_cfg: None,
+            places: Vec::new(),
+            listing_version: 0,
             #[cfg(test)]
             half_override: None,
         };
@@ -374,26 +421,33 @@ impl Clipmap {
         self.pixel_error = pixels.max(0.0);
     }
 
-    /// The pieces every level lists for the frame seen through `view`, ring
-    /// blocks within the `pixel_error` bound at half resolution (a level's
-    /// residuals are estimated again when its window moved; the levels must
-    /// have been allocated by [`Self::ensure_levels`]).
-    fn list_pieces(
+    /// Decides, for the frame seen through `view`, which ring blocks each
+    /// level draws at half resolution, and re-lists a level's
+    /// [`LevelFrame`] only when that choice (or the level set) changed; the
+    /// levels' placement does not enter it. Returns whether any level was
+    /// re-listed.
+    fn update_frames(
         &mut self,
         cfg: &ClipmapConfig,
         places: &[LevelPlacement],
         view: &FrameView,
-    ) -> Vec<Piece> {
+    ) -> bool {
         if self.lod.len() != places.len() {
             self.lod = (0..places.len() as u32)
                 .map(|l| lod::LevelErrors::new(cfg, l))
                 .collect();
         }
+        let mut changed = false;
+        if self.frames_cfg != Some(*cfg) {
+            self.frames.clear();
+            self.frames_cfg = Some(*cfg);
+            changed = true;
+        }
         let focal = lod::focal_px(view.size[1], view.camera.fov_y_deg);
         let eye = view.eye();
-        let mut out = Vec::new();
+        let t = i64::from(cfg.block);
         for (l, (place, errors)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
-            let l = l as u32;
+            let level = l as u32;
             let errors = match (&self.level_gpu, errors, self.pixel_error > 0.0) {
                 (Some(level_gpu), Some(errors), true) => {
                     errors.update(&level_gpu.far, place.origin);
@@ -406,24 +460,42 @@ impl Clipmap {
             let half = |off: [i64; 2]| {
                 #[cfg(test)]
                 if let Some(f) = forced {
-                    return f(l, off);
+                    return f(level, off);
                 }
                 let Some(errors) = errors else {
                     return false;
                 };
                 let block = Piece {
                     kind: PieceKind::Block,
-                    level: l,
+                    level,
                     origin: [place.origin[0] + off[0], place.origin[1] + off[1]],
                     stitch: 0,
                 };
                 let distance = piece_distance(cfg.block, &block, eye);
                 let error = errors.block_error(off).unwrap_or(f32::INFINITY);
-                lod::decimate(l, error, f64::from(distance), focal, self.pixel_error)
+                lod::decimate(level, error, f64::from(distance), focal, self.pixel_error)
             };
-            out.extend(level_pieces_lod(cfg, l, place, half));
+            let mut mask = 0u16;
+            if level > 0 {
+                for (k, off) in ring_block_offsets(t, false).enumerate() {
+                    if half(off) {
+                        mask |= 1 << k;
+                    }
+                }
+            }
+            match self.frames.get_mut(l) {
+                Some(frame) if frame.half == mask => {}
+                Some(frame) => {
+                    *frame = LevelFrame::new(cfg, level, mask);
+                    changed = true;
+                }
+                None => {
+                    self.frames.push(LevelFrame::new(cfg, level, mask));
+                    changed = true;
+                }
+            }
         }
-        out
+        changed
     }
 
     /// The configuration a view needs: enough levels to reach the
@@ -597,19 +669,34 @@ impl Clipmap {
         let eye = view.eye();
         let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
         let places = place_levels(&cfg, cam0);
-        let listed = self.list_pieces(&cfg, &places, view);
-        let half_blocks = listed
+        if self.update_frames(&cfg, &places, view) {
+            self.cull.frame_pieces = self
+                .frames
+                .iter()
+                .flat_map(|f| &f.pieces)
+                .map(piece_gpu)
+                .collect();
+            self.cull.frame_pieces_stale.store(true, Ordering::Relaxed);
+            self.listing_version += 1;
+        }
+        let trims: Vec<Piece> = places
             .iter()
-            .filter(|p| p.kind == PieceKind::Block2)
-            .count() as u32;
-        let piece_count = listed.len() as u32;
+            .enumerate()
+            .flat_map(|(l, p)| level_trims(&cfg, l as u32, p))
+            .collect();
         // Per kind, what was listed (the counters until a readback arrives).
         let mut listed_per_kind = [0u64; KINDS];
-        for p in &listed {
+        for f in &self.frames {
+            for (sum, n) in listed_per_kind.iter_mut().zip(f.per_kind) {
+                *sum += u64::from(n);
+            }
+        }
+        for p in &trims {
             listed_per_kind[kind_index(p.kind)] += 1;
         }
-        let pieces: Vec<[i32; 4]> = listed.iter().map(piece_gpu).collect();
-        self.listed = listed;
+        let half_blocks = listed_per_kind[kind_index(PieceKind::Block2)] as u32;
+        let piece_count = listed_per_kind.iter().sum::<u64>() as u32;
+        self.places.clone_from(&places);
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
         let Clipmap {
@@ -712,28 +799,33 @@ impl Clipmap {
                     ctx.pass
                         .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
                 }
+                let stored = cull.frame_pieces.len() as u32;
                 let u = CullUniforms::new(
                     &view.frustum,
                     eye,
                     cull_distance(&view),
                     level_gpu.z_range,
-                    pieces.len() as u32,
+                    stored,
+                    places.iter().map(|p| p.origin),
+                    &trims,
                 );
-                let writes: [&[u8]; 3] = [
-                    bytemuck::bytes_of(&u),
-                    bytemuck::cast_slice(&pieces),
-                    bytemuck::cast_slice(&cull.empty_args),
+                let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
+                let writes: [Option<(BufferId, &[u8])>; 3] = [
+                    Some((cull_uniforms, bytemuck::bytes_of(&u))),
+                    Some((args, bytemuck::cast_slice(&cull.empty_args))),
+                    stale.then(|| (pieces_id, bytemuck::cast_slice(&cull.frame_pieces))),
                 ];
-                for (buffer, bytes) in [cull_uniforms, pieces_id, args].into_iter().zip(writes) {
+                for (buffer, bytes) in writes.into_iter().flatten() {
                     ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
                 }
+                let invocations = stored + u.trim_count;
                 ctx.pass.set_pipeline(&cull.pipeline);
                 ctx.pass
                     .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
                 ctx.pass
-                    .dispatch_workgroups((pieces.len() as u32).div_ceil(64).max(1), 1, 1);
-                ctx.counters.instances_submitted += pieces.len() as u64;
+                    .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
+                ctx.counters.instances_submitted += u64::from(invocations);
             });
         if copy_now {
             graph
@@ -1011,9 +1103,27 @@ impl Clipmap {
     }
 
     /// The pieces the last recorded frame listed for the GPU cull (ring
-    /// blocks within the `pixel_error` bound at half resolution).
-    pub fn listed_pieces(&self) -> &[Piece] {
-        &self.listed
+    /// blocks within the `pixel_error` bound at half resolution), placed:
+    /// per level, its [`LevelFrame`] at its corner, then its trims.
+    pub fn listed_pieces(&self) -> Vec<Piece> {
+        let Some(cfg) = self.frames_cfg else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (l, (frame, place)) in self.frames.iter().zip(&self.places).enumerate() {
+            out.extend(frame.pieces.iter().map(|p| Piece {
+                origin: [place.origin[0] + p.origin[0], place.origin[1] + p.origin[1]],
+                ..*p
+            }));
+            out.extend(level_trims(&cfg, l as u32, place));
+        }
+        out
+    }
+
+    /// Changes every time a recorded frame re-listed a level's pieces (the
+    /// levels' placement alone does not re-list them).
+    pub fn listing_version(&self) -> u64 {
+        self.listing_version
     }
 
     /// Draws at half resolution exactly the ring blocks `half(level, offset)`
@@ -1185,7 +1295,7 @@ impl CullState {
         });
         let pieces = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.cull.pieces"),
-            size: u64::from(MAX_LEVELS) * 28 * 16,
+            size: u64::from(MAX_LEVELS * MAX_FRAME_PIECES_PER_LEVEL) * 16,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -1241,6 +1351,8 @@ impl CullState {
             readback: Mutex::new(readback),
             frame: 0,
             counts: None,
+            frame_pieces: Vec::new(),
+            frame_pieces_stale: AtomicBool::new(true),
         })
     }
 }

@@ -532,7 +532,7 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
         "half",
         Tech::Clip(&mut clipmap, &world),
     );
-    let listed = clipmap.listed_pieces().to_vec();
+    let listed = clipmap.listed_pieces();
     let half = listed
         .iter()
         .filter(|p| p.kind == PieceKind::Block2)
@@ -872,10 +872,14 @@ fn gpu_cull_matches_cpu_reference() {
         levels: 4,
     };
     let (fx, fy) = focus(&world);
-    let ground = world.height_at(fx, fy).expect("resident");
+    let mut listings = Vec::new();
+    // The eye moves between views, so the levels move while their lists
+    // of pieces (kept relative to each level's corner) may stay.
     for (k, yaw) in [0.0f32, 70.0, 200.0].into_iter().enumerate() {
+        let (ex, ey) = (fx + 9.0 * k as f64, fy - 6.0 * k as f64);
+        let ground = world.height_at(ex, ey).expect("resident");
         let camera = Camera {
-            eye: Vec3::new(fx as f32, fy as f32, ground + 6.0),
+            eye: Vec3::new(ex as f32, ey as f32, ground + 6.0),
             yaw_deg: yaw,
             pitch_deg: -10.0,
             fov_y_deg: 60.0,
@@ -910,8 +914,9 @@ fn gpu_cull_matches_cpu_reference() {
         // What the technique listed (half-resolution blocks included): the
         // same pieces as the layout's, kind for kind once half blocks count
         // as blocks and edge seams are left out.
-        let pieces = clipmap.listed_pieces().to_vec();
-        let places = place_levels(&cfg, camera_level0(fx, fy));
+        let pieces = clipmap.listed_pieces();
+        let places = place_levels(&cfg, camera_level0(ex, ey));
+        listings.push((places.clone(), clipmap.listing_version()));
         let mut layout: Vec<_> = (0..cfg.levels)
             .flat_map(|l| super::layout::level_pieces(&cfg, l, &places[l as usize]))
             .map(|p| (p.level, p.origin, p.kind))
@@ -959,6 +964,14 @@ fn gpu_cull_matches_cpu_reference() {
         );
         assert!(drawn.len() <= pieces.len());
     }
+    // At least one move kept every level's list and only moved the levels.
+    assert!(
+        listings
+            .windows(2)
+            .any(|w| w[0].0 != w[1].0 && w[0].1 == w[1].1),
+        "no view reused the listing: {:?}",
+        listings.iter().map(|l| l.1).collect::<Vec<_>>()
+    );
 }
 
 /// Streaming: after tiles were evicted and made resident in place, every
