@@ -29,11 +29,13 @@ struct CullUniforms {
     trims: array<vec4<i32>, 24>,
 }
 
-// Per mesh kind: quads along I and J (x, y), first instance of its range (z).
+// Per mesh kind: quads along I and J of its mesh (x, y; a sub-block for the
+// split kinds), first instance of its range, and sub-blocks per side (1: the
+// piece whole).
 struct CullKind {
     quads: vec2<i32>,
     first_instance: u32,
-    pad: u32,
+    split: u32,
 }
 
 // wgpu's DrawIndexedIndirectArgs with an atomic instance count.
@@ -82,19 +84,42 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let level = u32(p.z);
     let kind = u32(p.w) & 0xffu;
     let stitch = (u32(p.w) >> 8u) & 0xfu;
-    let q = kinds[kind].quads;
-    let a = cull_vertex_world(level, p.x, p.y);
-    let b = cull_vertex_world(level, p.x + q.x, p.y + q.y);
-    let bmin = vec3<f32>(min(a, b), cu.z_range.x);
-    let bmax = vec3<f32>(max(a, b), cu.z_range.y);
-    if (!frustum_aabb_visible(cu.frustum, bmin, bmax)) {
-        return;
+    let kk = kinds[kind];
+    let q = kk.quads;
+    let n = i32(kk.split);
+    // A split kind: each sub-block is tested and drawn on its own, keeping
+    // the stitched edges of the piece that are its own edges (Rust:
+    // cull::parts).
+    for (var sa = 0; sa < n; sa++) {
+        for (var sb = 0; sb < n; sb++) {
+            let o = p.xy + vec2<i32>(sa, sb) * q;
+            let a = cull_vertex_world(level, o.x, o.y);
+            let b = cull_vertex_world(level, o.x + q.x, o.y + q.y);
+            let bmin = vec3<f32>(min(a, b), cu.z_range.x);
+            let bmax = vec3<f32>(max(a, b), cu.z_range.y);
+            if (!frustum_aabb_visible(cu.frustum, bmin, bmax)) {
+                continue;
+            }
+            let nearest = clamp(cu.eye.xy, bmin.xy, bmax.xy);
+            if (distance(nearest, cu.eye.xy) > cu.eye.w) {
+                continue;
+            }
+            var st = stitch;
+            if (sa != 0) {
+                st &= ~1u;
+            }
+            if (sa != n - 1) {
+                st &= ~2u;
+            }
+            if (sb != 0) {
+                st &= ~4u;
+            }
+            if (sb != n - 1) {
+                st &= ~8u;
+            }
+            let slot = atomicAdd(&args[kind].instance_count, 1u);
+            let word = st | (u32(q.x) << 4u) | (u32(q.y) << 14u);
+            instances[kk.first_instance + slot] = vec4<i32>(o.x, o.y, p.z, i32(word));
+        }
     }
-    let nearest = clamp(cu.eye.xy, bmin.xy, bmax.xy);
-    if (distance(nearest, cu.eye.xy) > cu.eye.w) {
-        return;
-    }
-    let slot = atomicAdd(&args[kind].instance_count, 1u);
-    let word = stitch | (u32(q.x) << 4u) | (u32(q.y) << 14u);
-    instances[kinds[kind].first_instance + slot] = vec4<i32>(p.x, p.y, p.z, i32(word));
 }

@@ -20,8 +20,9 @@ use super::mesh::ClipmapMeshes;
 
 /// Mesh kinds (one indirect draw each).
 pub const KINDS: usize = PieceKind::ALL.len();
-/// Instances reserved per kind (more than any level set can produce).
-pub const INSTANCES_PER_KIND: u32 = MAX_LEVELS * 28;
+/// Instances reserved per kind (more than any level set can produce: at
+/// most 16 blocks per level, each up to 4 x 4 sub-blocks).
+pub const INSTANCES_PER_KIND: u32 = MAX_LEVELS * 16 * 16;
 /// Most pieces one level lists without its trims: 12 ring blocks, 4
 /// fix-ups, its seam and up to 4 edge seams per half-resolution block (the
 /// finest level: 16 blocks, 8 fix-ups, the centre and its seam).
@@ -85,12 +86,13 @@ impl CullUniforms {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullKind {
-    /// Quads along `I` and `J`.
+    /// Quads along `I` and `J` of the kind's mesh (a sub-block for the split
+    /// kinds).
     pub quads: [i32; 2],
     /// First instance of the kind's range.
     pub first_instance: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Sub-blocks per side ([`PieceKind::split`]; 1: the piece whole).
+    pub split: u32,
 }
 
 /// wgpu's `DrawIndexedIndirectArgs` (WGSL `DrawArgs`).
@@ -112,11 +114,11 @@ pub struct DrawArgs {
 /// The kind table for block size `block`.
 pub fn kinds(block: u32) -> [CullKind; KINDS] {
     PieceKind::ALL.map(|k| {
-        let [w, h] = k.quads(i64::from(block));
+        let [w, h] = k.mesh_quads(i64::from(block));
         CullKind {
             quads: [w as i32, h as i32],
             first_instance: kind_index(k) as u32 * INSTANCES_PER_KIND,
-            pad: 0,
+            split: k.split(i64::from(block)) as u32,
         }
     })
 }
@@ -158,15 +160,103 @@ pub fn instance_word(stitch: u8, quads: [i64; 2]) -> i32 {
     i32::from(stitch & 0xf) | ((quads[0] as i32) << 4) | ((quads[1] as i32) << 14)
 }
 
-/// The box the cull tests for `p`: xy from its extent, z `z_range`.
-pub fn piece_box(block: u32, z_range: [f32; 2], p: &Piece) -> (Vec3, Vec3) {
-    let [w, h] = p.kind.quads(i64::from(block));
-    let (x0, y0) = vertex_world(p.level, p.origin[0], p.origin[1]);
-    let (x1, y1) = vertex_world(p.level, p.origin[0] + w, p.origin[1] + h);
+/// The box of `quads` level quads of level `level` from `origin`: xy from
+/// that extent, z `z_range`.
+fn box_of(level: u32, origin: [i64; 2], quads: [i64; 2], z_range: [f32; 2]) -> (Vec3, Vec3) {
+    let (x0, y0) = vertex_world(level, origin[0], origin[1]);
+    let (x1, y1) = vertex_world(level, origin[0] + quads[0], origin[1] + quads[1]);
     (
         Vec3::new(x0.min(x1) as f32, y0.min(y1) as f32, z_range[0]),
         Vec3::new(x0.max(x1) as f32, y0.max(y1) as f32, z_range[1]),
     )
+}
+
+/// The box of the whole piece `p`: xy from its extent, z `z_range`.
+pub fn piece_box(block: u32, z_range: [f32; 2], p: &Piece) -> (Vec3, Vec3) {
+    box_of(p.level, p.origin, p.kind.quads(i64::from(block)), z_range)
+}
+
+/// What one instance of the cull draws: a piece whole, or one sub-block of
+/// a split block ([`PieceKind::split`]), with the piece's stitched edges
+/// that lie on the sub-block's own edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The piece's kind.
+    pub kind: PieceKind,
+    /// Level.
+    pub level: u32,
+    /// Min corner in level units.
+    pub origin: [i64; 2],
+    /// Stitched edges ([`super::layout::stitch`] bits).
+    pub stitch: u8,
+    /// Quads along `I` and `J`.
+    pub quads: [i64; 2],
+}
+
+impl Part {
+    /// The instance the cull writes for this part (origin, level, word).
+    pub fn instance(&self) -> [i32; 4] {
+        [
+            self.origin[0] as i32,
+            self.origin[1] as i32,
+            self.level as i32,
+            instance_word(self.stitch, self.quads),
+        ]
+    }
+
+    /// The box the cull tests: xy from the part's extent, z `z_range`.
+    pub fn bounds(&self, z_range: [f32; 2]) -> (Vec3, Vec3) {
+        box_of(self.level, self.origin, self.quads, z_range)
+    }
+
+    /// CPU reference of the shader's test (as [`piece_visible`]).
+    pub fn visible(&self, z_range: [f32; 2], frustum: &Frustum, eye: Vec3, distance: f32) -> bool {
+        let (min, max) = self.bounds(z_range);
+        frustum.aabb_visible(min, max) && box_distance(min, max, eye) <= distance
+    }
+
+    /// How far the part is from flipping the test (as [`piece_margin`]).
+    pub fn margin(&self, z_range: [f32; 2], frustum: &Frustum, eye: Vec3, distance: f32) -> f32 {
+        let (min, max) = self.bounds(z_range);
+        frustum
+            .aabb_margin(min, max)
+            .abs()
+            .min((box_distance(min, max, eye) - distance).abs())
+    }
+}
+
+/// The parts the cull considers for `p`, in the shader's order (`I` outer):
+/// `n x n` sub-blocks for a split kind, else the piece whole.
+pub fn parts(block: u32, p: &Piece) -> Vec<Part> {
+    let t = i64::from(block);
+    let n = p.kind.split(t);
+    let quads = p.kind.mesh_quads(t);
+    let mut out = Vec::with_capacity((n * n) as usize);
+    for a in 0..n {
+        for b in 0..n {
+            let mut stitch = p.stitch;
+            if a != 0 {
+                stitch &= !super::layout::stitch::I_MIN;
+            }
+            if a != n - 1 {
+                stitch &= !super::layout::stitch::I_MAX;
+            }
+            if b != 0 {
+                stitch &= !super::layout::stitch::J_MIN;
+            }
+            if b != n - 1 {
+                stitch &= !super::layout::stitch::J_MAX;
+            }
+            out.push(Part {
+                kind: p.kind,
+                level: p.level,
+                origin: [p.origin[0] + a * quads[0], p.origin[1] + b * quads[1]],
+                stitch,
+                quads,
+            });
+        }
+    }
+    out
 }
 
 /// Horizontal distance from `eye` to the nearest point of `p`'s box: a
@@ -230,7 +320,8 @@ mod tests {
             assert_eq!(u64::from(args[k].index_count) / 3, r.triangles());
             assert_eq!(args[k].instance_count, 0);
             assert_eq!(args[k].first_instance, table[k].first_instance);
-            assert_eq!(table[k].quads[0] as i64, kind.quads(8)[0]);
+            assert_eq!(table[k].quads[0] as i64, kind.mesh_quads(8)[0]);
+            assert_eq!(i64::from(table[k].split), kind.split(8));
         }
         for w in table.windows(2) {
             assert_eq!(
@@ -239,6 +330,57 @@ mod tests {
             );
         }
     }
+    #[test]
+    fn parts_tile_their_piece_and_keep_only_outer_stitches() {
+        use crate::terrain::clipmap::layout::stitch;
+        for t in [8u32, 16, 32, 10] {
+            let ti = i64::from(t);
+            for kind in PieceKind::ALL {
+                let p = Piece {
+                    kind,
+                    level: 3,
+                    origin: [40, -6],
+                    stitch: stitch::I_MIN | stitch::J_MAX,
+                };
+                let parts = parts(t, &p);
+                let n = kind.split(ti);
+                assert_eq!(parts.len() as i64, n * n, "{kind:?} t {t}");
+                let [w, h] = kind.quads(ti);
+                if n > 1 {
+                    // Sub-block offsets keep the triangulation: multiples of 4.
+                    assert_eq!((w / n) % 4, 0, "{kind:?} t {t}");
+                }
+                // Together the parts cover the piece's quads exactly once.
+                let mut covered = std::collections::HashSet::new();
+                for q in &parts {
+                    assert_eq!(q.level, 3);
+                    for x in q.origin[0]..q.origin[0] + q.quads[0].max(1) {
+                        for y in q.origin[1]..q.origin[1] + q.quads[1].max(1) {
+                            assert!(covered.insert((x, y)), "{kind:?}: ({x}, {y}) twice");
+                        }
+                    }
+                    // A stitch survives only on an edge of the piece.
+                    if q.stitch & stitch::I_MIN != 0 {
+                        assert_eq!(q.origin[0], p.origin[0]);
+                    }
+                    if q.stitch & stitch::J_MAX != 0 {
+                        assert_eq!(q.origin[1] + q.quads[1], p.origin[1] + h);
+                    }
+                    assert_eq!(q.stitch & (stitch::I_MAX | stitch::J_MIN), 0);
+                }
+                assert_eq!(covered.len() as i64, w.max(1) * h.max(1), "{kind:?} t {t}");
+                let stitched_min = parts
+                    .iter()
+                    .filter(|q| q.stitch & stitch::I_MIN != 0)
+                    .count();
+                assert_eq!(
+                    stitched_min as i64, n,
+                    "{kind:?}: every part on the I_MIN edge"
+                );
+            }
+        }
+    }
+
     #[test]
     fn uniforms_match_wgsl() {
         let (_, module) =

@@ -185,6 +185,22 @@ impl PieceKind {
         PieceKind::EdgeSeamJ,
     ];
 
+    /// Sub-blocks per side a block of this kind is drawn and culled as
+    /// ([`block_split`] for blocks and half-resolution blocks, else 1).
+    pub fn split(self, t: i64) -> i64 {
+        match self {
+            PieceKind::Block | PieceKind::Block2 => block_split(t),
+            _ => 1,
+        }
+    }
+
+    /// Size in level quads of the mesh one instance of this kind draws: a
+    /// sub-block for the split kinds, else [`Self::quads`].
+    pub fn mesh_quads(self, t: i64) -> [i64; 2] {
+        let n = self.split(t);
+        self.quads(t).map(|q| q / n)
+    }
+
     /// Size in level quads `(along I, along J)` for block size `t` (the
     /// seam's is the whole level footprint, an edge seam's its edge; the
     /// half-resolution block covers what a block covers).
@@ -231,6 +247,21 @@ pub mod stitch {
 /// block `t`.
 pub fn block_stops(t: i64) -> [i64; 4] {
     [0, t, 2 * t + 2, 3 * t + 2]
+}
+
+/// Sub-blocks per side of a ring block of size `t` for culling and drawing:
+/// 4 or 2 when a sub-block keeps the block's triangulation (its offset
+/// inside the block is a multiple of 4 quads, so both the full-resolution
+/// diagonal rule and the half-resolution one, on even double quads, carry
+/// over), else 1 (the block whole). `t` = 32: 4 x 4 sub-blocks of 8 quads.
+pub fn block_split(t: i64) -> i64 {
+    if t % 16 == 0 {
+        4
+    } else if t % 8 == 0 {
+        2
+    } else {
+        1
+    }
 }
 
 /// One piece to draw: a mesh at a level and an absolute origin.

@@ -79,8 +79,9 @@ pub struct ClipmapStats {
     pub levels: u32,
     /// Pieces considered and drawn.
     pub pieces: usize,
-    /// Pieces that passed the GPU cull (read back a few frames late; all
-    /// pieces until the first readback arrives).
+    /// Instances that passed the GPU cull: pieces, a block counting once per
+    /// sub-block drawn ([`super::cull::parts`]); read back a few frames late,
+    /// every part listed until the first readback arrives.
     pub pieces_drawn: usize,
     /// Triangles drawn (same lag).
     pub triangles: u64,
@@ -885,13 +886,17 @@ impl Clipmap {
                     }
                 }
                 ctx.counters.draw_calls += KINDS as u64;
-                // Until the first readback arrives, count every piece.
+                // Instances (a split block counts once per sub-block drawn);
+                // until the first readback arrives, every part listed.
                 let (mut drawn, mut triangles) = (0u64, 0u64);
                 for kind in PieceKind::ALL {
                     let k = kind_index(kind);
                     let count = match cull.counts {
                         Some(c) => u64::from(c[k]),
-                        None => listed_per_kind[k],
+                        None => {
+                            let n = kind.split(i64::from(cfg.block)) as u64;
+                            listed_per_kind[k] * n * n
+                        }
                     };
                     drawn += count;
                     if !kind.is_seam() {

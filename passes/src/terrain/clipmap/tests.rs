@@ -442,7 +442,16 @@ fn levels_meet_without_cracks_and_holes_show() {
     let stats = clipmap.stats().clone();
     assert_eq!(stats.levels, 4, "{stats:?}");
     let drawn = clipmap.read_drawn(gpu).len();
-    assert!(drawn > 0 && drawn < stats.pieces, "{drawn} of {stats:?}");
+    // Instances: a block is drawn as sub-blocks, each culled on its own.
+    let parts: usize = clipmap
+        .listed_pieces()
+        .iter()
+        .map(|p| super::cull::parts(8, p).len())
+        .sum();
+    assert!(
+        drawn > 0 && drawn < parts,
+        "{drawn} of {parts} parts, {stats:?}"
+    );
     let cfg = ClipmapConfig {
         block: 8,
         levels: 4,
@@ -561,13 +570,15 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
     }
     let (t_half, t_full) = (clipmap.stats().triangles, full.stats().triangles);
     assert!(t_half < t_full, "half {t_half} vs full {t_full} triangles");
+    // Every drawn part's edges, the sub-blocks' inner ones included.
     let pieces: Vec<_> = listed
         .iter()
         .filter(|p| (1..=2).contains(&p.level) && !p.kind.is_seam())
+        .flat_map(|p| super::cull::parts(8, p))
         .collect();
     let rects: Vec<_> = pieces
         .iter()
-        .map(|p| (p.level, p.origin, p.kind.quads(8)))
+        .map(|p| (p.level, p.origin, p.quads))
         .collect();
     let (checked, cracks) = background_on_edges(&world, &view, &img, &rects);
     let cracks: Vec<_> = cracks
@@ -936,15 +947,20 @@ fn gpu_cull_matches_cpu_reference() {
         layout.sort();
         as_full.sort();
         assert_eq!(as_full, layout, "view {k}");
+        // Per part (a block is culled and drawn as sub-blocks).
+        let parts: Vec<_> = pieces
+            .iter()
+            .flat_map(|p| super::cull::parts(8, p))
+            .collect();
         let (mut kept, mut culled_frustum, mut culled_fog) = (0, 0, 0);
-        for p in &pieces {
+        let mut split_kept = 0;
+        for p in &parts {
             let eye = view.eye();
-            let want = super::cull::piece_visible(8, z, p, &view.frustum, eye, 160.0);
-            if super::cull::piece_margin(8, z, p, &view.frustum, eye, 160.0) < 0.05 {
+            let want = p.visible(z, &view.frustum, eye, 160.0);
+            if p.margin(z, &view.frustum, eye, 160.0) < 0.05 {
                 continue;
             }
-            let word = super::cull::instance_word(p.stitch, p.kind.quads(8));
-            let key = [p.origin[0] as i32, p.origin[1] as i32, p.level as i32, word];
+            let key = p.instance();
             let got = drawn
                 .iter()
                 .filter(|(kind, q)| *kind == p.kind && *q == key)
@@ -952,17 +968,18 @@ fn gpu_cull_matches_cpu_reference() {
             assert_eq!(got, usize::from(want), "view {k}: {p:?}");
             if want {
                 kept += 1;
-            } else if super::cull::piece_visible(8, z, p, &view.frustum, eye, f32::MAX) {
+                split_kept += usize::from(p.quads != p.kind.quads(8));
+            } else if p.visible(z, &view.frustum, eye, f32::MAX) {
                 culled_fog += 1;
             } else {
                 culled_frustum += 1;
             }
         }
         assert!(
-            kept > 0 && culled_frustum > 0 && culled_fog > 0,
-            "view {k}: kept {kept}, frustum {culled_frustum}, fog {culled_fog}"
+            kept > 0 && culled_frustum > 0 && culled_fog > 0 && split_kept > 0,
+            "view {k}: kept {kept} ({split_kept} sub-blocks), frustum {culled_frustum}, fog {culled_fog}"
         );
-        assert!(drawn.len() <= pieces.len());
+        assert!(drawn.len() <= parts.len());
     }
     // At least one move kept every level's list and only moved the levels.
     assert!(
