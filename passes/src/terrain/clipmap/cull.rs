@@ -10,7 +10,7 @@
 //! multi-draw-indirect of the shared meshes. The triangle and instance
 //! counters come from a lagged readback of the per-kind instance counts.
 //!
-//! [`piece_visible`] is the CPU reference of the shader's test.
+//! [`parts`] and [`Part::visible`] are the CPU reference of the shader's test.
 
 use glam::{Vec2, Vec3};
 use sward_engine::Frustum;
@@ -209,13 +209,15 @@ impl Part {
         box_of(self.level, self.origin, self.quads, z_range)
     }
 
-    /// CPU reference of the shader's test (as [`piece_visible`]).
+    /// CPU reference of the shader's test: the box touches the frustum and
+    /// its nearest point is within `distance` of the eye horizontally.
     pub fn visible(&self, z_range: [f32; 2], frustum: &Frustum, eye: Vec3, distance: f32) -> bool {
         let (min, max) = self.bounds(z_range);
         frustum.aabb_visible(min, max) && box_distance(min, max, eye) <= distance
     }
 
-    /// How far the part is from flipping the test (as [`piece_margin`]).
+    /// How far the part is from flipping the test (world units, for tests
+    /// that skip f32 ties): the smaller of the frustum and distance margins.
     pub fn margin(&self, z_range: [f32; 2], frustum: &Frustum, eye: Vec3, distance: f32) -> f32 {
         let (min, max) = self.bounds(z_range);
         frustum
@@ -270,37 +272,6 @@ pub fn piece_distance(block: u32, p: &Piece, eye: Vec3) -> f32 {
 fn box_distance(min: Vec3, max: Vec3, eye: Vec3) -> f32 {
     let e = eye.truncate();
     Vec2::distance(e.clamp(min.truncate(), max.truncate()), e)
-}
-
-/// CPU reference of the shader's test: the box touches the frustum and its
-/// nearest point is within `distance` of the eye horizontally.
-pub fn piece_visible(
-    block: u32,
-    z_range: [f32; 2],
-    p: &Piece,
-    frustum: &Frustum,
-    eye: Vec3,
-    distance: f32,
-) -> bool {
-    let (min, max) = piece_box(block, z_range, p);
-    frustum.aabb_visible(min, max) && box_distance(min, max, eye) <= distance
-}
-
-/// How far `p` is from flipping the test (world units, for tests that skip
-/// f32 ties): the smaller of the frustum margin and the distance margin.
-pub fn piece_margin(
-    block: u32,
-    z_range: [f32; 2],
-    p: &Piece,
-    frustum: &Frustum,
-    eye: Vec3,
-    distance: f32,
-) -> f32 {
-    let (min, max) = piece_box(block, z_range, p);
-    frustum
-        .aabb_margin(min, max)
-        .abs()
-        .min((box_distance(min, max, eye) - distance).abs())
 }
 
 #[cfg(test)]

@@ -864,7 +864,7 @@ fn gpu_fill_matches_cpu_reference() {
 }
 
 /// The GPU cull keeps exactly the pieces its CPU reference
-/// (`cull::piece_visible`: frustum box test and horizontal fog distance)
+/// (`cull::Part::visible`: frustum box test and horizontal fog distance)
 /// keeps, for a ground view with a short fog (both tests cull something),
 /// skipping pieces within 0.05 units of a decision; every kept piece lands in
 /// its own kind's draw.
