@@ -30,7 +30,7 @@
 //! approximate over resident tiles.
 
 use super::fill::{FarGrid, FAR_STEP};
-use super::layout::{block_stops, ClipmapConfig};
+use super::layout::{ring_block_offsets, ClipmapConfig};
 
 /// Finest level that may be drawn at half resolution: its vertices (every
 /// `2^l / 2` cells) are far-grid samples (every [`FAR_STEP`] cells).
@@ -56,7 +56,7 @@ pub struct LevelErrors {
     /// Residuals (world units) of half quad `(A, B)` (absolute: level
     /// vertex `(2A, 2B)` is its min corner) at `(B mod side, A mod side)`.
     residual: Vec<f32>,
-    /// Largest residual of each block, by offset inside the window.
+    /// Largest residual of each ring block, by offset inside the window.
     blocks: Vec<([i64; 2], f32)>,
 }
 
@@ -134,10 +134,9 @@ impl LevelErrors {
         }
         self.origin = Some(origin);
         let t = self.block;
-        let stops = block_stops(t);
-        self.blocks = stops
-            .iter()
-            .flat_map(|&y| stops.iter().map(move |&x| [x, y]))
+        // Only ring blocks are ever drawn at half resolution (the levels
+        // estimated here are never the finest).
+        self.blocks = ring_block_offsets(t, false)
             .map(|off| (off, self.piece_error(off, [t, t])))
             .collect();
         estimated
@@ -149,7 +148,7 @@ impl LevelErrors {
     }
 
     /// Largest residual of the block at `offset` inside the window (as of
-    /// the last update); `None` for an offset that is not a block's.
+    /// the last update); `None` for an offset that is not a ring block's.
     pub fn block_error(&self, offset: [i64; 2]) -> Option<f32> {
         self.blocks
             .iter()
