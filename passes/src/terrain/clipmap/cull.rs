@@ -4,18 +4,25 @@
 //! only when a ring block switches resolution); each frame the CPU writes
 //! the levels' corners and their trims into the uniforms and resets one
 //! indexed indirect draw per mesh kind (ten, instance count 0). A compute
-//! pass places each piece at its level's corner, tests its box against the
-//! frustum and its horizontal distance against the fog end, and appends the
-//! visible ones to their kind's instance range; the draw pass issues one
-//! multi-draw-indirect of the shared meshes. The triangle and instance
-//! counters come from a lagged readback of the per-kind instance counts.
+//! pass places each piece at its level's corner, tests the box of each of
+//! its parts against the frustum and its horizontal distance against the fog
+//! end, and appends the visible ones to their kind's instance range; the
+//! draw pass issues one multi-draw-indirect of the shared meshes. The
+//! triangle and instance counters come from a lagged readback of the
+//! per-kind instance counts.
 //!
-//! [`parts`] and [`Part::visible`] are the CPU reference of the shader's test.
+//! A part's box spans the heights it can be drawn at: the lowest and highest
+//! texel of the height tiles under it ([`ZTiles`]: 4 x 4 level quads each,
+//! computed on the GPU, in the same pass, for the levels the fill changed),
+//! of its own level and of the next coarser one (its geomorph target).
+//!
+//! [`parts`], [`Part::visible`] and [`ZTiles`] are the CPU reference of the
+//! shader's test.
 
 use glam::{Vec2, Vec3};
 use sward_engine::Frustum;
 
-use super::layout::{vertex_world, Piece, PieceKind, MAX_LEVELS};
+use super::layout::{vertex_world, ClipmapConfig, Piece, PieceKind, MAX_LEVELS};
 use super::mesh::ClipmapMeshes;
 
 /// Mesh kinds (one indirect draw each).
@@ -36,29 +43,48 @@ pub struct CullUniforms {
     pub frustum: [[f32; 4]; 6],
     /// Eye (xyz) and cull distance (w).
     pub eye: [f32; 4],
-    /// Lowest and highest height of any level.
-    pub z_range: [f32; 2],
     /// Pieces in the storage buffer (relative to their level's corner).
     pub count: u32,
     /// Trims in `trims`.
     pub trim_count: u32,
+    /// Levels in use.
+    pub levels: u32,
+    /// Height tiles per level side ([`ZTiles`]).
+    pub tiles: u32,
+    /// Bit `l`: the fill changed level `l`'s texels this frame (its height
+    /// tiles are computed again).
+    pub update: u32,
+    /// First instance of phase two's ranges ([`SECOND`], occlusion).
+    pub second: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
     /// Per level: its min corner in level units (x, y).
     pub origins: [[i32; 4]; MAX_LEVELS as usize],
     /// The levels' trims, placed ([`piece_gpu`]).
     pub trims: [[i32; 4]; 2 * MAX_LEVELS as usize],
+    /// Occlusion: this frame's view-projection.
+    pub view_proj: [[f32; 4]; 4],
+    /// Occlusion: target size in pixels (x, y), pyramid levels (z), 1 when
+    /// the pyramid holds last frame's depth (w; phase one hides nothing
+    /// otherwise).
+    pub hiz: [f32; 4],
 }
 
 impl CullUniforms {
-    /// Uniforms for `count` stored pieces of levels whose min corners are
-    /// `origins` plus `trims`, seen through `frustum` from `eye`, culled
-    /// beyond `distance` (horizontal), heights within `z_range`. Levels and
-    /// trims beyond [`MAX_LEVELS`] are dropped (a configuration never has
-    /// more).
+    /// Uniforms for `count` stored pieces of the levels of `cfg` whose min
+    /// corners are `origins` plus `trims`, seen through `frustum` from `eye`,
+    /// culled beyond `distance` (horizontal); the height tiles of the levels
+    /// in the bit mask `update` are computed again. Levels and trims beyond
+    /// [`MAX_LEVELS`] are dropped (a configuration never has more).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         frustum: &Frustum,
         eye: Vec3,
         distance: f32,
-        z_range: [f32; 2],
+        cfg: &ClipmapConfig,
+        update: u32,
         count: u32,
         origins: impl IntoIterator<Item = [i64; 2]>,
         trims: &[Piece],
@@ -66,11 +92,18 @@ impl CullUniforms {
         let mut u = CullUniforms {
             frustum: frustum.planes.map(|p| p.to_array()),
             eye: [eye.x, eye.y, eye.z, distance],
-            z_range,
             count,
             trim_count: trims.len().min(2 * MAX_LEVELS as usize) as u32,
+            levels: cfg.levels,
+            tiles: ZTiles::side(cfg) as u32,
+            update,
+            second: SECOND,
+            _pad1: 0,
+            _pad2: 0,
             origins: [[0; 4]; MAX_LEVELS as usize],
             trims: [[0; 4]; 2 * MAX_LEVELS as usize],
+            view_proj: [[0.0; 4]; 4],
+            hiz: [0.0; 4],
         };
         for (slot, o) in u.origins.iter_mut().zip(origins) {
             *slot = [o[0] as i32, o[1] as i32, 0, 0];
@@ -81,6 +114,24 @@ impl CullUniforms {
         u
     }
 }
+
+/// First instance of phase two's instance ranges (after phase one's, one
+/// range per kind each).
+pub const SECOND: u32 = KINDS as u32 * INSTANCES_PER_KIND;
+
+/// Entries of the args buffer: phase one's draws (one per kind), phase
+/// two's, and two counters (instance counts of draws that are never issued:
+/// the parts phase one rejected, the parts phase two found hidden).
+pub const ARGS: usize = 2 * KINDS + 2;
+
+/// Index in the args buffer of the rejected-parts counter.
+pub const REJECTED: usize = 2 * KINDS;
+
+/// Index in the args buffer of the still-hidden-parts counter.
+pub const HIDDEN: usize = 2 * KINDS + 1;
+
+/// Most parts phase one can reject (every instance range full).
+pub const MAX_REJECTED: u64 = KINDS as u64 * INSTANCES_PER_KIND as u64;
 
 /// Per mesh kind (WGSL `CullKind`).
 #[repr(C)]
@@ -140,6 +191,33 @@ pub fn empty_args(meshes: &ClipmapMeshes) -> [DrawArgs; KINDS] {
             first_instance: kind_index(k) as u32 * INSTANCES_PER_KIND,
         }
     })
+}
+
+/// The whole args buffer reset ([`ARGS`] entries): phase one's draws, phase
+/// two's (their ranges from [`SECOND`]) and the zeroed counters. With
+/// `multi` off every first instance is 0 (the draw binds its range).
+pub fn reset_args(meshes: &ClipmapMeshes, multi: bool) -> Vec<DrawArgs> {
+    let one = empty_args(meshes);
+    let two = one.map(|a| DrawArgs {
+        first_instance: a.first_instance + SECOND,
+        ..a
+    });
+    let mut out: Vec<DrawArgs> = one.into_iter().chain(two).collect();
+    out.extend(
+        [DrawArgs {
+            index_count: 0,
+            instance_count: 0,
+            first_index: 0,
+            base_vertex: 0,
+            first_instance: 0,
+        }; 2],
+    );
+    if !multi {
+        for a in &mut out {
+            a.first_instance = 0;
+        }
+    }
+    out
 }
 
 /// A piece as the shader reads it: origin, level, kind (bits 0-7) and
@@ -216,6 +294,20 @@ impl Part {
         frustum.aabb_visible(min, max) && box_distance(min, max, eye) <= distance
     }
 
+    /// CPU reference of the occlusion test of `phase_one` / `phase_two`:
+    /// the part's box (z `z_range`) against the pyramid `levels` of a
+    /// `pixels` target seen with `view_proj`.
+    pub fn occluded(
+        &self,
+        z_range: [f32; 2],
+        levels: &[crate::hiz::Level],
+        pixels: [u32; 2],
+        view_proj: glam::Mat4,
+    ) -> bool {
+        let (min, max) = self.bounds(z_range);
+        crate::hiz::box_occluded(levels, pixels, view_proj, min, max)
+    }
+
     /// How far the part is from flipping the test (world units, for tests
     /// that skip f32 ties): the smaller of the frustum and distance margins.
     pub fn margin(&self, z_range: [f32; 2], frustum: &Frustum, eye: Vec3, distance: f32) -> f32 {
@@ -259,6 +351,111 @@ pub fn parts(block: u32, p: &Piece) -> Vec<Part> {
         }
     }
     out
+}
+
+/// Level quads per side of a height tile.
+pub const ZTILE: i64 = 4;
+
+/// Height tiles of every level (the shader's `ztiles`): per level, per
+/// 4 x 4 quads of level vertices `4A ..= 4A + 4` by `4B ..= 4B + 4`, the
+/// lowest and highest texel height, kept at slot `(A mod T, B mod T)`
+/// (`T = N / 4` tiles a side, `N` the texels a side: a level's window of
+/// `F + 1 < N` vertices lies in `T` consecutive tiles).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZTiles {
+    side: i64,
+    levels: u32,
+    /// `[level][B mod T][A mod T]`: lowest, highest.
+    ranges: Vec<[f32; 2]>,
+}
+
+impl ZTiles {
+    /// Tiles per level side.
+    pub fn side(cfg: &ClipmapConfig) -> i64 {
+        i64::from(cfg.texels()) / ZTILE
+    }
+
+    /// CPU reference of the shader's `ztiles_main` for every level:
+    /// `origins` are the levels' min corners, `height(level, x, y)` the
+    /// height of texel `(x, y)` (slots, `0..N`) of layer `level`.
+    pub fn compute(
+        cfg: &ClipmapConfig,
+        origins: &[[i64; 2]],
+        height: impl Fn(u32, i64, i64) -> f32,
+    ) -> Self {
+        let t = Self::side(cfg);
+        let n = i64::from(cfg.texels());
+        let mut ranges = vec![[f32::MAX, f32::MIN]; (t * t) as usize * cfg.levels as usize];
+        for (l, o) in origins.iter().enumerate().take(cfg.levels as usize) {
+            let a0 = [o[0].div_euclid(ZTILE), o[1].div_euclid(ZTILE)];
+            for sb in 0..t {
+                for sa in 0..t {
+                    let a = a0[0] + (sa - a0[0]).rem_euclid(t);
+                    let b = a0[1] + (sb - a0[1]).rem_euclid(t);
+                    let mut r = [f32::MAX, f32::MIN];
+                    for y in 0..=ZTILE {
+                        for x in 0..=ZTILE {
+                            let h = height(
+                                l as u32,
+                                (ZTILE * a + x).rem_euclid(n),
+                                (ZTILE * b + y).rem_euclid(n),
+                            );
+                            r = [r[0].min(h), r[1].max(h)];
+                        }
+                    }
+                    ranges[((l as i64 * t + sb) * t + sa) as usize] = r;
+                }
+            }
+        }
+        ZTiles {
+            side: t,
+            levels: cfg.levels,
+            ranges,
+        }
+    }
+
+    /// The tiles as the GPU holds them (`[level][slot]`, read back).
+    pub fn from_gpu(cfg: &ClipmapConfig, ranges: &[[f32; 2]]) -> Self {
+        let t = Self::side(cfg);
+        ZTiles {
+            side: t,
+            levels: cfg.levels,
+            ranges: ranges[..(t * t) as usize * cfg.levels as usize].to_vec(),
+        }
+    }
+
+    /// Height range of level `level` over its vertices `lo ..= hi`: the
+    /// tiles that cover them (the shader's `tile_range`).
+    pub fn range(&self, level: u32, lo: [i64; 2], hi: [i64; 2]) -> [f32; 2] {
+        let t = self.side;
+        let a0 = lo.map(|v| v.div_euclid(ZTILE));
+        let a1 = [0, 1].map(|k| a0[k].max((hi[k] - 1).div_euclid(ZTILE)));
+        let mut r = [f32::MAX, f32::MIN];
+        for b in a0[1]..=a1[1] {
+            for a in a0[0]..=a1[0] {
+                let z = self.ranges
+                    [((i64::from(level) * t + b.rem_euclid(t)) * t + a.rem_euclid(t)) as usize];
+                r = [r[0].min(z[0]), r[1].max(z[1])];
+            }
+        }
+        r
+    }
+
+    /// Height range the cull gives `part`: its level's tiles under it and
+    /// the next coarser level's (the shader's `part_range`).
+    pub fn part_range(&self, part: &Part) -> [f32; 2] {
+        let (o, q) = (part.origin, part.quads);
+        let mut r = self.range(part.level, o, [o[0] + q[0], o[1] + q[1]]);
+        if part.level + 1 < self.levels {
+            let c = self.range(
+                part.level + 1,
+                o.map(|v| v.div_euclid(2)),
+                [0, 1].map(|k| (o[k] + q[k] + 1).div_euclid(2)),
+            );
+            r = [r[0].min(c[0]), r[1].max(c[1])];
+        }
+        r
+    }
 }
 
 /// Horizontal distance from `eye` to the nearest point of `p`'s box: a
@@ -352,6 +549,93 @@ mod tests {
         }
     }
 
+    /// The reset args: phase one's draws, phase two's with their ranges
+    /// after phase one's, and the two counters (no draw).
+    #[test]
+    fn reset_args_hold_both_phases_and_the_counters() {
+        let meshes = ClipmapMeshes::new(8);
+        let one = empty_args(&meshes);
+        let args = reset_args(&meshes, true);
+        assert_eq!(args.len(), ARGS);
+        for k in 0..KINDS {
+            assert_eq!(args[k], one[k]);
+            assert_eq!(
+                args[KINDS + k].first_instance,
+                one[k].first_instance + SECOND
+            );
+            assert_eq!(args[KINDS + k].index_count, one[k].index_count);
+        }
+        for c in [REJECTED, HIDDEN] {
+            assert_eq!((args[c].index_count, args[c].instance_count), (0, 0));
+        }
+        assert!(reset_args(&meshes, false)
+            .iter()
+            .all(|a| a.first_instance == 0));
+    }
+
+    /// Every height a part can be drawn at lies in the range the cull gives
+    /// it: its level's texels under it and the next coarser level's (the
+    /// geomorph target), for parts anywhere in the windows, tiles computed
+    /// from arbitrary heights and window corners off the tile grid.
+    #[test]
+    fn part_ranges_hold_every_height_the_part_draws() {
+        let cfg = ClipmapConfig {
+            block: 8,
+            levels: 3,
+        };
+        let n = i64::from(cfg.texels());
+        let f = cfg.footprint();
+        // Absolute vertex heights (a texel holds its vertex's height).
+        let h = |l: u32, i: i64, j: i64| {
+            let x = (i * 7919 + j * 104_729 + i64::from(l) * 31) as f32;
+            (x * 0.618).sin() * 50.0 + (i + 3 * j) as f32 * 0.1
+        };
+        for origins in [
+            [[10i64, 6], [2, 2], [-2, 0]],
+            [[-14, 22], [-10, 8], [-6, 2]],
+        ] {
+            // The texture slot of absolute vertex v of a window at o: the
+            // window's vertices only (others hold something else).
+            let tiles = ZTiles::compute(&cfg, &origins, |l, x, y| {
+                let o = origins[l as usize];
+                let i = o[0] + (x - o[0]).rem_euclid(n);
+                let j = o[1] + (y - o[1]).rem_euclid(n);
+                h(l, i, j)
+            });
+            for (l, o) in origins.iter().enumerate() {
+                let l = l as u32;
+                for (dx, dy, q) in [
+                    (0, 0, [8, 8]),
+                    (4, 12, [2, 8]),
+                    (1, 31, [17, 1]),
+                    (0, 9, [0, 6]),
+                ] {
+                    let part = Part {
+                        kind: PieceKind::Block,
+                        level: l,
+                        origin: [o[0] + dx, o[1] + dy],
+                        stitch: 0,
+                        quads: q,
+                    };
+                    assert!(part.origin[0] + q[0] <= o[0] + f && part.origin[1] + q[1] <= o[1] + f);
+                    let r = tiles.part_range(&part);
+                    for j in part.origin[1]..=part.origin[1] + q[1] {
+                        for i in part.origin[0]..=part.origin[0] + q[0] {
+                            let v = h(l, i, j);
+                            assert!(r[0] <= v && v <= r[1], "{part:?} ({i}, {j})");
+                            if l + 1 < cfg.levels {
+                                for (ci, cj) in [(i >> 1, j >> 1), ((i + 1) >> 1, (j + 1) >> 1)] {
+                                    let c = h(l + 1, ci, cj);
+                                    assert!(r[0] <= c && c <= r[1], "{part:?} coarse ({ci}, {cj})");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn uniforms_match_wgsl() {
         let (_, module) =
@@ -362,11 +646,18 @@ mod tests {
             CullUniforms {
                 frustum,
                 eye,
-                z_range,
                 count,
                 trim_count,
+                levels,
+                tiles,
+                update,
+                second,
+                _pad1,
+                _pad2,
                 origins,
-                trims
+                trims,
+                view_proj,
+                hiz
             }
         )
         .unwrap();

@@ -48,3 +48,9 @@ pub const PASS_FILL: &str = "terrain.clipmap.fill";
 pub const PASS_CULL: &str = "terrain.clipmap.cull";
 /// Name of the pass that copies the draw counts for the lagged readback.
 pub const PASS_CULL_READBACK: &str = "terrain.clipmap.cull.readback";
+/// Name of the occlusion pyramid pass (`occlusion=on`).
+pub const PASS_HIZ: &str = "terrain.clipmap.hiz";
+/// Name of the occlusion cull's second phase.
+pub const PASS_CULL_TWO: &str = "terrain.clipmap.cull.two";
+/// Name of the draw of the parts the second phase found visible.
+pub const PASS_TWO: &str = "terrain.clipmap.two";

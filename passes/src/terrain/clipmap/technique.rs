@@ -38,8 +38,8 @@ use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
 
 use super::cull::{
-    empty_args, kind_index, kinds, piece_distance, piece_gpu, CullUniforms, DrawArgs,
-    INSTANCES_PER_KIND, KINDS, MAX_FRAME_PIECES_PER_LEVEL,
+    kind_index, kinds, piece_distance, piece_gpu, reset_args, CullUniforms, DrawArgs, ZTiles,
+    HIDDEN, INSTANCES_PER_KIND, KINDS, MAX_FRAME_PIECES_PER_LEVEL, MAX_REJECTED, REJECTED, SECOND,
 };
 use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
@@ -50,7 +50,10 @@ use super::layout::{
 use super::lod;
 use super::mesh::ClipmapMeshes;
 use super::source::TerrainSampler;
-use super::{PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_FILL, TECHNIQUE};
+use super::{
+    PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_CULL_TWO, PASS_FILL, PASS_HIZ,
+    PASS_TWO, TECHNIQUE,
+};
 
 /// Frames between two copies of the draw counts for the lagged readback.
 const READBACK_EVERY: u64 = 8;
@@ -100,31 +103,58 @@ struct LevelGpu {
     fill_bind: wgpu::BindGroup,
     far: FarGrid,
     far_bytes: u64,
-    /// Conservative height range of every level (culling).
-    z_range: [f32; 2],
+    /// The cull's height tiles ([`ZTiles`]).
+    ztiles: wgpu::Buffer,
+    /// The cull's group 1: the level texels and the height tiles.
+    cull_bind: wgpu::BindGroup,
 }
 
 /// The GPU cull: pipeline, its buffers and the lagged readback of the
 /// per-kind instance counts.
 struct CullState {
     pipeline: wgpu::ComputePipeline,
+    /// `ztiles_main`: the height tiles of the levels the fill changed.
+    ztiles_pipeline: wgpu::ComputePipeline,
     bind: wgpu::BindGroup,
+    /// Layout of group 1 (the level texels, the height tiles).
+    levels_layout: wgpu::BindGroupLayout,
     uniforms: wgpu::Buffer,
     pieces: wgpu::Buffer,
+    /// [`ARGS`] entries: phase one's draws, phase two's, two counters.
     args: wgpu::Buffer,
-    empty_args: [DrawArgs; KINDS],
+    /// What `args` is reset to every frame.
+    reset: Vec<DrawArgs>,
+    /// The parts phase one rejected (occlusion; 16 bytes otherwise).
+    rejected: wgpu::Buffer,
+    /// Two-phase Hi-Z occlusion (`occlusion=on`).
+    occlusion: Option<CullOcclusion>,
     /// One multi-draw-indirect (the device takes a non-zero first instance
     /// in indirect args); else one indirect draw per kind with the instance
     /// buffer bound at the kind's range and first instance 0.
     multi: bool,
     readback: Mutex<LaggedReadback>,
     frame: u64,
-    /// Instances per kind of a recent frame.
+    /// Instances per kind of a recent frame (both phases).
     counts: Option<[u32; KINDS]>,
+    /// Parts phase one rejected and parts phase two found hidden, of a
+    /// recent frame (occlusion).
+    occluded: Option<[u32; 2]>,
     /// Every level's [`LevelFrame`] pieces as the shader reads them.
     frame_pieces: Vec<[i32; 4]>,
     /// `frame_pieces` changed since it was last written to `pieces`.
     frame_pieces_stale: AtomicBool,
+}
+
+/// Two-phase Hi-Z occlusion of the cull's parts ([`super::cull`]).
+struct CullOcclusion {
+    hiz: crate::hiz::HiZ,
+    hiz_layout: wgpu::BindGroupLayout,
+    /// Group 2 over the pyramid (made again with it).
+    hiz_group: Option<wgpu::BindGroup>,
+    phase_one: wgpu::ComputePipeline,
+    phase_two: wgpu::ComputePipeline,
+    /// Whether the pyramid holds last frame's depth.
+    previous: bool,
 }
 
 /// A level's pieces but its trims, relative to its min corner
@@ -197,8 +227,6 @@ pub struct Clipmap {
     /// The streaming reach the atlas, splat slots and chunk index were
     /// built for (`None`: the resident world alone; changes rebuild).
     reach: Option<AtlasReach>,
-    /// Height range of every resident tile's MCNKs (the cull's `z_range`).
-    tile_z: BTreeMap<TileCoord, [f32; 2]>,
     fill: FillState,
     cull: CullState,
     level_gpu: Option<LevelGpu>,
@@ -259,6 +287,19 @@ impl Clipmap {
         distance: Option<f32>,
         reach: Option<AtlasReach>,
     ) -> Result<Self, PassError> {
+        Self::build(gpu, world, block, distance, reach, false)
+    }
+
+    /// As [`Self::with_reach`], with two-phase Hi-Z occlusion culling of
+    /// the parts when `occlusion` is on ([`super::cull`]).
+    pub fn build(
+        gpu: &GpuContext,
+        world: &World,
+        block: u32,
+        distance: Option<f32>,
+        reach: Option<AtlasReach>,
+        occlusion: bool,
+    ) -> Result<Self, PassError> {
         if let Some(d) = distance {
             if !(d.is_finite() && d > 0.0) {
                 return Err(PassError::InvalidParams {
@@ -282,7 +323,7 @@ impl Clipmap {
         });
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.instances"),
-            size: KINDS as u64 * u64::from(INSTANCES_PER_KIND) * 16,
+            size: u64::from(SECOND) * if occlusion { 2 } else { 1 } * 16,
             usage: wgpu::BufferUsages::VERTEX
                 | wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC,
@@ -315,11 +356,6 @@ impl Clipmap {
             }
             None => SplatGpu::new(gpu, world)?,
         };
-        let tile_z = world
-            .tiles()
-            .into_iter()
-            .filter_map(|t| Some((t.coord, tile_z_range(&atlas, t)?)))
-            .collect();
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
                 .map_err(|source| PassError::Shader {
@@ -336,13 +372,14 @@ impl Clipmap {
         let multi = gpu
             .caps
             .has(sward_engine::Capability::IndirectFirstInstance);
-        let cull = CullState::new(device, block, &meshes, &instances, multi)?;
+        let cull = CullState::new(device, block, &meshes, &instances, multi, occlusion)?;
         let fixed_gpu_bytes = atlas.gpu_memory_bytes()
             + fill.params.size()
             + fill.jobs.size()
             + cull.uniforms.size()
             + cull.pieces.size()
             + cull.args.size()
+            + cull.rejected.size()
             + vertices.size()
             + indices.size()
             + instances.size()
@@ -368,7 +405,6 @@ impl Clipmap {
             pipelines: HashMap::new(),
             atlas,
             reach,
-            tile_z,
             fill,
             cull,
             level_gpu: None,
@@ -636,6 +672,27 @@ impl Clipmap {
             layout: &self.fill.bind_layout,
             entries: &fill_entries,
         });
+        let tiles = ZTiles::side(&cfg) as u64;
+        let ztiles = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.ztiles"),
+            size: u64::from(cfg.levels) * tiles * tiles * 8,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let cull_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("terrain.clipmap.cull.levels"),
+            layout: &self.cull.levels_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: ztiles.as_entire_binding(),
+                },
+            ],
+        });
         self.fill.origins = vec![None; cfg.levels as usize];
         self.fill.regions.clear();
         self.level_gpu = Some(LevelGpu {
@@ -644,8 +701,9 @@ impl Clipmap {
             bind_group,
             fill_bind,
             far_bytes: texture_bytes(grid.size, 1, 1, 4),
-            z_range: z_range(grid.range, &self.tile_z),
             far: grid,
+            ztiles,
+            cull_bind,
         });
     }
 
@@ -699,7 +757,6 @@ impl Clipmap {
         let piece_count = listed_per_kind.iter().sum::<u64>() as u32;
         self.places.clone_from(&places);
         let view = *view;
-        let (color_load, depth_load) = targets.load_ops(&view.settings);
         let Clipmap {
             meshes,
             vertices,
@@ -727,11 +784,28 @@ impl Clipmap {
         if let Ok(readback) = cull.readback.get_mut() {
             readback.poll(frame);
             if let Some(words) = readback.latest() {
-                cull.counts = Some(std::array::from_fn(|k| {
-                    words.get(5 * k + 1).copied().unwrap_or(0)
-                }));
+                let count = |draw: usize| words.get(5 * draw + 1).copied().unwrap_or(0);
+                cull.counts = Some(std::array::from_fn(|k| count(k) + count(KINDS + k)));
+                cull.occluded = cull
+                    .occlusion
+                    .is_some()
+                    .then(|| [count(REJECTED), count(HIDDEN)]);
             }
             copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
+        }
+        // Occlusion: the pyramid for this target (a new one holds nothing
+        // of last frame yet).
+        let mut previous = false;
+        if let Some(o) = cull.occlusion.as_mut() {
+            if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
+                o.previous = false;
+                o.hiz_group = o
+                    .hiz
+                    .view()
+                    .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
+            }
+            previous = o.previous;
+            o.previous = true;
         }
         let cull: &'a CullState = cull;
         let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
@@ -740,6 +814,8 @@ impl Clipmap {
         let jobs_id = graph.import_buffer("terrain.clipmap.fill.jobs", &fill.jobs);
         let cull_uniforms = graph.import_buffer("terrain.clipmap.cull.uniforms", &cull.uniforms);
         let pieces_id = graph.import_buffer("terrain.clipmap.cull.pieces", &cull.pieces);
+        let ztiles_id = graph.import_buffer("terrain.clipmap.cull.ztiles", &level_gpu.ztiles);
+        let rejected_id = graph.import_buffer("terrain.clipmap.cull.rejected", &cull.rejected);
         let draw_uniforms = graph.import_buffer("terrain.clipmap.uniforms", uniforms);
         let fill_group = graph.import_bind_group(
             "terrain.clipmap.fill.group",
@@ -754,138 +830,152 @@ impl Clipmap {
                 pieces_id.into(),
                 args.into(),
                 instance_id.into(),
+                rejected_id.into(),
             ],
         );
+        let cull_levels = graph.import_bind_group(
+            "terrain.clipmap.cull.levels",
+            &level_gpu.cull_bind,
+            &[levels.into(), ztiles_id.into()],
+        );
+        // With occlusion: the object, the pyramid and group 2 over it.
+        let occ = cull.occlusion.as_ref().and_then(|o| {
+            let pyramid = o.hiz.import(graph)?;
+            let group = graph.import_bind_group(
+                "terrain.clipmap.cull.hiz",
+                o.hiz_group.as_ref()?,
+                &[pyramid.into()],
+            );
+            Some((o, pyramid, group))
+        });
         let draw_group = graph.import_bind_group(
             "terrain.clipmap.group",
             &level_gpu.bind_group,
             &[draw_uniforms.into(), levels.into()],
         );
         // One compute pass: the fill of the strips that entered a window,
-        // then the cull (which does not read the levels).
-        graph
+        // the height tiles of the levels it changed, then the cull.
+        let mut compute = graph
             .add_compute_pass(PASS_COMPUTE)
             .read(jobs_id)
             .read_write(levels)
             .read(cull_uniforms)
             .read(pieces_id)
+            .read_write(ztiles_id)
             .read_write(args)
             .read_write(instance_id)
-            .needs(sward_engine::Capability::Compute)
-            .record(move |ctx| {
-                let n = i64::from(cfg.texels());
-                let mut jobs: Vec<FillJob> = Vec::new();
-                for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
-                    jobs.extend(level_jobs(l as u32, *old, place.origin, n));
-                    // Texels kept from earlier frames that read a changed tile.
-                    if old.is_some() {
-                        jobs.extend(
-                            fill.regions
-                                .iter()
-                                .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
-                        );
-                    }
-                    *old = Some(place.origin);
-                }
-                fill.regions.clear();
-                fill.filled = jobs.iter().map(FillJob::texels).sum();
-                if !jobs.is_empty() {
-                    let bytes: &[u8] = bytemuck::cast_slice(&jobs);
-                    ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
-                    ctx.counters.bytes_uploaded += bytes.len() as u64;
-                    let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
-                    ctx.pass.set_pipeline(&fill.pipeline);
-                    ctx.pass
-                        .set_bind_group(0, ctx.res.bind_group(fill_group), &[]);
-                    ctx.pass
-                        .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
-                }
-                let stored = cull.frame_pieces.len() as u32;
-                let u = CullUniforms::new(
-                    &view.frustum,
-                    eye,
-                    cull_distance(&view),
-                    level_gpu.z_range,
-                    stored,
-                    places.iter().map(|p| p.origin),
-                    &trims,
-                );
-                let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
-                let writes: [Option<(BufferId, &[u8])>; 3] = [
-                    Some((cull_uniforms, bytemuck::bytes_of(&u))),
-                    Some((args, bytemuck::cast_slice(&cull.empty_args))),
-                    stale.then(|| (pieces_id, bytemuck::cast_slice(&cull.frame_pieces))),
-                ];
-                for (buffer, bytes) in writes.into_iter().flatten() {
-                    ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
-                    ctx.counters.bytes_uploaded += bytes.len() as u64;
-                }
-                let invocations = stored + u.trim_count;
-                ctx.pass.set_pipeline(&cull.pipeline);
-                ctx.pass
-                    .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
-                ctx.pass
-                    .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
-                ctx.counters.instances_submitted += u64::from(invocations);
-            });
-        if copy_now {
-            graph
-                .add_transfer_pass(PASS_CULL_READBACK)
-                .read(args)
-                .record(move |ctx| {
-                    if let Ok(mut readback) = cull.readback.lock() {
-                        readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
-                    }
-                });
+            .read_write(rejected_id)
+            .needs(sward_engine::Capability::Compute);
+        if let Some((_, pyramid, _)) = occ {
+            compute = compute.read(pyramid);
         }
-        let mut draw = graph
-            .add_render_pass(PASS)
-            .read(args)
-            .read(instance_id)
-            .read(levels)
-            .read(draw_uniforms)
-            .needs(sward_engine::Capability::MultiDrawIndirect);
-        if cull.multi {
-            draw = draw.needs(sward_engine::Capability::IndirectFirstInstance);
-        }
-        draw.color(targets.color, color_load, targets.resolve)
-            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
-            .record(move |ctx| {
-                let Some(pipeline) = pipelines.get(&ctx.sample_count) else {
-                    log::error!("{PASS}: no pipeline for {} samples", ctx.sample_count);
-                    return;
-                };
-                let params = ClipmapParams::new(&cfg, cam0);
-                let bytes = ClipmapUniforms {
-                    terrain: TerrainUniforms::from_view(&view),
-                    clip: params,
-                    chunk_origin,
-                    chunk_count,
+        compute.record(move |ctx| {
+            let n = i64::from(cfg.texels());
+            let mut jobs: Vec<FillJob> = Vec::new();
+            for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
+                jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+                // Texels kept from earlier frames that read a changed tile.
+                if old.is_some() {
+                    jobs.extend(
+                        fill.regions
+                            .iter()
+                            .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
+                    );
                 }
-                .to_bytes();
-                ctx.queue
-                    .write_buffer(ctx.res.buffer(draw_uniforms), 0, &bytes);
+                *old = Some(place.origin);
+            }
+            fill.regions.clear();
+            fill.filled = jobs.iter().map(FillJob::texels).sum();
+            if !jobs.is_empty() {
+                let bytes: &[u8] = bytemuck::cast_slice(&jobs);
+                ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
                 ctx.counters.bytes_uploaded += bytes.len() as u64;
-                ctx.pass.set_pipeline(pipeline);
+                let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+                ctx.pass.set_pipeline(&fill.pipeline);
                 ctx.pass
-                    .set_bind_group(0, ctx.res.bind_group(draw_group), &[]);
-                let (args, instances) = (ctx.res.buffer(args), ctx.res.buffer(instance_id));
-                ctx.pass.set_vertex_buffer(0, vertices.slice(..));
+                    .set_bind_group(0, ctx.res.bind_group(fill_group), &[]);
                 ctx.pass
-                    .set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-                if cull.multi {
-                    ctx.pass.set_vertex_buffer(1, instances.slice(..));
-                    ctx.pass.multi_draw_indexed_indirect(args, 0, KINDS as u32);
-                } else {
-                    let range = u64::from(INSTANCES_PER_KIND) * 16;
-                    for k in 0..KINDS as u64 {
-                        ctx.pass
-                            .set_vertex_buffer(1, instances.slice(k * range..(k + 1) * range));
-                        let offset = k * std::mem::size_of::<DrawArgs>() as u64;
-                        ctx.pass.draw_indexed_indirect(args, offset);
-                    }
+                    .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
+            }
+            let update = jobs.iter().fold(0u32, |m, j| m | 1 << j.level);
+            let stored = cull.frame_pieces.len() as u32;
+            let mut u = CullUniforms::new(
+                &view.frustum,
+                eye,
+                cull_distance(&view),
+                &cfg,
+                update,
+                stored,
+                places.iter().map(|p| p.origin),
+                &trims,
+            );
+            if let Some((o, ..)) = occ {
+                let (pixels, _, hiz_levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
+                u.view_proj = view.view_proj.to_cols_array_2d();
+                u.hiz = [
+                    pixels[0] as f32,
+                    pixels[1] as f32,
+                    hiz_levels as f32,
+                    f32::from(u8::from(previous)),
+                ];
+            }
+            let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
+            let writes: [Option<(BufferId, &[u8])>; 3] = [
+                Some((cull_uniforms, bytemuck::bytes_of(&u))),
+                Some((args, bytemuck::cast_slice(&cull.reset))),
+                stale.then(|| (pieces_id, bytemuck::cast_slice(&cull.frame_pieces))),
+            ];
+            for (buffer, bytes) in writes.into_iter().flatten() {
+                ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+            }
+            ctx.pass
+                .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
+            ctx.pass
+                .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
+            if update != 0 {
+                ctx.pass.set_pipeline(&cull.ztiles_pipeline);
+                ctx.pass
+                    .dispatch_workgroups((u.tiles * u.tiles).div_ceil(64), cfg.levels, 1);
+            }
+            let invocations = stored + u.trim_count;
+            match occ {
+                Some((o, _, group)) => {
+                    ctx.pass.set_pipeline(&o.phase_one);
+                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
                 }
-                ctx.counters.draw_calls += KINDS as u64;
+                None => ctx.pass.set_pipeline(&cull.pipeline),
+            }
+            ctx.pass
+                .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
+            ctx.counters.instances_submitted += u64::from(invocations);
+        });
+        let draws = DrawParts {
+            args,
+            instances: instance_id,
+            levels,
+            uniforms: draw_uniforms,
+            group: draw_group,
+            vertices,
+            indices,
+            pipelines,
+            multi: cull.multi,
+        };
+        let params = ClipmapParams::new(&cfg, cam0);
+        let uniform_bytes = ClipmapUniforms {
+            terrain: TerrainUniforms::from_view(&view),
+            clip: params,
+            chunk_origin,
+            chunk_count,
+        }
+        .to_bytes();
+        draws.record(
+            graph,
+            &view,
+            targets,
+            0,
+            Some(uniform_bytes),
+            move |counters| {
                 // Instances (a split block counts once per sub-block drawn);
                 // until the first readback arrives, every part listed.
                 let (mut drawn, mut triangles) = (0u64, 0u64);
@@ -903,8 +993,8 @@ impl Clipmap {
                         triangles += meshes.range(kind).triangles() * count;
                     }
                 }
-                ctx.counters.instances_drawn += drawn;
-                ctx.counters.triangles += triangles;
+                counters.instances_drawn += drawn;
+                counters.triangles += triangles;
                 *stats = ClipmapStats {
                     levels: cfg.levels,
                     pieces: piece_count as usize,
@@ -913,7 +1003,60 @@ impl Clipmap {
                     texels_filled: 0,
                     half_blocks,
                 };
-            });
+            },
+        );
+        if let Some((o, pyramid, group)) = occ {
+            o.hiz
+                .record_into(graph, pyramid, targets.depth, view.sample_count);
+            // Later passes (grass occlusion) may test against it: it holds
+            // this frame's terrain except what phase two adds, so a test
+            // against it can only hide less than one after phase two.
+            graph.publish_texture(crate::hiz::TERRAIN_PYRAMID, pyramid);
+            // Phase two over at most every part listed.
+            let parts: u64 = PieceKind::ALL
+                .iter()
+                .map(|k| {
+                    let n = k.split(i64::from(cfg.block)) as u64;
+                    listed_per_kind[kind_index(*k)] * n * n
+                })
+                .sum();
+            graph
+                .add_compute_pass(PASS_CULL_TWO)
+                .read(cull_uniforms)
+                .read(pieces_id)
+                .read(levels)
+                .read(ztiles_id)
+                .read(rejected_id)
+                .read(pyramid)
+                .read_write(args)
+                .read_write(instance_id)
+                .needs(sward_engine::Capability::Compute)
+                .record(move |ctx| {
+                    ctx.pass.set_pipeline(&o.phase_two);
+                    ctx.pass
+                        .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
+                    ctx.pass
+                        .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
+                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
+                    ctx.pass
+                        .dispatch_workgroups((parts as u32).div_ceil(64).max(1), 1, 1);
+                });
+            let after = PassTargets {
+                clear: false,
+                ..targets
+            };
+            draws.record(graph, &view, after, 1, None, |_| {});
+        }
+        if copy_now {
+            graph
+                .add_transfer_pass(PASS_CULL_READBACK)
+                .read(args)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = cull.readback.lock() {
+                        readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
+                    }
+                });
+        }
     }
 
     /// Applies tile residency changes in place (the world after them is
@@ -981,9 +1124,6 @@ impl Clipmap {
                     });
             self.fill.regions = vec![all];
         }
-        if let Some(levels) = &mut self.level_gpu {
-            levels.z_range = z_range(levels.far.range, &self.tile_z);
-        }
         Ok(Residency::Applied {
             bytes_uploaded: bytes,
         })
@@ -1015,23 +1155,14 @@ impl Clipmap {
             return Ok(None);
         };
         let mut texels = vec![[NO_CHUNK, 0u32]; (side * side) as usize];
-        match world.tile(t) {
-            Some(tile) => {
-                for m in &tile.mcnks {
-                    let c = m.chunk_coord(t);
-                    let Some(slot) = self.atlas.slot_of(c) else {
-                        return Ok(None);
-                    };
-                    let (x, y) = c.index_in_tile();
-                    texels[(y * side + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
-                }
-                match tile_z_range(&self.atlas, tile) {
-                    Some(z) => self.tile_z.insert(t, z),
-                    None => self.tile_z.remove(&t),
+        if let Some(tile) = world.tile(t) {
+            for m in &tile.mcnks {
+                let c = m.chunk_coord(t);
+                let Some(slot) = self.atlas.slot_of(c) else {
+                    return Ok(None);
                 };
-            }
-            None => {
-                self.tile_z.remove(&t);
+                let (x, y) = c.index_in_tile();
+                texels[(y * side + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
             }
         }
         let data: &[u8] = bytemuck::cast_slice(&texels);
@@ -1074,7 +1205,7 @@ impl Clipmap {
     /// sampled and triangles of the last frame.
     pub fn facts(&self) -> BTreeMap<String, f64> {
         let s = &self.stats();
-        BTreeMap::from([
+        let mut f = BTreeMap::from([
             ("clipmap_levels".to_owned(), f64::from(s.levels)),
             ("clipmap_block".to_owned(), f64::from(self.block)),
             (
@@ -1087,7 +1218,16 @@ impl Clipmap {
             ("clipmap_triangles".to_owned(), s.triangles as f64),
             ("clipmap_half_blocks".to_owned(), f64::from(s.half_blocks)),
             ("clipmap_pixel_error".to_owned(), self.pixel_error),
-        ])
+            (
+                "clipmap_occlusion".to_owned(),
+                f64::from(u8::from(self.cull.occlusion.is_some())),
+            ),
+        ]);
+        if let Some([rejected, hidden]) = self.cull.occluded {
+            f.insert("clipmap_parts_rejected".to_owned(), f64::from(rejected));
+            f.insert("clipmap_parts_occluded".to_owned(), f64::from(hidden));
+        }
+        f
     }
 
     /// The level texture array (tests read it back) and the far grid it
@@ -1102,7 +1242,7 @@ impl Clipmap {
     #[cfg(test)]
     pub(crate) fn use_single_draws(&mut self) {
         self.cull.multi = false;
-        for a in &mut self.cull.empty_args {
+        for a in &mut self.cull.reset {
             a.first_instance = 0;
         }
     }
@@ -1138,39 +1278,159 @@ impl Clipmap {
         self.half_override = Some(half);
     }
 
-    /// The conservative height range the cull uses, once a frame was recorded.
-    pub fn z_range(&self) -> Option<[f32; 2]> {
-        self.level_gpu.as_ref().map(|l| l.z_range)
+    /// The cull's height tiles after the last submitted frame, read back now
+    /// (tests).
+    pub fn read_ztiles(&self, gpu: &GpuContext) -> Option<ZTiles> {
+        let l = self.level_gpu.as_ref()?;
+        let bytes =
+            sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, &l.ztiles, l.ztiles.size())
+                .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"));
+        Some(ZTiles::from_gpu(&l.cfg, bytemuck::cast_slice(&bytes)))
     }
 
-    /// The pieces the GPU cull of the last submitted frame kept, per kind
-    /// (`[I, J, level, 0]` each), read back now (tests).
+    /// The parts the GPU cull of the last submitted frame drew (both
+    /// phases with occlusion), per kind (instances: `[I, J, level, word]`),
+    /// read back now (tests).
     pub fn read_drawn(&self, gpu: &GpuContext) -> Vec<(PieceKind, [i32; 4])> {
-        let read = |b: &wgpu::Buffer| {
-            sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
-                .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"))
-        };
-        let args_bytes = read(&self.cull.args);
-        let args: &[DrawArgs] = bytemuck::cast_slice(&args_bytes);
-        let inst_bytes = read(&self.instances);
+        let args = self.read_args(gpu);
+        let inst_bytes = sward_engine::targets::read_buffer(
+            &gpu.device,
+            &gpu.queue,
+            &self.instances,
+            self.instances.size(),
+        )
+        .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"));
         let inst: &[[i32; 4]] = bytemuck::cast_slice(&inst_bytes);
         let mut out = Vec::new();
-        for (k, (kind, a)) in PieceKind::ALL.iter().zip(args).enumerate() {
-            let first = k * INSTANCES_PER_KIND as usize;
-            for p in &inst[first..first + a.instance_count as usize] {
-                out.push((*kind, *p));
+        let phases = if self.cull.occlusion.is_some() { 2 } else { 1 };
+        for phase in 0..phases {
+            for (k, kind) in PieceKind::ALL.iter().enumerate() {
+                let first = phase * SECOND as usize + k * INSTANCES_PER_KIND as usize;
+                let n = args[phase * KINDS + k].instance_count as usize;
+                for p in &inst[first..first + n] {
+                    out.push((*kind, *p));
+                }
             }
         }
         out
+    }
+
+    /// The parts phase one of the last submitted frame rejected and those
+    /// phase two found hidden, read back now (tests; zeros without
+    /// occlusion).
+    pub fn read_occluded(&self, gpu: &GpuContext) -> [u32; 2] {
+        let args = self.read_args(gpu);
+        [args[REJECTED].instance_count, args[HIDDEN].instance_count]
+    }
+
+    fn read_args(&self, gpu: &GpuContext) -> Vec<DrawArgs> {
+        let bytes = sward_engine::targets::read_buffer(
+            &gpu.device,
+            &gpu.queue,
+            &self.cull.args,
+            self.cull.args.size(),
+        )
+        .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"));
+        bytemuck::pod_collect_to_vec(&bytes)
+    }
+
+    /// The occlusion pyramid (`occlusion=on`; tests read it back).
+    pub fn hiz(&self) -> Option<&crate::hiz::HiZ> {
+        self.cull.occlusion.as_ref().map(|o| &o.hiz)
     }
 
     /// Bytes of GPU memory held (meshes, level textures, chunk index, splat).
     pub fn gpu_memory_bytes(&self) -> u64 {
         let levels = self.level_gpu.as_ref().map_or(0, |l| {
             let c = l.cfg;
-            texture_bytes([c.texels(); 2], 1, c.levels, 16) + l.far_bytes
+            texture_bytes([c.texels(); 2], 1, c.levels, 16) + l.far_bytes + l.ztiles.size()
         });
-        self.fixed_gpu_bytes + levels
+        let pyramid = self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes);
+        self.fixed_gpu_bytes + levels + pyramid
+    }
+}
+
+/// What a clipmap draw pass reaches: the cull's outputs, the draw uniforms
+/// and group, the shared meshes and the pipelines.
+#[derive(Clone, Copy)]
+struct DrawParts<'a> {
+    args: BufferId,
+    instances: BufferId,
+    levels: sward_engine::graph::TextureId,
+    uniforms: BufferId,
+    group: sward_engine::graph::BindGroupId,
+    vertices: &'a wgpu::Buffer,
+    indices: &'a wgpu::Buffer,
+    pipelines: &'a HashMap<u32, wgpu::RenderPipeline>,
+    multi: bool,
+}
+
+impl<'a> DrawParts<'a> {
+    /// Adds the draw of phase `phase` (0: [`PASS`], writing the draw
+    /// uniforms `uniform_bytes`; 1: [`PASS_TWO`], the parts the occlusion
+    /// cull's second phase found visible): one multi-draw-indirect of the
+    /// kinds' draws of that phase (or one indirect draw per kind). `count`
+    /// then updates the frame's counters.
+    fn record(
+        self,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+        phase: u32,
+        uniform_bytes: Option<Vec<u8>>,
+        count: impl FnOnce(&mut sward_engine::graph::Counters) + 'a,
+    ) {
+        let name = if phase == 0 { PASS } else { PASS_TWO };
+        let (color_load, depth_load) = targets.load_ops(&view.settings);
+        let mut draw = graph
+            .add_render_pass(name)
+            .read(self.args)
+            .read(self.instances)
+            .read(self.levels)
+            .read(self.uniforms)
+            .needs(sward_engine::Capability::MultiDrawIndirect);
+        if self.multi {
+            draw = draw.needs(sward_engine::Capability::IndirectFirstInstance);
+        }
+        draw.color(targets.color, color_load, targets.resolve)
+            .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
+            .record(move |ctx| {
+                let Some(pipeline) = self.pipelines.get(&ctx.sample_count) else {
+                    log::error!("{name}: no pipeline for {} samples", ctx.sample_count);
+                    return;
+                };
+                if let Some(bytes) = &uniform_bytes {
+                    ctx.queue
+                        .write_buffer(ctx.res.buffer(self.uniforms), 0, bytes);
+                    ctx.counters.bytes_uploaded += bytes.len() as u64;
+                }
+                ctx.pass.set_pipeline(pipeline);
+                ctx.pass
+                    .set_bind_group(0, ctx.res.bind_group(self.group), &[]);
+                let (args, instances) = (ctx.res.buffer(self.args), ctx.res.buffer(self.instances));
+                ctx.pass.set_vertex_buffer(0, self.vertices.slice(..));
+                ctx.pass
+                    .set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+                let first_draw = u64::from(phase) * KINDS as u64;
+                let arg_size = std::mem::size_of::<DrawArgs>() as u64;
+                if self.multi {
+                    ctx.pass.set_vertex_buffer(1, instances.slice(..));
+                    ctx.pass
+                        .multi_draw_indexed_indirect(args, first_draw * arg_size, KINDS as u32);
+                } else {
+                    let range = u64::from(INSTANCES_PER_KIND) * 16;
+                    let base = u64::from(phase) * u64::from(SECOND) * 16;
+                    for k in 0..KINDS as u64 {
+                        let start = base + k * range;
+                        ctx.pass
+                            .set_vertex_buffer(1, instances.slice(start..start + range));
+                        ctx.pass
+                            .draw_indexed_indirect(args, (first_draw + k) * arg_size);
+                    }
+                }
+                ctx.counters.draw_calls += KINDS as u64;
+                count(ctx.counters);
+            });
     }
 }
 
@@ -1197,31 +1457,6 @@ fn splat_tile(
     splat.set_tile_prepared(gpu, world, t, &slots, prepared)
 }
 
-/// Height range of the MCNKs of `tile` as the atlas records them (`None`
-/// when none is resident).
-fn tile_z_range(atlas: &HeightAtlas, tile: &sward_scenes::world::AdtTile) -> Option<[f32; 2]> {
-    tile.mcnks
-        .iter()
-        .filter_map(|m| atlas.slot_of(m.chunk_coord(tile.coord)))
-        .map(|slot| &atlas.records()[slot as usize])
-        .fold(None, |r, c| {
-            let (lo, hi) = (c.bounds_min[2], c.bounds_max[2]);
-            Some(r.map_or([lo, hi], |r: [f32; 2]| [r[0].min(lo), r[1].max(hi)]))
-        })
-}
-
-/// The cull's conservative height range: the resident tiles' ranges and the
-/// far heights, widened because the prefilter may step slightly outside the
-/// sampled heights. Min and max are exact, so the result does not depend on
-/// the order tiles became resident in.
-fn z_range(far: [f32; 2], tiles: &BTreeMap<TileCoord, [f32; 2]>) -> [f32; 2] {
-    let z = tiles
-        .values()
-        .fold(far, |r, t| [r[0].min(t[0]), r[1].max(t[1])]);
-    let margin = 0.25 * (z[1] - z[0]) + 1.0;
-    [z[0] - margin, z[1] + margin]
-}
-
 /// Horizontal distance beyond which a piece is culled: the fog end. Past it
 /// every point of the piece is at least that far (horizontal distance is a
 /// lower bound of the 3D distance the fog uses), so it would shade as the fog
@@ -1237,6 +1472,7 @@ impl CullState {
         meshes: &ClipmapMeshes,
         instances: &wgpu::Buffer,
         multi: bool,
+        occlusion: bool,
     ) -> Result<Self, PassError> {
         let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
             .map_err(|source| PassError::Shader {
@@ -1269,23 +1505,82 @@ impl CullState {
             storage(2, true),
             storage(3, false),
             storage(4, false),
+            storage(5, false),
         ];
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(PASS_CULL),
             entries: &entries,
         });
+        let levels_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("terrain.clipmap.cull.levels"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: cs,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                storage(1, false),
+            ],
+        });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(PASS_CULL),
-            bind_group_layouts: &[&bind_layout],
+            bind_group_layouts: &[&bind_layout, &levels_layout],
             push_constant_ranges: &[],
         });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(PASS_CULL),
-            layout: Some(&layout),
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
+        let pipeline_for = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(PASS_CULL),
+                layout: Some(&layout),
+                module: &shader,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let pipeline = pipeline_for("main");
+        let ztiles_pipeline = pipeline_for("ztiles_main");
+        let occlusion = if occlusion {
+            let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(PASS_CULL),
+                bind_group_layouts: &[&bind_layout, &levels_layout, &hiz_layout],
+                push_constant_ranges: &[],
+            });
+            let phase = |entry: &str| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(PASS_CULL),
+                    layout: Some(&layout),
+                    module: &shader,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            };
+            Some(CullOcclusion {
+                hiz: crate::hiz::HiZ::new(device, PASS_HIZ)?,
+                phase_one: phase("phase_one"),
+                phase_two: phase("phase_two"),
+                hiz_layout,
+                hiz_group: None,
+                previous: false,
+            })
+        } else {
+            None
+        };
+        let rejected = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("terrain.clipmap.cull.rejected"),
+            size: if occlusion.is_some() {
+                MAX_REJECTED * 16
+            } else {
+                16
+            },
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
         });
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.cull.uniforms"),
@@ -1304,15 +1599,10 @@ impl CullState {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut empty_args = empty_args(meshes);
-        if !multi {
-            for a in &mut empty_args {
-                a.first_instance = 0;
-            }
-        }
+        let reset = reset_args(meshes, multi);
         let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("terrain.clipmap.args"),
-            contents: bytemuck::cast_slice(&empty_args),
+            contents: bytemuck::cast_slice(&reset),
             usage: wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_DST
@@ -1342,20 +1632,29 @@ impl CullState {
                     binding: 4,
                     resource: instances.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 5,
+                    resource: rejected.as_entire_binding(),
+                },
             ],
         });
         let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
         Ok(CullState {
             pipeline,
+            ztiles_pipeline,
             bind,
+            levels_layout,
             uniforms,
             pieces,
             args,
-            empty_args,
+            reset,
+            rejected,
+            occlusion,
             multi,
             readback: Mutex::new(readback),
             frame: 0,
             counts: None,
+            occluded: None,
             frame_pieces: Vec::new(),
             frame_pieces_stale: AtomicBool::new(true),
         })
@@ -1580,6 +1879,16 @@ const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSp
     description: "draw a ring block at half resolution when that moves its surface by at most this many pixels (estimated from the far grid); 0: every block at full resolution",
 };
 
+/// The `occlusion` parameter of `clipmap`.
+const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "occlusion",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["off", "on"],
+        default: "off",
+    },
+    description: "two-phase Hi-Z occlusion of blocks and sub-blocks (boxes from per-tile height ranges): test against last frame's pyramid, draw, rebuild it, re-test the rejected against this frame's",
+};
+
 /// The `distance` parameter as an optional view distance; values between 0
 /// and 100 units are refused (a level-0 ring alone reaches 133 units).
 fn distance_of(params: &crate::technique::Params) -> Result<Option<f32>, PassError> {
@@ -1603,7 +1912,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     subsystem: crate::technique::Subsystem::Terrain,
     name: "clipmap",
     summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
-    params: &[BLOCK_PARAM, DISTANCE_PARAM, PIXEL_ERROR_PARAM],
+    params: &[BLOCK_PARAM, DISTANCE_PARAM, PIXEL_ERROR_PARAM, OCCLUSION_PARAM],
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
@@ -1614,8 +1923,14 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
         let distance = distance_of(params)?;
-        let mut clipmap =
-            Clipmap::with_reach(i.gpu, i.scene.world, block, distance, i.scene.atlas_reach())?;
+        let mut clipmap = Clipmap::build(
+            i.gpu,
+            i.scene.world,
+            block,
+            distance,
+            i.scene.atlas_reach(),
+            params.text(&OCCLUSION_PARAM) == "on",
+        )?;
         clipmap.set_pixel_error(params.float(&PIXEL_ERROR_PARAM));
         Ok(Box::new(clipmap))
     },

@@ -920,13 +920,28 @@ fn gpu_cull_matches_cpu_reference() {
             img == img_single,
             "view {k}: multi-draw and single draws differ"
         );
-        let z = clipmap.z_range().expect("levels");
+        // The height tiles the cull read: the CPU reduction of the level
+        // texels as they are on the GPU, for every level (those the fill did
+        // not touch this frame kept theirs).
+        let ztiles = clipmap.read_ztiles(gpu).expect("levels");
+        let places = place_levels(&cfg, camera_level0(ex, ey));
+        let (texture, _) = clipmap.level_texture().expect("levels");
+        let texels = read_levels(gpu, texture, cfg);
+        let n = i64::from(cfg.texels());
+        let origins: Vec<_> = places.iter().map(|p| p.origin).collect();
+        let cpu_tiles = super::cull::ZTiles::compute(&cfg, &origins, |l, x, y| {
+            texels[l as usize][(y * n + x) as usize][0]
+        });
+        assert!(ztiles == cpu_tiles, "view {k}: GPU height tiles differ");
+        // The heights of every texel of every level.
+        let world_z = texels.iter().flatten().fold([f32::MAX, f32::MIN], |r, t| {
+            [r[0].min(t[0]), r[1].max(t[0])]
+        });
         let drawn = clipmap.read_drawn(gpu);
         // What the technique listed (half-resolution blocks included): the
         // same pieces as the layout's, kind for kind once half blocks count
         // as blocks and edge seams are left out.
         let pieces = clipmap.listed_pieces();
-        let places = place_levels(&cfg, camera_level0(ex, ey));
         listings.push((places.clone(), clipmap.listing_version()));
         let mut layout: Vec<_> = (0..cfg.levels)
             .flat_map(|l| super::layout::level_pieces(&cfg, l, &places[l as usize]))
@@ -954,8 +969,11 @@ fn gpu_cull_matches_cpu_reference() {
             .collect();
         let (mut kept, mut culled_frustum, mut culled_fog) = (0, 0, 0);
         let mut split_kept = 0;
+        let mut tighter = 0;
         for p in &parts {
             let eye = view.eye();
+            let z = ztiles.part_range(p);
+            tighter += usize::from(z[1] - z[0] < 0.5 * (world_z[1] - world_z[0]));
             let want = p.visible(z, &view.frustum, eye, 160.0);
             if p.margin(z, &view.frustum, eye, 160.0) < 0.05 {
                 continue;
@@ -980,6 +998,11 @@ fn gpu_cull_matches_cpu_reference() {
             "view {k}: kept {kept} ({split_kept} sub-blocks), frustum {culled_frustum}, fog {culled_fog}"
         );
         assert!(drawn.len() <= parts.len());
+        assert!(
+            tighter > parts.len() / 2,
+            "view {k}: {tighter} of {} parts",
+            parts.len()
+        );
     }
     // At least one move kept every level's list and only moved the levels.
     assert!(
@@ -1094,7 +1117,6 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
                 "step {step} level {l}: texels differ from a fresh build"
             );
         }
-        assert_eq!(clipmap.z_range(), fresh.z_range(), "step {step}");
         let changed: usize = got
             .iter()
             .zip(&before)
@@ -1102,4 +1124,127 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
             .sum();
         assert!(changed > 0, "step {step}: the changes re-filled texels");
     }
+}
+
+/// Two-phase occlusion (`occlusion=on`) at the foot of the cliff world's
+/// 70-unit cliff, looking at it: three frames at one pose (the first has
+/// no pyramid yet). Once the pyramid is steady, the parts drawn (both
+/// phases) are exactly the parts in view whose boxes the CPU reference
+/// finds visible in it ([`super::cull::Part::occluded`] with the read-back
+/// height tiles), some are hidden, and every frame's image is the one
+/// without occlusion.
+#[test]
+fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let mut occ =
+        Clipmap::build(gpu, &world, 8, None, None, true).unwrap_or_else(|e| panic!("{e}"));
+    let (ex, ey) = grid_to_world(3884.0, 5184.3);
+    let (tx, ty) = grid_to_world(3930.0, 5184.3);
+    let ground = world.height_at(ex, ey).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(ex as f32, ey as f32, ground + 2.0),
+        yaw_deg: (ty - ey).atan2(tx - ex).to_degrees() as f32,
+        pitch_deg: 4.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let settings = black_settings(250.0);
+    let (want, _) = render(
+        gpu,
+        camera,
+        settings,
+        "occlusion-off",
+        Tech::Clip(&mut plain, &world),
+    );
+    let mut pyramids = Vec::new();
+    let mut last = None;
+    for f in 0..3 {
+        let (img, view) = render(
+            gpu,
+            camera,
+            settings,
+            &format!("occlusion-{f}"),
+            Tech::Clip(&mut occ, &world),
+        );
+        assert!(
+            img == want,
+            "frame {f}: the image differs from occlusion off"
+        );
+        let hiz = occ.hiz().expect("occlusion on");
+        let (_, size, _) = hiz.shape().expect("pyramid");
+        let texture = hiz.texture().expect("pyramid");
+        pyramids.push(crate::hiz::read_levels(
+            &gpu.device,
+            &gpu.queue,
+            texture,
+            size,
+        ));
+        last = Some(view);
+    }
+    let view = last.expect("three frames");
+    assert!(pyramids[1] == pyramids[2], "the pyramid is not steady");
+    let [rejected, hidden] = occ.read_occluded(gpu);
+    assert!(
+        hidden > 0 && rejected >= hidden,
+        "rejected {rejected}, hidden {hidden}"
+    );
+    let ztiles = occ.read_ztiles(gpu).expect("levels");
+    let drawn = occ.read_drawn(gpu);
+    let levels = &pyramids[2];
+    let (eye, vp) = (view.eye(), view.view_proj);
+    let pixels = view.size;
+    let parts: Vec<_> = occ
+        .listed_pieces()
+        .iter()
+        .flat_map(|p| super::cull::parts(8, p))
+        .collect();
+    let (mut shown, mut occluded, mut skipped) = (0, 0, 0);
+    for p in &parts {
+        let z = ztiles.part_range(p);
+        let distance = settings.fog_range[1];
+        if !p.visible(z, &view.frustum, eye, distance) {
+            continue;
+        }
+        let hide = p.occluded(z, levels, pixels, vp);
+        // Skip boxes on the test's boundary (another ALU may round the
+        // projection the other way): moving them by a thousandth of their
+        // distance flips the answer.
+        let (min, max) = p.bounds(z);
+        let step = 1.0e-3 * ((min + max) * 0.5).distance(eye);
+        let unsure = [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z]
+            .iter()
+            .any(|&m| {
+                let d = m * step;
+                crate::hiz::box_occluded(levels, pixels, vp, min + d, max + d) != hide
+            });
+        if unsure || p.margin(z, &view.frustum, eye, distance) < 0.05 {
+            skipped += 1;
+            continue;
+        }
+        let key = p.instance();
+        let got = drawn
+            .iter()
+            .filter(|(kind, q)| *kind == p.kind && *q == key)
+            .count();
+        assert_eq!(
+            got,
+            usize::from(!hide),
+            "{p:?} (hidden by the reference: {hide})"
+        );
+        if hide {
+            occluded += 1;
+        } else {
+            shown += 1;
+        }
+    }
+    assert!(
+        shown > 0 && occluded > 0 && skipped < shown + occluded,
+        "shown {shown}, occluded {occluded}, skipped {skipped}"
+    );
 }
