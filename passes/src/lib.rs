@@ -15,6 +15,7 @@ pub mod error;
 pub mod frame;
 pub mod grass;
 pub mod hiz;
+pub mod occlusion_gate;
 pub mod renderer;
 pub mod technique;
 pub mod terrain;

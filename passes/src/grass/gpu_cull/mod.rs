@@ -43,7 +43,7 @@
 pub mod cull;
 pub mod descriptor;
 pub mod draw;
-pub mod gate;
+pub use crate::occlusion_gate as gate;
 pub mod instances;
 pub mod patches;
 pub mod pool;

@@ -33,7 +33,7 @@ mod technique;
 #[cfg(test)]
 mod tests;
 
-pub use technique::{Clipmap, ClipmapStats, ENTRY};
+pub use technique::{Clipmap, ClipmapStats, Occlusion, ENTRY};
 
 /// Technique name used in errors and logs.
 pub const TECHNIQUE: &str = "terrain.clipmap";

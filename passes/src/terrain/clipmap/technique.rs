@@ -155,6 +155,21 @@ struct CullOcclusion {
     phase_two: wgpu::ComputePipeline,
     /// Whether the pyramid holds last frame's depth.
     previous: bool,
+    /// `occlusion=auto`: runs the test only while it hides enough.
+    gate: Option<crate::occlusion_gate::OcclusionGate>,
+}
+
+/// The `occlusion` parameter of `clipmap` ([`super::cull`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occlusion {
+    /// No occlusion test.
+    Off,
+    /// Two-phase Hi-Z occlusion every frame.
+    On,
+    /// As `On` while the test hides at least
+    /// [`crate::occlusion_gate::AUTO_MIN_HIDDEN`] of the parts it tests
+    /// ([`crate::occlusion_gate`]).
+    Auto,
 }
 
 /// A level's pieces but its trims, relative to its min corner
@@ -287,18 +302,18 @@ impl Clipmap {
         distance: Option<f32>,
         reach: Option<AtlasReach>,
     ) -> Result<Self, PassError> {
-        Self::build(gpu, world, block, distance, reach, false)
+        Self::build(gpu, world, block, distance, reach, Occlusion::Off)
     }
 
     /// As [`Self::with_reach`], with two-phase Hi-Z occlusion culling of
-    /// the parts when `occlusion` is on ([`super::cull`]).
+    /// the parts as `occlusion` says ([`super::cull`]).
     pub fn build(
         gpu: &GpuContext,
         world: &World,
         block: u32,
         distance: Option<f32>,
         reach: Option<AtlasReach>,
-        occlusion: bool,
+        occlusion: Occlusion,
     ) -> Result<Self, PassError> {
         if let Some(d) = distance {
             if !(d.is_finite() && d > 0.0) {
@@ -323,7 +338,7 @@ impl Clipmap {
         });
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.instances"),
-            size: u64::from(SECOND) * if occlusion { 2 } else { 1 } * 16,
+            size: u64::from(SECOND) * if occlusion == Occlusion::Off { 1 } else { 2 } * 16,
             usage: wgpu::BufferUsages::VERTEX
                 | wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC,
@@ -781,31 +796,49 @@ impl Clipmap {
         cull.frame += 1;
         let frame = cull.frame;
         let mut copy_now = false;
+        // (copy frame, parts drawn, parts occlusion hid) of the newest readback.
+        let mut latest = None;
         if let Ok(readback) = cull.readback.get_mut() {
             readback.poll(frame);
             if let Some(words) = readback.latest() {
                 let count = |draw: usize| words.get(5 * draw + 1).copied().unwrap_or(0);
-                cull.counts = Some(std::array::from_fn(|k| count(k) + count(KINDS + k)));
+                let counts: [u32; KINDS] = std::array::from_fn(|k| count(k) + count(KINDS + k));
+                cull.counts = Some(counts);
                 cull.occluded = cull
                     .occlusion
                     .is_some()
                     .then(|| [count(REJECTED), count(HIDDEN)]);
+                latest = readback
+                    .latest_frame()
+                    .map(|f| (f, counts.iter().sum::<u32>(), count(HIDDEN)));
             }
             copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
         }
-        // Occlusion: the pyramid for this target (a new one holds nothing
-        // of last frame yet).
+        // Occlusion: whether this frame tests (`auto` rests the test while
+        // it hides next to nothing), and the pyramid for this target (a new
+        // one, or one left during a rest, holds nothing of last frame).
         let mut previous = false;
+        let mut test_now = false;
         if let Some(o) = cull.occlusion.as_mut() {
-            if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
-                o.previous = false;
-                o.hiz_group = o
-                    .hiz
-                    .view()
-                    .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
+            test_now = o.gate.as_mut().is_none_or(|g| g.decide(frame, latest));
+            if test_now {
+                if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
+                    o.previous = false;
+                    o.hiz_group = o
+                        .hiz
+                        .view()
+                        .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
+                }
+                previous = o.previous;
+                if !previous {
+                    // Nothing to test against: this frame only builds the
+                    // pyramid, its counts say nothing about the test.
+                    if let Some(g) = o.gate.as_mut() {
+                        g.unjudged(frame);
+                    }
+                }
             }
-            previous = o.previous;
-            o.previous = true;
+            o.previous = test_now;
         }
         let cull: &'a CullState = cull;
         let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
@@ -839,7 +872,7 @@ impl Clipmap {
             &[levels.into(), ztiles_id.into()],
         );
         // With occlusion: the object, the pyramid and group 2 over it.
-        let occ = cull.occlusion.as_ref().and_then(|o| {
+        let occ = cull.occlusion.as_ref().filter(|_| test_now).and_then(|o| {
             let pyramid = o.hiz.import(graph)?;
             let group = graph.import_bind_group(
                 "terrain.clipmap.cull.hiz",
@@ -1223,6 +1256,13 @@ impl Clipmap {
                 f64::from(u8::from(self.cull.occlusion.is_some())),
             ),
         ]);
+        if let Some(g) = self.cull.occlusion.as_ref().and_then(|o| o.gate.as_ref()) {
+            f.insert(
+                "clipmap_occlusion_ran_frames".to_owned(),
+                g.ran_frames as f64,
+            );
+            f.insert("clipmap_occlusion_frames".to_owned(), g.frames as f64);
+        }
         if let Some([rejected, hidden]) = self.cull.occluded {
             f.insert("clipmap_parts_rejected".to_owned(), f64::from(rejected));
             f.insert("clipmap_parts_occluded".to_owned(), f64::from(hidden));
@@ -1332,6 +1372,13 @@ impl Clipmap {
         )
         .unwrap_or_else(|e| panic!("{PASS_CULL}: readback: {e}"));
         bytemuck::pod_collect_to_vec(&bytes)
+    }
+
+    /// `occlusion=auto`: frames in which the test ran, and frames decided
+    /// (since [`crate::technique::Technique::begin_run`]).
+    pub fn occlusion_frames(&self) -> Option<(u64, u64)> {
+        let g = self.cull.occlusion.as_ref()?.gate.as_ref()?;
+        Some((g.ran_frames, g.frames))
     }
 
     /// The occlusion pyramid (`occlusion=on`; tests read it back).
@@ -1472,7 +1519,7 @@ impl CullState {
         meshes: &ClipmapMeshes,
         instances: &wgpu::Buffer,
         multi: bool,
-        occlusion: bool,
+        occlusion: Occlusion,
     ) -> Result<Self, PassError> {
         let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
             .map_err(|source| PassError::Shader {
@@ -1544,7 +1591,7 @@ impl CullState {
         };
         let pipeline = pipeline_for("main");
         let ztiles_pipeline = pipeline_for("ztiles_main");
-        let occlusion = if occlusion {
+        let occlusion = if occlusion != Occlusion::Off {
             let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
             let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(PASS_CULL),
@@ -1568,6 +1615,8 @@ impl CullState {
                 hiz_layout,
                 hiz_group: None,
                 previous: false,
+                gate: (occlusion == Occlusion::Auto)
+                    .then(crate::occlusion_gate::OcclusionGate::default),
             })
         } else {
             None
@@ -1883,10 +1932,10 @@ const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSp
 const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     name: "occlusion",
     kind: crate::technique::ParamKind::Choice {
-        values: &["off", "on"],
+        values: &["off", "on", "auto"],
         default: "off",
     },
-    description: "two-phase Hi-Z occlusion of blocks and sub-blocks (boxes from per-tile height ranges): test against last frame's pyramid, draw, rebuild it, re-test the rejected against this frame's",
+    description: "two-phase Hi-Z occlusion of blocks and sub-blocks (boxes from per-tile height ranges): test against last frame's pyramid, draw, rebuild it, re-test the rejected against this frame's; auto runs it only while it hides at least 2% of the parts it tests",
 };
 
 /// The `distance` parameter as an optional view distance; values between 0
@@ -1923,13 +1972,18 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     build: |i, params| {
         let block = params.int(&BLOCK_PARAM) as u32;
         let distance = distance_of(params)?;
+        let occlusion = match params.text(&OCCLUSION_PARAM) {
+            "on" => Occlusion::On,
+            "auto" => Occlusion::Auto,
+            _ => Occlusion::Off,
+        };
         let mut clipmap = Clipmap::build(
             i.gpu,
             i.scene.world,
             block,
             distance,
             i.scene.atlas_reach(),
-            params.text(&OCCLUSION_PARAM) == "on",
+            occlusion,
         )?;
         clipmap.set_pixel_error(params.float(&PIXEL_ERROR_PARAM));
         Ok(Box::new(clipmap))
@@ -1980,6 +2034,13 @@ impl crate::technique::Technique for Clipmap {
             changes,
             prepared,
         )
+    }
+
+    fn begin_run(&mut self) {
+        if let Some(g) = self.cull.occlusion.as_mut().and_then(|o| o.gate.as_mut()) {
+            g.frames = 0;
+            g.ran_frames = 0;
+        }
     }
 
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {

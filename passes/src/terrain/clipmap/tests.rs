@@ -1141,8 +1141,8 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
-    let mut occ =
-        Clipmap::build(gpu, &world, 8, None, None, true).unwrap_or_else(|e| panic!("{e}"));
+    let mut occ = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::On)
+        .unwrap_or_else(|e| panic!("{e}"));
     let (ex, ey) = grid_to_world(3884.0, 5184.3);
     let (tx, ty) = grid_to_world(3930.0, 5184.3);
     let ground = world.height_at(ex, ey).expect("resident");
@@ -1246,5 +1246,66 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
     assert!(
         shown > 0 && occluded > 0 && skipped < shown + occluded,
         "shown {shown}, occluded {occluded}, skipped {skipped}"
+    );
+}
+
+/// `occlusion=auto` over 40 frames at each of two poses of the cliff world:
+/// at the foot of the cliff, where the test hides a third of the parts in
+/// view, it runs every frame; looking down from the plateau away from the
+/// cliff, where terrain hides no terrain, it rests most frames. Every
+/// frame's image is the one without occlusion.
+#[test]
+fn occlusion_auto_rests_where_nothing_is_hidden() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let pose = |from: f64, to: f64, up: f32, pitch: f32| {
+        let (ex, ey) = grid_to_world(from, 5184.3);
+        let (tx, ty) = grid_to_world(to, 5184.3);
+        let ground = world.height_at(ex, ey).expect("resident");
+        Camera {
+            eye: Vec3::new(ex as f32, ey as f32, ground + up),
+            yaw_deg: (ty - ey).atan2(tx - ex).to_degrees() as f32,
+            pitch_deg: pitch,
+            fov_y_deg: 60.0,
+            near: 0.5,
+            far: 2000.0,
+        }
+    };
+    let settings = black_settings(250.0);
+    let frames = 40u64;
+    let mut ran = Vec::new();
+    for (name, camera) in [
+        ("cliff", pose(3884.0, 3930.0, 2.0, 4.0)),
+        ("plateau", pose(3920.0, 3960.0, 120.0, -55.0)),
+    ] {
+        let mut auto = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::Auto)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (want, _) = render(gpu, camera, settings, name, Tech::Clip(&mut plain, &world));
+        for f in 0..frames {
+            let (img, _) = render(
+                gpu,
+                camera,
+                settings,
+                &format!("auto-{name}"),
+                Tech::Clip(&mut auto, &world),
+            );
+            assert!(
+                img == want,
+                "{name}, frame {f}: the image differs from occlusion off"
+            );
+        }
+        let (r, n) = auto.occlusion_frames().expect("auto has a gate");
+        assert_eq!(n, frames, "{name}");
+        ran.push(r);
+    }
+    assert_eq!(ran[0], frames, "at the cliff the test keeps running");
+    assert!(
+        ran[1] < frames / 2,
+        "looking down it rests: ran {} of {frames}",
+        ran[1]
     );
 }

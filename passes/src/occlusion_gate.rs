@@ -1,16 +1,17 @@
-//! `occlusion=auto`: the Hi-Z occlusion test of grass `gpu-cull`, run only
-//! while it pays for itself. The test costs a depth pyramid and a texture
-//! look-up per clump every frame; where the terrain hides next to nothing
-//! (an open walk) that is pure cost. The gate reads the cull's lagged
-//! counts (clumps kept, clumps occluded) of frames in which the test ran:
-//! when it hid less than [`AUTO_MIN_HIDDEN`] of the clumps it tested, the
-//! test is left out for the next [`AUTO_REST`] frames, then runs again
-//! until a readback of such a frame says whether to rest again.
+//! `occlusion=auto`: a Hi-Z occlusion test run only while it pays for
+//! itself (grass `gpu-cull`, terrain `clipmap`). The test costs a depth
+//! pyramid and look-ups every frame (the clipmap: a second cull and draw
+//! pass too); where the terrain hides next to nothing (an open walk) that is
+//! pure cost. The gate reads the technique's lagged counts (items kept,
+//! items occluded) of frames in which the test ran: when it hid less than
+//! [`AUTO_MIN_HIDDEN`] of the items it tested, the test is left out for the
+//! next [`AUTO_REST`] frames, then runs again until a readback of such a
+//! frame says whether to rest again.
 //!
-//! Leaving the test out never changes the picture (it only removes clumps
-//! the terrain hides), so `auto` draws what `off` and `on` draw.
+//! Leaving the test out never changes the picture (it only removes what the
+//! terrain hides), so `auto` draws what `off` and `on` draw.
 
-/// Fraction of tested clumps the test must hide to keep running.
+/// Fraction of tested items the test must hide to keep running.
 pub const AUTO_MIN_HIDDEN: f64 = 0.02;
 
 /// Frames the test rests after a readback showed it hid too little.
@@ -56,6 +57,13 @@ impl OcclusionGate {
         }
         run
     }
+
+    /// Frame `frame` ran but its counts say nothing about the test (a
+    /// pyramid was built, but there was none of the frame before to test
+    /// against): its readback is not judged.
+    pub fn unjudged(&mut self, frame: u64) {
+        self.ran.retain(|&f| f != frame);
+    }
 }
 
 #[cfg(test)]
@@ -80,6 +88,18 @@ mod tests {
             ran.push(gate.decide(frame, latest));
         }
         (gate, ran)
+    }
+
+    #[test]
+    fn unjudged_frames_do_not_send_the_test_to_rest() {
+        let mut gate = OcclusionGate::default();
+        assert!(gate.decide(0, None));
+        gate.unjudged(0);
+        // Frame 0's readback (nothing hidden: it had no pyramid to test
+        // against) is not judged: the test keeps running.
+        assert!(gate.decide(1, Some((0, 1000, 0))));
+        // A judged frame that hid nothing sends it to rest.
+        assert!(!gate.decide(2, Some((1, 1000, 0))));
     }
 
     #[test]
