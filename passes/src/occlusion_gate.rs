@@ -3,9 +3,10 @@
 //! pyramid and look-ups every frame (the clipmap: a second cull and draw
 //! pass too); where the terrain hides next to nothing (an open walk) that is
 //! pure cost. The gate reads the technique's lagged counts (items kept,
-//! items occluded) of frames in which the test ran: when it hid less than
-//! [`AUTO_MIN_HIDDEN`] of the items it tested, the test is left out for the
-//! next [`AUTO_REST`] frames, then runs again until a readback of such a
+//! items occluded) of frames in which the test ran: when it hid less than a
+//! share of the items it tested ([`AUTO_MIN_HIDDEN`] for grass clumps, whose
+//! test is a look-up each; the technique chooses), the test is left out for
+//! the next [`AUTO_REST`] frames, then runs again until a readback of such a
 //! frame says whether to rest again.
 //!
 //! Leaving the test out never changes the picture (it only removes what the
@@ -18,8 +19,10 @@ pub const AUTO_MIN_HIDDEN: f64 = 0.02;
 pub const AUTO_REST: u64 = 60;
 
 /// The adaptive gate (see the module docs).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct OcclusionGate {
+    /// Share of the tested items the test must hide to keep running.
+    min_hidden: f64,
     /// Frames (of the technique's counter) in which the test ran, newest
     /// last; only the last few are kept (readbacks lag a few frames).
     ran: std::collections::VecDeque<u64>,
@@ -33,7 +36,27 @@ pub struct OcclusionGate {
     pub ran_frames: u64,
 }
 
+impl Default for OcclusionGate {
+    /// A gate with the grass threshold, [`AUTO_MIN_HIDDEN`].
+    fn default() -> Self {
+        Self::with_min_hidden(AUTO_MIN_HIDDEN)
+    }
+}
+
 impl OcclusionGate {
+    /// A gate that rests the test while it hides less than `min_hidden`
+    /// (a share, 0..1) of the items it tests.
+    pub fn with_min_hidden(min_hidden: f64) -> Self {
+        OcclusionGate {
+            min_hidden,
+            ran: std::collections::VecDeque::new(),
+            judged: None,
+            rest_until: 0,
+            frames: 0,
+            ran_frames: 0,
+        }
+    }
+
     /// Whether frame `frame` runs the test, given the newest readback
     /// (`(frame it was copied in, kept, occluded)`), if any.
     pub fn decide(&mut self, frame: u64, latest: Option<(u64, u32, u32)>) -> bool {
@@ -41,7 +64,7 @@ impl OcclusionGate {
             if self.judged.is_none_or(|j| j < f) && self.ran.contains(&f) {
                 self.judged = Some(f);
                 let tested = f64::from(kept) + f64::from(occluded);
-                if tested > 0.0 && f64::from(occluded) < AUTO_MIN_HIDDEN * tested {
+                if tested > 0.0 && f64::from(occluded) < self.min_hidden * tested {
                     self.rest_until = frame + AUTO_REST;
                 }
             }
@@ -88,6 +111,18 @@ mod tests {
             ran.push(gate.decide(frame, latest));
         }
         (gate, ran)
+    }
+
+    #[test]
+    fn the_threshold_is_the_gates() {
+        // 10 % hidden: enough for the grass threshold, not for 20 %.
+        let mut grass = OcclusionGate::default();
+        let mut clipmap = OcclusionGate::with_min_hidden(0.2);
+        for g in [&mut grass, &mut clipmap] {
+            assert!(g.decide(0, None));
+        }
+        assert!(grass.decide(1, Some((0, 900, 100))));
+        assert!(!clipmap.decide(1, Some((0, 900, 100))));
     }
 
     #[test]
