@@ -16,8 +16,15 @@
 //! computed on the GPU, in the same pass, for the levels the fill changed),
 //! of its own level and of the next coarser one (its geomorph target).
 //!
-//! [`parts`], [`Part::visible`] and [`ZTiles`] are the CPU reference of the
-//! shader's test.
+//! With `occlusion=on` (or `auto`, while it pays) the cull runs in two
+//! phases (`phase_one`, `phase_two`): parts in view that last frame's depth
+//! pyramid hides are set aside instead of drawn, the pyramid is rebuilt from
+//! what was drawn, and the set-aside parts are tested again against it; the
+//! visible ones are drawn by a second pass from a second set of draws
+//! ([`SECOND`], [`reset_args`]).
+//!
+//! [`parts`], [`Part::visible`], [`Part::occluded`] and [`ZTiles`] are the
+//! CPU reference of the shader's tests.
 
 use glam::{Vec2, Vec3};
 use sward_engine::Frustum;

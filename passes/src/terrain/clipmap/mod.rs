@@ -13,7 +13,9 @@
 //! - [`mesh`]: the static meshes (diagonals towards cell centres).
 //! - [`source`]: where texels come from (resident world, far tile source).
 //! - [`store`]: level texels, incremental toroidal update, `clip_sample` mirror.
-//! - [`cull`]: GPU piece culling into a multi-draw-indirect (CPU reference).
+//! - [`cull`]: GPU culling of pieces and sub-blocks into a multi-draw-indirect:
+//!   boxes from per-tile height ranges, optional two-phase Hi-Z occlusion
+//!   (CPU reference).
 //! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
 //! - [`lod`]: screen-space error LOD of whole rings (half-resolution rings).
 //! - [`accuracy`]: height error per level against `height_at`.
