@@ -1126,6 +1126,23 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
     }
 }
 
+/// A camera on the cliff world's row `5184.3` (grid cells) at column `from`,
+/// `up` units above the ground, looking towards column `to` at `pitch`
+/// degrees (the cliff stands at column 3900, its high side beyond).
+fn cliff_pose(world: &World, from: f64, to: f64, up: f32, pitch: f32) -> Camera {
+    let (ex, ey) = grid_to_world(from, 5184.3);
+    let (tx, ty) = grid_to_world(to, 5184.3);
+    let ground = world.height_at(ex, ey).expect("resident");
+    Camera {
+        eye: Vec3::new(ex as f32, ey as f32, ground + up),
+        yaw_deg: (ty - ey).atan2(tx - ex).to_degrees() as f32,
+        pitch_deg: pitch,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    }
+}
+
 /// Two-phase occlusion (`occlusion=on`) at the foot of the cliff world's
 /// 70-unit cliff, looking at it: three frames at one pose (the first has
 /// no pyramid yet). Once the pyramid is steady, the parts drawn (both
@@ -1143,17 +1160,7 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     let mut occ = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::On)
         .unwrap_or_else(|e| panic!("{e}"));
-    let (ex, ey) = grid_to_world(3884.0, 5184.3);
-    let (tx, ty) = grid_to_world(3930.0, 5184.3);
-    let ground = world.height_at(ex, ey).expect("resident");
-    let camera = Camera {
-        eye: Vec3::new(ex as f32, ey as f32, ground + 2.0),
-        yaw_deg: (ty - ey).atan2(tx - ex).to_degrees() as f32,
-        pitch_deg: 4.0,
-        fov_y_deg: 60.0,
-        near: 0.5,
-        far: 2000.0,
-    };
+    let camera = cliff_pose(&world, 3884.0, 3930.0, 2.0, 4.0);
     let settings = black_settings(250.0);
     let (want, _) = render(
         gpu,
@@ -1262,25 +1269,12 @@ fn occlusion_auto_rests_where_nothing_is_hidden() {
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
-    let pose = |from: f64, to: f64, up: f32, pitch: f32| {
-        let (ex, ey) = grid_to_world(from, 5184.3);
-        let (tx, ty) = grid_to_world(to, 5184.3);
-        let ground = world.height_at(ex, ey).expect("resident");
-        Camera {
-            eye: Vec3::new(ex as f32, ey as f32, ground + up),
-            yaw_deg: (ty - ey).atan2(tx - ex).to_degrees() as f32,
-            pitch_deg: pitch,
-            fov_y_deg: 60.0,
-            near: 0.5,
-            far: 2000.0,
-        }
-    };
     let settings = black_settings(250.0);
     let frames = 40u64;
     let mut ran = Vec::new();
     for (name, camera) in [
-        ("cliff", pose(3884.0, 3930.0, 2.0, 4.0)),
-        ("plateau", pose(3920.0, 3960.0, 120.0, -55.0)),
+        ("cliff", cliff_pose(&world, 3884.0, 3930.0, 2.0, 4.0)),
+        ("plateau", cliff_pose(&world, 3920.0, 3960.0, 120.0, -55.0)),
     ] {
         let mut auto = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::Auto)
             .unwrap_or_else(|e| panic!("{e}"));
