@@ -1369,6 +1369,18 @@ impl Clipmap {
         [args[REJECTED].instance_count, args[HIDDEN].instance_count]
     }
 
+    /// Parts drawn by phase one and by phase two of the last submitted
+    /// frame, read back now (tests).
+    pub fn read_phase_counts(&self, gpu: &GpuContext) -> [u32; 2] {
+        let args = self.read_args(gpu);
+        [0, 1].map(|phase| {
+            args[phase * KINDS..(phase + 1) * KINDS]
+                .iter()
+                .map(|a| a.instance_count)
+                .sum()
+        })
+    }
+
     fn read_args(&self, gpu: &GpuContext) -> Vec<DrawArgs> {
         let bytes = sward_engine::targets::read_buffer(
             &gpu.device,

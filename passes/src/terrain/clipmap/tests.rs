@@ -1254,6 +1254,48 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
         shown > 0 && occluded > 0 && skipped < shown + occluded,
         "shown {shown}, occluded {occluded}, skipped {skipped}"
     );
+    // A turn: phase one tests against the pyramid of the pose before, and
+    // phase two draws what that pyramid hid wrongly. With the multi-draw and
+    // with one indirect draw per kind, the image is the one without
+    // occlusion.
+    let turned = Camera {
+        yaw_deg: camera.yaw_deg + 35.0,
+        ..camera
+    };
+    let mut single = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::On)
+        .unwrap_or_else(|e| panic!("{e}"));
+    single.use_single_draws();
+    for f in 0..2 {
+        render(
+            gpu,
+            camera,
+            settings,
+            &format!("occlusion-single-{f}"),
+            Tech::Clip(&mut single, &world),
+        );
+    }
+    let (want, _) = render(
+        gpu,
+        turned,
+        settings,
+        "turned-off",
+        Tech::Clip(&mut plain, &world),
+    );
+    for (name, tech) in [("multi", &mut occ), ("single", &mut single)] {
+        let (img, _) = render(
+            gpu,
+            turned,
+            settings,
+            &format!("turned-{name}"),
+            Tech::Clip(tech, &world),
+        );
+        assert!(
+            img == want,
+            "{name}: the turned image differs from occlusion off"
+        );
+        let [_, two] = tech.read_phase_counts(gpu);
+        assert!(two > 0, "{name}: phase two drew nothing after the turn");
+    }
 }
 
 /// `occlusion=auto` over 40 frames at each of two poses of the cliff world:
