@@ -380,6 +380,24 @@ impl HiZ {
         })
     }
 
+    /// [`Self::ensure`], and keeps `group` (a [`pyramid_layout`] group of
+    /// `layout` over the whole pyramid) current: made again with the
+    /// pyramid, or when there is none yet. Returns whether either was made,
+    /// i.e. whether the pyramid holds nothing of an earlier frame.
+    pub fn ensure_group(
+        &mut self,
+        device: &wgpu::Device,
+        pixels: [u32; 2],
+        layout: &wgpu::BindGroupLayout,
+        group: &mut Option<wgpu::BindGroup>,
+    ) -> bool {
+        if !self.ensure(device, pixels) && group.is_some() {
+            return false;
+        }
+        *group = self.view().map(|v| pyramid_group(device, layout, v));
+        true
+    }
+
     /// Makes the pyramid for a target of `pixels` (a no-op when it exists);
     /// returns whether it was (re)made.
     pub fn ensure(&mut self, device: &wgpu::Device, pixels: [u32; 2]) -> bool {

@@ -356,11 +356,7 @@ impl GpuCull {
         else {
             return false;
         };
-        if hiz.ensure(&gpu.device, size) || group.is_none() {
-            *group = hiz
-                .view()
-                .map(|view| crate::hiz::pyramid_group(&gpu.device, &pipelines.hiz, view));
-        }
+        hiz.ensure_group(&gpu.device, size, &pipelines.hiz, group);
         group.is_some()
     }
 

@@ -828,12 +828,10 @@ impl Clipmap {
         if let Some(o) = cull.occlusion.as_mut() {
             test_now = o.gate.as_mut().is_none_or(|g| g.decide(frame, latest));
             if test_now {
-                if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
+                if o.hiz
+                    .ensure_group(&gpu.device, view.size, &o.hiz_layout, &mut o.hiz_group)
+                {
                     o.previous = false;
-                    o.hiz_group = o
-                        .hiz
-                        .view()
-                        .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
                 }
                 previous = o.previous;
                 if !previous {

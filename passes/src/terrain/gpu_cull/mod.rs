@@ -456,12 +456,10 @@ impl GpuCullTerrain {
         // Occlusion: the pyramid for this target (a new one holds nothing
         // of last frame yet).
         if let Some(o) = self.occlusion.as_mut() {
-            if o.hiz.ensure(&gpu.device, view.size) || o.hiz_group.is_none() {
+            if o.hiz
+                .ensure_group(&gpu.device, view.size, &o.hiz_layout, &mut o.hiz_group)
+            {
                 o.previous = false;
-                o.hiz_group = o
-                    .hiz
-                    .view()
-                    .map(|v| crate::hiz::pyramid_group(&gpu.device, &o.hiz_layout, v));
             }
         }
         let view = *view;
