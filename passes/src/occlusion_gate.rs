@@ -81,6 +81,14 @@ impl OcclusionGate {
         run
     }
 
+    /// Starts the frame counts ([`Self::frames`], [`Self::ran_frames`])
+    /// again for a new run; what the gate has learnt (rest, judged frames)
+    /// stays.
+    pub fn restart_counts(&mut self) {
+        self.frames = 0;
+        self.ran_frames = 0;
+    }
+
     /// Frame `frame` ran but its counts say nothing about the test (a
     /// pyramid was built, but there was none of the frame before to test
     /// against): its readback is not judged.

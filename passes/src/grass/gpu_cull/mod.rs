@@ -1155,8 +1155,7 @@ impl GpuCull {
     pub fn begin_run(&mut self) {
         self.terrain_pyramid_frames = 0;
         if let Some(g) = self.gate.as_mut() {
-            g.frames = 0;
-            g.ran_frames = 0;
+            g.restart_counts();
         }
     }
 

@@ -2055,8 +2055,7 @@ impl crate::technique::Technique for Clipmap {
 
     fn begin_run(&mut self) {
         if let Some(g) = self.cull.occlusion.as_mut().and_then(|o| o.gate.as_mut()) {
-            g.frames = 0;
-            g.ran_frames = 0;
+            g.restart_counts();
         }
     }
 
