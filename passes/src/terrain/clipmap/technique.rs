@@ -1576,26 +1576,15 @@ impl CullState {
         });
         let levels_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain.clipmap.cull.levels"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: cs,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2Array,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                storage(1, false),
-            ],
+            entries: &[level_texels_entry(0, cs), storage(1, false)],
         });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(PASS_CULL),
-            bind_group_layouts: &[&bind_layout, &levels_layout],
-            push_constant_ranges: &[],
-        });
-        let pipeline_for = |entry: &str| {
+        // Entry point `entry` of the cull shader over bind groups `groups`.
+        let pipeline_for = |groups: &[&wgpu::BindGroupLayout], entry: &str| {
+            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(PASS_CULL),
+                bind_group_layouts: groups,
+                push_constant_ranges: &[],
+            });
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(PASS_CULL),
                 layout: Some(&layout),
@@ -1605,29 +1594,15 @@ impl CullState {
                 cache: None,
             })
         };
-        let pipeline = pipeline_for("main");
-        let ztiles_pipeline = pipeline_for("ztiles_main");
+        let pipeline = pipeline_for(&[&bind_layout, &levels_layout], "main");
+        let ztiles_pipeline = pipeline_for(&[&bind_layout, &levels_layout], "ztiles_main");
         let occlusion = if occlusion != Occlusion::Off {
             let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(PASS_CULL),
-                bind_group_layouts: &[&bind_layout, &levels_layout, &hiz_layout],
-                push_constant_ranges: &[],
-            });
-            let phase = |entry: &str| {
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(PASS_CULL),
-                    layout: Some(&layout),
-                    module: &shader,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            };
+            let groups = [&bind_layout, &levels_layout, &hiz_layout];
             Some(CullOcclusion {
                 hiz: crate::hiz::HiZ::new(device, PASS_HIZ)?,
-                phase_one: phase("phase_one"),
-                phase_two: phase("phase_two"),
+                phase_one: pipeline_for(&groups, "phase_one"),
+                phase_two: pipeline_for(&groups, "phase_two"),
                 hiz_layout,
                 hiz_group: None,
                 previous: false,
@@ -1884,16 +1859,7 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         count: None,
     }];
     entries.extend(SplatGpu::layout_entries());
-    entries.push(wgpu::BindGroupLayoutEntry {
-        binding: 6,
-        visibility: vs,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: false },
-            view_dimension: wgpu::TextureViewDimension::D2Array,
-            multisampled: false,
-        },
-        count: None,
-    });
+    entries.push(level_texels_entry(6, vs));
     entries.push(wgpu::BindGroupLayoutEntry {
         binding: 7,
         visibility: fs,
@@ -1908,6 +1874,20 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         label: Some(PASS),
         entries: &entries,
     })
+}
+
+/// A layout entry for the level texture array (read with `textureLoad`).
+fn level_texels_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2Array,
+            multisampled: false,
+        },
+        count: None,
+    }
 }
 
 /// The `block` parameter of `clipmap`.
