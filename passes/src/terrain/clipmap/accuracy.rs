@@ -13,6 +13,8 @@ use sward_scenes::World;
 use super::gpu::ClipmapParams;
 use super::layout::{morph_weight, ClipmapConfig, LevelPlacement};
 use super::mesh::main_diagonal;
+use super::refine::{morphed, refined_quad_height, RefineMask};
+use super::source::TerrainSampler;
 use super::store::LevelStore;
 
 /// Height error of one level.
@@ -58,6 +60,21 @@ pub fn height_error(
     frustum: Option<&Frustum>,
     sub: u32,
 ) -> Vec<LevelError> {
+    height_error_refined(store, places, params, world, frustum, sub, None)
+}
+
+/// [`height_error`] with the quads of the tiles `refine` flags drawn on the
+/// finer lattice ([`super::refine`]; the sampler gives the finer level's
+/// texels).
+pub fn height_error_refined(
+    store: &LevelStore,
+    places: &[LevelPlacement],
+    params: &ClipmapParams,
+    world: &World,
+    frustum: Option<&Frustum>,
+    sub: u32,
+    refine: Option<(&RefineMask, &TerrainSampler)>,
+) -> Vec<LevelError> {
     let cfg: ClipmapConfig = *store.config();
     let f = cfg.footprint();
     let sub = sub.max(1);
@@ -76,9 +93,12 @@ pub fn height_error(
                         continue;
                     }
                 }
-                let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                    .map(|(di, dj)| store.clip_sample(l, cam, qi + di, qj + dj)[0]);
+                let h = [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| match refine {
+                    Some((mask, _)) => morphed(mask, store, l, cam, qi + di, qj + dj),
+                    None => store.clip_sample(l, cam, qi + di, qj + dj)[0],
+                });
                 let main = main_diagonal(qi, qj);
+                let refined = refine.filter(|(m, _)| l > 0 && m.quad_flagged(l, qi, qj));
                 let morphed = [(0, 0), (1, 0), (0, 1), (1, 1)]
                     .iter()
                     .any(|(di, dj)| morph_weight(&cfg, l, cam, qi + di, qj + dj) > 0.0);
@@ -94,7 +114,12 @@ pub fn height_error(
                         let Some(exact) = world.height_at(x, y) else {
                             continue;
                         };
-                        let drawn = quad_height(h, main, u, v);
+                        let drawn = match refined {
+                            Some((mask, sampler)) => {
+                                refined_quad_height(mask, store, sampler, l, cam, (qi, qj), (u, v))
+                            }
+                            None => quad_height(h, main, u, v),
+                        };
                         if let Some(fr) = frustum {
                             let p = glam::Vec3::new(x as f32, y as f32, drawn as f32);
                             if !fr.sphere_visible(p, 0.0) {
@@ -196,7 +221,6 @@ impl From<LevelError> for LevelErrorRow {
 /// `sward clipmap-errors` prints and docs/techniques/clipmap.md tabulates.
 pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
     use super::layout::{camera_level0, place_levels, DEFAULT_BLOCK};
-    use super::source::TerrainSampler;
     use super::store::LevelFilter;
     let settings = crate::frame::RenderSettings::default();
     let cfg = ClipmapConfig::for_distance(DEFAULT_BLOCK, settings.terrain_distance);

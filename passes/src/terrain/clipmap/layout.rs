@@ -459,10 +459,16 @@ fn stitch_half_blocks(out: &mut Vec<Piece>, t: i64) {
 /// vertex is at least `2t` away, every hole-boundary vertex at most `t + 2`. The coarsest level never morphs. WGSL mirror:
 /// `clip_morph` in `clipmap_level.wgsl`.
 pub fn morph_weight(cfg: &ClipmapConfig, level: u32, cam_l: [f32; 2], i: i64, j: i64) -> f32 {
+    morph_weight_at(cfg, level, cam_l, i as f32, j as f32)
+}
+
+/// [`morph_weight`] at a point `(x, y)` of level `level` (level units, not
+/// necessarily a vertex: the finer-lattice vertices of a refined tile).
+pub fn morph_weight_at(cfg: &ClipmapConfig, level: u32, cam_l: [f32; 2], x: f32, y: f32) -> f32 {
     if level + 1 >= cfg.levels {
         return 0.0;
     }
-    let d = (i as f32 - cam_l[0]).abs().max((j as f32 - cam_l[1]).abs());
+    let d = (x - cam_l[0]).abs().max((y - cam_l[1]).abs());
     let w = cfg.transition();
     let end = (2 * cfg.block) as f32 - MORPH_MARGIN;
     ((d - (end - w)) / w).clamp(0.0, 1.0)

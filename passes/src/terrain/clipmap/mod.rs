@@ -18,6 +18,7 @@
 //!   (CPU reference).
 //! - [`fill`]: level updates in compute (jobs, far grid, CPU reference).
 //! - [`lod`]: screen-space error LOD of whole rings (half-resolution rings).
+//! - [`refine`]: local refinement of coarse levels over cliffs (CPU model).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
 //! - `technique`: [`Clipmap`], the pass.
@@ -29,6 +30,7 @@ pub mod gpu;
 pub mod layout;
 pub mod lod;
 pub mod mesh;
+pub mod refine;
 pub mod source;
 pub mod store;
 mod technique;

@@ -15,9 +15,10 @@ use sward_scenes::world::coords::{grid_to_world, world_to_grid};
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
-use super::accuracy::height_error;
+use super::accuracy::{height_error, height_error_refined};
 use super::gpu::{params_bytes, ClipmapParams};
 use super::layout::{camera_level0, morph_weight, place_levels, ClipmapConfig, PieceKind};
+use super::refine::RefineMask;
 use super::source::TerrainSampler;
 use super::store::{LevelFilter, LevelStore};
 use super::Clipmap;
@@ -103,20 +104,29 @@ fn finest_level_is_exact_and_errors_grow_with_level() {
 /// the cliff (so every level's own area spans it), block 8, 4 levels: the
 /// largest `max_unmorphed` and `rms` over the eyes, per level.
 fn cliff_errors(filter: LevelFilter) -> Vec<(f64, f64)> {
+    cliff_errors_refined(filter, 0.0)
+}
+
+/// [`cliff_errors`] with the tiles whose error exceeds `bound` drawn on the
+/// finer lattice (`bound <= 0`: none).
+fn cliff_errors_refined(filter: LevelFilter, bound: f64) -> Vec<(f64, f64)> {
     let world = cliff_world();
     let cfg = ClipmapConfig {
         block: 8,
         levels: 4,
     };
+    let sampler = TerrainSampler::new(&world, None);
+    let (mask, _) = RefineMask::bake(&sampler, &cfg, bound, 4);
     let mut worst = vec![(0.0f64, 0.0f64); cfg.levels as usize];
     for gx in [3872.0, 3886.0, 3894.0, 3899.5, 3905.0, 3914.0, 3930.0] {
         let (x, y) = grid_to_world(gx, 5184.3);
         let cam0 = camera_level0(x, y);
         let places = place_levels(&cfg, cam0);
         let mut store = LevelStore::with_filter(cfg, filter);
-        store.update(&places, &TerrainSampler::new(&world, None));
+        store.update(&places, &sampler);
         let params = ClipmapParams::new(&cfg, cam0);
-        for e in height_error(&store, &places, &params, &world, None, 4) {
+        let refine = (bound > 0.0).then_some((&mask, &sampler));
+        for e in height_error_refined(&store, &places, &params, &world, None, 4, refine) {
             let w = &mut worst[e.level as usize];
             *w = (w.0.max(e.max_unmorphed), w.1.max(e.rms));
         }
@@ -152,6 +162,24 @@ fn prefiltered_levels_beat_point_samples() {
             point[l].1
         );
     }
+}
+
+/// With the tiles whose error exceeds 2 units drawn on the finer lattice,
+/// every level of the cliff world stays within 2 units of the exact
+/// surface outside the morph bands (level 3 misses it by far without), and
+/// a bound no tile exceeds changes nothing.
+#[test]
+fn refinement_meets_the_bound_over_the_cliff() {
+    let plain = cliff_errors(LevelFilter::Residual);
+    let refined = cliff_errors_refined(LevelFilter::Residual, 2.0);
+    eprintln!("plain   (max unmorphed, rms) per level: {plain:?}");
+    eprintln!("refined (max unmorphed, rms) per level: {refined:?}");
+    assert!(plain[3].0 > 4.0, "{plain:?}");
+    for (l, (r, p)) in refined.iter().zip(&plain).enumerate() {
+        assert!(r.0 <= 2.0, "level {l}: {r:?}");
+        assert!(r.1 <= p.1 + 1e-9, "level {l}: rms {r:?} vs {p:?}");
+    }
+    assert_eq!(cliff_errors_refined(LevelFilter::Residual, 1e6), plain);
 }
 
 /// The vertex stage's `clip_sample` (run by the probe) equals the CPU mirror
