@@ -46,11 +46,16 @@ struct CullUniforms {
     // phase one hides nothing otherwise).
     view_proj: mat4x4<f32>,
     hiz: vec4<f32>,
+    // Local refinement, per level: its rectangle in `refine_index` (first
+    // tile x: A, y: B; z: tiles along A in bits 0-15, along B in 16-31; w:
+    // first row; z = 0: nothing refines).
+    refine: array<vec4<i32>, 12>,
 }
 
 // Per mesh kind: quads along I and J of its mesh (x, y; a sub-block for the
 // split kinds), first instance of its range, and sub-blocks per side (1: the
-// piece whole).
+// piece whole) in bits 0-7 of `split`, the kind that draws its parts refined
+// in bits 8-15 (0xff: none), bit 16 for a seam.
 struct CullKind {
     quads: vec2<i32>,
     first_instance: u32,
@@ -86,6 +91,70 @@ const CULL_SPACING0: f32 = 2.0833333333333335;
 // Per level, per tile slot (A mod T, B mod T): lowest and highest height of
 // level vertices 4A ..= 4A + 4 by 4B ..= 4B + 4.
 @group(1) @binding(1) var<storage, read_write> ztiles: array<vec2<f32>>;
+// Per refined tile: its pool slot + 1 (x; 0: not refined) and the bits of
+// its slack (y): how far its refined heights lie from the level's surface.
+@group(1) @binding(2) var refine_index: texture_2d<u32>;
+
+// Instance level field flags (terrain_clipmap.wgsl).
+const CULL_INST_REFINED: i32 = 0x100;
+const CULL_INST_SEAM: i32 = 0x200;
+
+// The largest slack of the refined tiles holding a quad of the part of
+// `level` at `o` with `q` quads; -1 when none does (Rust:
+// RefineMask::rect).
+fn part_refine(level: u32, o: vec2<i32>, q: vec2<i32>) -> f32 {
+    if (level == 0u || level >= cu.levels) {
+        return -1.0;
+    }
+    let r = cu.refine[level];
+    let size = vec2<i32>(r.z & 0xffff, (r.z >> 16u) & 0xffff);
+    let a0 = o >> vec2<u32>(2u);
+    let a1 = max(a0, (o + q - vec2<i32>(1)) >> vec2<u32>(2u));
+    var slack = -1.0;
+    for (var b = a0.y; b <= a1.y; b++) {
+        for (var a = a0.x; a <= a1.x; a++) {
+            let t = vec2<i32>(a, b) - r.xy;
+            if (any(t < vec2<i32>(0)) || any(t >= size)) {
+                continue;
+            }
+            let e = textureLoad(refine_index, vec2<i32>(t.x, r.w + t.y), 0).xy;
+            if (e.x != 0u) {
+                slack = max(slack, bitcast<f32>(e.y));
+            }
+        }
+    }
+    return slack;
+}
+
+// A part as drawn: its kind, its instance's level field (with the flags)
+// and its box; a refinable part over refined tiles becomes its refined
+// kind, its box grown by their slack (Rust: cull::Part::refine).
+struct DrawnPart {
+    kind: u32,
+    level_field: i32,
+    bmin: vec3<f32>,
+    bmax: vec3<f32>,
+}
+
+fn drawn_part(kind: u32, stitch: u32, level: u32, o: vec2<i32>, q: vec2<i32>) -> DrawnPart {
+    let kk = kinds[kind];
+    let b = part_box(level, o, q);
+    var d = DrawnPart(kind, i32(level), b.bmin, b.bmax);
+    if ((kk.split & 0x10000u) != 0u) {
+        d.level_field |= CULL_INST_SEAM;
+    }
+    let refined = (kk.split >> 8u) & 0xffu;
+    if (refined != 0xffu && stitch == 0u) {
+        let slack = part_refine(level, o, q);
+        if (slack >= 0.0) {
+            d.kind = refined;
+            d.level_field |= CULL_INST_REFINED;
+            d.bmin.z -= slack;
+            d.bmax.z += slack;
+        }
+    }
+    return d;
+}
 
 fn cull_wrap(v: i32, n: i32) -> i32 {
     return ((v % n) + n) % n;
@@ -221,19 +290,19 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let stitch = (u32(p.w) >> 8u) & 0xfu;
     let kk = kinds[kind];
     let q = kk.quads;
-    let n = i32(kk.split);
+    let n = i32(kk.split & 0xffu);
     // A split kind: each sub-block is tested and drawn on its own, keeping
     // the stitched edges of the piece that are its own edges (Rust:
     // cull::parts).
     for (var sa = 0; sa < n; sa++) {
         for (var sb = 0; sb < n; sb++) {
             let o = p.xy + vec2<i32>(sa, sb) * q;
-            let b = part_box(level, o, q);
-            if (!part_in_view(b.bmin, b.bmax)) {
+            let word = part_word(stitch, sa, sb, n, q);
+            let d = drawn_part(kind, word & 0xfu, level, o, q);
+            if (!part_in_view(d.bmin, d.bmax)) {
                 continue;
             }
-            let word = part_word(stitch, sa, sb, n, q);
-            emit(kind, kk.first_instance, vec4<i32>(o.x, o.y, p.z, i32(word)));
+            emit(d.kind, kinds[d.kind].first_instance, vec4<i32>(o.x, o.y, d.level_field, i32(word)));
         }
     }
 }
@@ -271,28 +340,28 @@ fn phase_one(@builtin(global_invocation_id) id: vec3<u32>) {
     let stitch = (u32(p.w) >> 8u) & 0xfu;
     let kk = kinds[kind];
     let q = kk.quads;
-    let n = i32(kk.split);
+    let n = i32(kk.split & 0xffu);
     let counters = 2u * arrayLength(&kinds);
     for (var sa = 0; sa < 4; sa++) {
         for (var sb = 0; sb < 4; sb++) {
             let o = p.xy + vec2<i32>(min(sa, n - 1), min(sb, n - 1)) * q;
-            let b = part_box(level, o, q);
+            let word = part_word(stitch, min(sa, n - 1), min(sb, n - 1), n, q);
+            let d = drawn_part(kind, word & 0xfu, level, o, q);
             var hidden = false;
             if (cu.hiz.w > 0.5) {
-                hidden = part_hidden(b.bmin, b.bmax);
+                hidden = part_hidden(d.bmin, d.bmax);
             }
-            if (id.x >= total || sa >= n || sb >= n || !part_in_view(b.bmin, b.bmax)) {
+            if (id.x >= total || sa >= n || sb >= n || !part_in_view(d.bmin, d.bmax)) {
                 continue;
             }
-            let word = part_word(stitch, sa, sb, n, q);
             if (hidden) {
                 let r = atomicAdd(&args[counters].instance_count, 1u);
                 if (r < arrayLength(&rejected)) {
-                    rejected[r] = vec4<i32>(o.x, o.y, p.z, i32(word | (kind << 24u)));
+                    rejected[r] = vec4<i32>(o.x, o.y, d.level_field, i32(word | (d.kind << 24u)));
                 }
                 continue;
             }
-            emit(kind, kk.first_instance, vec4<i32>(o.x, o.y, p.z, i32(word)));
+            emit(d.kind, kinds[d.kind].first_instance, vec4<i32>(o.x, o.y, d.level_field, i32(word)));
         }
     }
 }
@@ -303,10 +372,15 @@ fn phase_two(@builtin(global_invocation_id) id: vec3<u32>) {
     let counters = 2u * kinds_n;
     let n = min(atomicLoad(&args[counters].instance_count), arrayLength(&rejected));
     let r = rejected[min(id.x, max(n, 1u) - 1u)];
-    let level = u32(r.z);
+    let level = u32(r.z & 0xff);
     let word = u32(r.w);
     let q = vec2<i32>(i32((word >> 4u) & 0x3ffu), i32((word >> 14u) & 0x3ffu));
-    let b = part_box(level, r.xy, q);
+    var b = part_box(level, r.xy, q);
+    if ((r.z & CULL_INST_REFINED) != 0) {
+        let slack = max(part_refine(level, r.xy, q), 0.0);
+        b.bmin.z -= slack;
+        b.bmax.z += slack;
+    }
     let hidden = part_hidden(b.bmin, b.bmax);
     if (id.x >= n) {
         return;

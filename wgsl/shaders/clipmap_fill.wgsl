@@ -28,14 +28,15 @@ struct FillParams {
     texels: u32,
 }
 
-// One strip: level vertices origin .. origin + size of `level`.
+// One strip: level vertices origin .. origin + size of `level`, stored
+// toroidally in layer `level`; or, when `dest_layer` is not 0, a tile of
+// the refinement pool: stored from texel `dest` of layer `dest_layer`.
 struct FillJob {
     origin: vec2<i32>,
     size: vec2<u32>,
     level: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    dest_layer: u32,
+    dest: vec2<u32>,
 }
 
 // World units per cell (UNIT_SIZE = 1600 / 3 / 128).
@@ -158,6 +159,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     let i = job.origin.x + i32(k % job.size.x);
     let j = job.origin.y + i32(k / job.size.x);
     let v = fill_texel(job.level, i, j);
+    if (job.dest_layer != 0u) {
+        let d = vec2<i32>(job.dest + vec2<u32>(k % job.size.x, k / job.size.x));
+        textureStore(out_levels, d, i32(job.dest_layer), v);
+        return;
+    }
     let n = i32(fp.texels);
     textureStore(out_levels, vec2<i32>(fill_wrap(i, n), fill_wrap(j, n)), i32(job.level), v);
 }

@@ -25,7 +25,16 @@ struct ClipmapParams {
     transition: f32,
     // L-infinity distance (level quads) at which the morph reaches 1.
     morph_end: f32,
+    // Local refinement, per level: its tile rectangle in the refinement
+    // index texture: first tile (x: A, y: B), tiles along A and B (z: A in
+    // bits 0-15, B in bits 16-31; 0: no tile refines), first row (w).
+    refine: array<vec4<i32>, 12>,
 }
+
+// Level quads per refinement tile side; finer-lattice vertices per pool
+// slot side (the tile's, less its last row and column).
+const CLIP_REFINE_TILE: i32 = 4;
+const CLIP_REFINE_SLOT: i32 = 8;
 
 fn clip_wrap(v: i32, n: i32) -> i32 {
     return ((v % n) + n) % n;
@@ -72,14 +81,98 @@ fn clip_morph(p: ClipmapParams, level: u32, i: i32, j: i32) -> f32 {
     return clamp((d - (p.morph_end - p.transition)) / p.transition, 0.0, 1.0);
 }
 
-// Morphed (height, normal) of vertex (i, j) of `level`.
-fn clip_sample(levels: texture_2d_array<f32>, p: ClipmapParams, level: u32, i: i32, j: i32) -> vec4<f32> {
+// Refinement index of tile (a, b) of `level`: its pool slot + 1, 0 when
+// the tile is not refined (Rust: refine::RefineMask).
+fn clip_refine_slot(index: texture_2d<u32>, p: ClipmapParams, level: u32, a: i32, b: i32) -> u32 {
+    if (level >= p.levels) {
+        return 0u;
+    }
+    let r = p.refine[level];
+    let size = vec2<i32>(r.z & 0xffff, (r.z >> 16u) & 0xffff);
+    let t = vec2<i32>(a, b) - r.xy;
+    if (any(t < vec2<i32>(0)) || any(t >= size)) {
+        return 0u;
+    }
+    return textureLoad(index, vec2<i32>(t.x, r.w + t.y), 0).x;
+}
+
+// r(x) of the finer-lattice vertex f (level - 1 units) of `level`: every
+// tile whose closure holds it is refined (Rust: RefineMask::weight).
+fn clip_refine_weight(index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> bool {
+    let w = 2 * CLIP_REFINE_TILE;
+    let t = vec2<i32>(f.x >> 3u, f.y >> 3u);
+    let edge = (f & vec2<i32>(w - 1)) == vec2<i32>(0);
+    var ok = clip_refine_slot(index, p, level, t.x, t.y) != 0u;
+    if (edge.x) {
+        ok = ok && clip_refine_slot(index, p, level, t.x - 1, t.y) != 0u;
+    }
+    if (edge.y) {
+        ok = ok && clip_refine_slot(index, p, level, t.x, t.y - 1) != 0u;
+    }
+    if (edge.x && edge.y) {
+        ok = ok && clip_refine_slot(index, p, level, t.x - 1, t.y - 1) != 0u;
+    }
+    return ok;
+}
+
+// Morphed (height, normal) of vertex (i, j) of `level`. Where the coarser
+// level draws this vertex refined, its surface there is this level's own
+// texel: the vertex does not morph (Rust: refine::morphed).
+fn clip_sample(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, i: i32, j: i32) -> vec4<f32> {
     let n = i32(p.texels);
     let fine = clip_texel(levels, level, i, j, n);
     let a = clip_morph(p, level, i, j);
-    if (a <= 0.0) {
+    if (a <= 0.0 || clip_refine_weight(index, p, level + 1u, vec2<i32>(i, j))) {
         return fine;
     }
     let coarse = clip_coarse(levels, level + 1u, i, j, n);
     return (1.0 - a) * fine + a * coarse;
+}
+
+// The surface `level` draws at finer-lattice vertex f from its morphed
+// vertices: the vertex, an edge midpoint or the drawn diagonal's midpoint
+// (Rust: refine::level_surface).
+fn clip_surface(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> vec4<f32> {
+    let c = vec2<i32>(f.x >> 1u, f.y >> 1u);
+    let o = f & vec2<i32>(1);
+    let a = clip_sample(levels, index, p, level, c.x, c.y);
+    if (o.x == 0 && o.y == 0) {
+        return a;
+    }
+    if (o.y == 0) {
+        return 0.5 * (a + clip_sample(levels, index, p, level, c.x + 1, c.y));
+    }
+    if (o.x == 0) {
+        return 0.5 * (a + clip_sample(levels, index, p, level, c.x, c.y + 1));
+    }
+    if (((c.x + c.y) & 1) == 0) {
+        return 0.5 * (a + clip_sample(levels, index, p, level, c.x + 1, c.y + 1));
+    }
+    return 0.5 * (clip_sample(levels, index, p, level, c.x + 1, c.y) + clip_sample(levels, index, p, level, c.x, c.y + 1));
+}
+
+// (height, normal) a refined piece of `level` draws at its finer-lattice
+// vertex f: the finer level's prefiltered texel (from the refinement pool,
+// array layers after the levels') where r(f) = 1, geomorphed towards the
+// level's own surface; the surface itself elsewhere (Rust:
+// refine::refined_height).
+fn clip_refined(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> vec4<f32> {
+    let s = clip_surface(levels, index, p, level, f);
+    if (!clip_refine_weight(index, p, level, f)) {
+        return s;
+    }
+    let slot = clip_refine_slot(index, p, level, f.x >> 3u, f.y >> 3u) - 1u;
+    let per_row = p.texels / u32(CLIP_REFINE_SLOT);
+    let page = slot / (per_row * per_row);
+    let k = slot % (per_row * per_row);
+    let xy = vec2<i32>(i32(k % per_row), i32(k / per_row)) * CLIP_REFINE_SLOT + (f & vec2<i32>(CLIP_REFINE_SLOT - 1));
+    let finer = textureLoad(levels, xy, i32(p.levels + page), 0);
+    let cam = p.cams[level].xy;
+    let x = vec2<f32>(f) * 0.5;
+    var a = 0.0;
+    if (level + 1u < p.levels) {
+        let d = max(abs(x.x - cam.x), abs(x.y - cam.y));
+        a = clamp((d - (p.morph_end - p.transition)) / p.transition, 0.0, 1.0);
+    }
+    return (1.0 - a) * finer + a * s;
 }

@@ -31,6 +31,14 @@ const NO_CHUNK: u32 = 0xffffffffu;
 @group(0) @binding(5) var layer_sampler: sampler;
 @group(0) @binding(6) var levels: texture_2d_array<f32>;
 @group(0) @binding(7) var chunk_index: texture_2d<u32>;
+// Local refinement: slot + 1 of each refined tile (0: none), per level
+// rectangle (`ClipmapParams::refine`).
+@group(0) @binding(8) var refine_index: texture_2d<u32>;
+
+// Instance level field (z): the level in bits 0-7; bit 8: a refined part
+// (local coordinates on the finer lattice); bit 9: a seam.
+const CLIP_INST_REFINED: i32 = 0x100;
+const CLIP_INST_SEAM: i32 = 0x200;
 
 struct VertexOut {
     @builtin(position) clip: vec4<f32>,
@@ -42,9 +50,23 @@ struct VertexOut {
 
 @vertex
 fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> VertexOut {
-    let level = u32(inst.z);
-    let i = inst.x + i32(local.x);
-    let j = inst.y + i32(local.y);
+    let level = u32(inst.z & 0xff);
+    if ((inst.z & CLIP_INST_REFINED) != 0) {
+        return refined_vertex(level, 2 * inst.xy + vec2<i32>(local));
+    }
+    var i = inst.x + i32(local.x);
+    var j = inst.y + i32(local.y);
+    // A seam's odd vertex where the coarser level is refined: the outer
+    // edge is drawn vertex for vertex there (no T-junction), and the
+    // triangle would stand up from it; it collapses onto its even
+    // neighbour.
+    if ((inst.z & CLIP_INST_SEAM) != 0 && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
+        if ((local.x & 1u) == 1u) {
+            i -= 1;
+        } else if ((local.y & 1u) == 1u) {
+            j -= 1;
+        }
+    }
     let s = u.clip.cams[level].z;
     // Stitched edges (next to a half-resolution block of the same level):
     // an odd vertex along such an edge lies on the midpoint of its even
@@ -58,11 +80,11 @@ fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> Verte
     let along_i = ((word & 4u) != 0u && ly == 0) || ((word & 8u) != 0u && ly == hq);
     var h: vec4<f32>;
     if (along_j && (ly & 1) == 1) {
-        h = 0.5 * (clip_sample(levels, u.clip, level, i, j - 1) + clip_sample(levels, u.clip, level, i, j + 1));
+        h = 0.5 * (clip_sample(levels, refine_index, u.clip, level, i, j - 1) + clip_sample(levels, refine_index, u.clip, level, i, j + 1));
     } else if (along_i && (lx & 1) == 1) {
-        h = 0.5 * (clip_sample(levels, u.clip, level, i - 1, j) + clip_sample(levels, u.clip, level, i + 1, j));
+        h = 0.5 * (clip_sample(levels, refine_index, u.clip, level, i - 1, j) + clip_sample(levels, refine_index, u.clip, level, i + 1, j));
     } else {
-        h = clip_sample(levels, u.clip, level, i, j);
+        h = clip_sample(levels, refine_index, u.clip, level, i, j);
     }
     let world = vec3<f32>(CLIP_WORLD_ORIGIN - f32(j) * s, CLIP_WORLD_ORIGIN - f32(i) * s, h.x);
     var out: VertexOut;
@@ -72,6 +94,22 @@ fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> Verte
     // Half cells relative to the index origin: exact integers.
     let scale = 1 << level;
     let half_cells = vec2<i32>(i, j) * scale - 16 * u.chunk_origin;
+    out.grid = vec2<f32>(half_cells) * 0.5;
+    return out;
+}
+
+// A vertex of a refined part of `level` (>= 1) at finer-lattice vertex f
+// (level - 1 units): positions computed as the finer level's, so shared
+// vertices are bit-identical.
+fn refined_vertex(level: u32, f: vec2<i32>) -> VertexOut {
+    let h = clip_refined(levels, refine_index, u.clip, level, f);
+    let s = u.clip.cams[level - 1u].z;
+    let world = vec3<f32>(CLIP_WORLD_ORIGIN - f32(f.y) * s, CLIP_WORLD_ORIGIN - f32(f.x) * s, h.x);
+    var out: VertexOut;
+    out.clip = u.terrain.view_proj * vec4<f32>(world, 1.0);
+    out.world = world;
+    out.normal = h.yzw;
+    let half_cells = f * (1 << (level - 1u)) - 16 * u.chunk_origin;
     out.grid = vec2<f32>(half_cells) * 0.5;
     return out;
 }

@@ -179,7 +179,11 @@ pub struct ViewErrors {
     pub levels: u32,
     /// Block size `t`.
     pub block: u32,
-    /// Per level, with prefiltered levels (what the tier draws).
+    /// Per level, with prefiltered levels and the tiles over the default
+    /// refinement bound drawn on the finer lattice (what the tier draws by
+    /// default).
+    pub refined: Vec<LevelErrorRow>,
+    /// Per level, with prefiltered levels and no refinement.
     pub prefiltered: Vec<LevelErrorRow>,
     /// Per level, with point-sampled levels (for comparison).
     pub point: Vec<LevelErrorRow>,
@@ -225,6 +229,7 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
     let settings = crate::frame::RenderSettings::default();
     let cfg = ClipmapConfig::for_distance(DEFAULT_BLOCK, settings.terrain_distance);
     let sampler = TerrainSampler::new(scene.world(), Some(scene.source.as_ref()));
+    let (mask, _) = RefineMask::bake(&sampler, &cfg, super::refine::DEFAULT_BOUND, 4);
     scene
         .views
         .iter()
@@ -234,16 +239,17 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
             let cam0 = camera_level0(f64::from(pose.eye[0]), f64::from(pose.eye[1]));
             let places = place_levels(&cfg, cam0);
             let params = ClipmapParams::new(&cfg, cam0);
-            let errors = |filter| -> Vec<LevelErrorRow> {
+            let errors = |filter, refine: bool| -> Vec<LevelErrorRow> {
                 let mut store = LevelStore::with_filter(cfg, filter);
                 store.update(&places, &sampler);
-                height_error(
+                height_error_refined(
                     &store,
                     &places,
                     &params,
                     scene.world(),
                     Some(&view.frustum),
                     4,
+                    refine.then_some((&mask, &sampler)),
                 )
                 .into_iter()
                 .map(LevelErrorRow::from)
@@ -253,15 +259,17 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
                 view: pose.name.clone(),
                 levels: cfg.levels,
                 block: cfg.block,
-                prefiltered: errors(LevelFilter::Residual),
-                point: errors(LevelFilter::Point),
+                refined: errors(LevelFilter::Residual, true),
+                prefiltered: errors(LevelFilter::Residual, false),
+                point: errors(LevelFilter::Point, false),
             }
         })
         .collect()
 }
 
-/// `tables` as markdown, one table per view (prefiltered figures, point
-/// samples' max outside the band in brackets), as the docs show them.
+/// `tables` as markdown, one table per view (the tier's default: prefiltered
+/// and refined; the max outside the band without refinement and with point
+/// samples in brackets), as the docs show them.
 pub fn error_tables_markdown(scene: &str, tables: &[ViewErrors]) -> String {
     use std::fmt::Write;
     let mut s = String::new();
@@ -272,14 +280,21 @@ pub fn error_tables_markdown(scene: &str, tables: &[ViewErrors]) -> String {
             t.view, t.levels, t.block
         );
         s.push_str(
-            "| level | spacing | samples | max error | RMS error | max outside the morph band (point samples) |\n",
+            "| level | spacing | samples | max error | RMS error | max outside the morph band (unrefined; point samples) |\n",
         );
         s.push_str("|---|---|---|---|---|---|\n");
-        for (e, p) in t.prefiltered.iter().zip(&t.point) {
+        for ((e, u), p) in t.refined.iter().zip(&t.prefiltered).zip(&t.point) {
             let _ = writeln!(
                 s,
-                "| {} | {:.3} | {} | {:.4} | {:.4} | {:.4} ({:.4}) |",
-                e.level, e.spacing, e.samples, e.max, e.rms, e.max_outside_band, p.max_outside_band
+                "| {} | {:.3} | {} | {:.4} | {:.4} | {:.4} ({:.4}; {:.4}) |",
+                e.level,
+                e.spacing,
+                e.samples,
+                e.max,
+                e.rms,
+                e.max_outside_band,
+                u.max_outside_band,
+                p.max_outside_band
             );
         }
         s.push('\n');

@@ -77,6 +77,9 @@ pub struct CullUniforms {
     /// the pyramid holds last frame's depth (w; phase one hides nothing
     /// otherwise).
     pub hiz: [f32; 4],
+    /// Per level: its rectangle in the refinement index
+    /// ([`super::refine::RefineGpu::rects`]).
+    pub refine: [[i32; 4]; MAX_LEVELS as usize],
 }
 
 impl CullUniforms {
@@ -111,6 +114,7 @@ impl CullUniforms {
             trims: [[0; 4]; 2 * MAX_LEVELS as usize],
             view_proj: [[0.0; 4]; 4],
             hiz: [0.0; 4],
+            refine: [[0; 4]; MAX_LEVELS as usize],
         };
         for (slot, o) in u.origins.iter_mut().zip(origins) {
             *slot = [o[0] as i32, o[1] as i32, 0, 0];
@@ -149,9 +153,17 @@ pub struct CullKind {
     pub quads: [i32; 2],
     /// First instance of the kind's range.
     pub first_instance: u32,
-    /// Sub-blocks per side ([`PieceKind::split`]; 1: the piece whole).
+    /// Sub-blocks per side ([`PieceKind::split`]; 1: the piece whole) in
+    /// bits 0-7; the index of the kind that draws its parts refined in bits
+    /// 8-15 (`0xff`: none, [`PieceKind::refined`]); bit 16: a seam.
     pub split: u32,
 }
+
+/// Instance level field flag: a refined part (its mesh on the finer
+/// lattice; WGSL `CLIP_INST_REFINED`).
+pub const INST_REFINED: i32 = 0x100;
+/// Instance level field flag: a level's seam (WGSL `CLIP_INST_SEAM`).
+pub const INST_SEAM: i32 = 0x200;
 
 /// wgpu's `DrawIndexedIndirectArgs` (WGSL `DrawArgs`).
 #[repr(C)]
@@ -173,10 +185,13 @@ pub struct DrawArgs {
 pub fn kinds(block: u32) -> [CullKind; KINDS] {
     PieceKind::ALL.map(|k| {
         let [w, h] = k.mesh_quads(i64::from(block));
+        let refined = k.refined().map_or(0xff, |r| kind_index(r) as u32);
         CullKind {
             quads: [w as i32, h as i32],
             first_instance: kind_index(k) as u32 * INSTANCES_PER_KIND,
-            split: k.split(i64::from(block)) as u32,
+            split: k.split(i64::from(block)) as u32
+                | refined << 8
+                | u32::from(k == PieceKind::Seam) << 16,
         }
     })
 }
@@ -279,14 +294,40 @@ pub struct Part {
 }
 
 impl Part {
-    /// The instance the cull writes for this part (origin, level, word).
+    /// The instance the cull writes for this part (origin, level and its
+    /// flags, word).
     pub fn instance(&self) -> [i32; 4] {
+        let mut level = self.level as i32;
+        if self.kind.is_refined() {
+            level |= INST_REFINED;
+        }
+        if self.kind == PieceKind::Seam {
+            level |= INST_SEAM;
+        }
         [
             self.origin[0] as i32,
             self.origin[1] as i32,
-            self.level as i32,
+            level,
             instance_word(self.stitch, self.quads),
         ]
+    }
+
+    /// The part as the cull draws it under the refinement `mask`: a part of
+    /// a refinable kind on a level >= 1 with no stitched edge that holds a
+    /// quad of a refined tile becomes its kind's refined variant, with the
+    /// largest slack of those tiles (its height range grows by it); any
+    /// other part stays as it is (slack 0).
+    pub fn refine(&self, mask: &super::refine::RefineMask) -> (Part, f32) {
+        let refined = self
+            .kind
+            .refined()
+            .filter(|_| self.level > 0 && self.stitch == 0);
+        let lo = self.origin;
+        let hi = [lo[0] + self.quads[0], lo[1] + self.quads[1]];
+        match refined.and_then(|k| mask.rect(self.level, lo, hi).map(|s| (k, s))) {
+            Some((kind, slack)) => (Part { kind, ..*self }, slack),
+            None => (*self, 0.0),
+        }
     }
 
     /// The box the cull tests: xy from the part's extent, z `z_range`.
@@ -496,7 +537,10 @@ mod tests {
             assert_eq!(args[k].instance_count, 0);
             assert_eq!(args[k].first_instance, table[k].first_instance);
             assert_eq!(table[k].quads[0] as i64, kind.mesh_quads(8)[0]);
-            assert_eq!(i64::from(table[k].split), kind.split(8));
+            assert_eq!(i64::from(table[k].split & 0xff), kind.split(8));
+            let refined = kind.refined().map_or(0xff, |r| kind_index(r) as u32);
+            assert_eq!(table[k].split >> 8 & 0xff, refined, "{kind:?}");
+            assert_eq!(table[k].split >> 16 == 1, *kind == PieceKind::Seam);
         }
         for w in table.windows(2) {
             assert_eq!(
@@ -664,7 +708,8 @@ mod tests {
                 origins,
                 trims,
                 view_proj,
-                hiz
+                hiz,
+                refine
             }
         )
         .unwrap();

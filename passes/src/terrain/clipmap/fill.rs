@@ -64,8 +64,10 @@ pub struct FillJob {
     pub size: [u32; 2],
     /// Level (array layer).
     pub level: u32,
-    /// Padding.
-    pub pad: [u32; 3],
+    /// Where a refinement pool job stores its texels: array layer (0: a
+    /// level strip, stored toroidally in layer `level`), then the first
+    /// texel's x and y.
+    pub dest: [u32; 3],
 }
 
 impl FillJob {
@@ -84,7 +86,7 @@ pub fn level_jobs(level: u32, old: Option<[i64; 2]>, new: [i64; 2], n: i64) -> V
         origin: [i0 as i32, j0 as i32],
         size: [w as u32, h as u32],
         level,
-        pad: [0; 3],
+        dest: [0; 3],
     };
     let Some(old) = old.filter(|o| (new[0] - o[0]).abs() < n && (new[1] - o[1]).abs() < n) else {
         return vec![job(new[0], new[1], n, n)];
@@ -135,7 +137,7 @@ pub fn region_job(level: u32, origin: [i64; 2], n: i64, rect: [i64; 4]) -> Optio
         origin: [a[0] as i32, a[1] as i32],
         size: [(b[0] - a[0] + 1) as u32, (b[1] - a[1] + 1) as u32],
         level,
-        pad: [0; 3],
+        dest: [0; 3],
     })
 }
 

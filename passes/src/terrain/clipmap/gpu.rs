@@ -3,7 +3,7 @@
 //! encase) and the per-piece instance record (bytemuck vertex attribute),
 //! with layout tests against naga's reflection.
 
-use glam::{IVec2, Vec4};
+use glam::{IVec2, IVec4, Vec4};
 
 use super::layout::{level_spacing, ClipmapConfig, MAX_LEVELS, MORPH_MARGIN};
 use crate::terrain::gpu::TerrainUniforms;
@@ -21,6 +21,9 @@ pub struct ClipmapParams {
     pub transition: f32,
     /// Distance at which the morph reaches 1 (level quads).
     pub morph_end: f32,
+    /// Per level: its rectangle in the refinement index texture
+    /// ([`super::refine::RefineGpu::rects`]; zero: nothing refines).
+    pub refine: [IVec4; MAX_LEVELS as usize],
 }
 
 impl ClipmapParams {
@@ -42,6 +45,7 @@ impl ClipmapParams {
             texels: cfg.texels(),
             transition: cfg.transition(),
             morph_end: (2 * cfg.block) as f32 - MORPH_MARGIN,
+            refine: [IVec4::ZERO; MAX_LEVELS as usize],
         }
     }
 
@@ -136,6 +140,7 @@ mod tests {
         };
         let mut clip = ClipmapParams::new(&cfg, [1234.0, 5678.0]);
         clip.cams[3].w = 77.0;
+        clip.refine[2] = IVec4::new(-5, 6, 7 | 8 << 16, 19);
         let u = ClipmapUniforms {
             terrain: TerrainUniforms {
                 view_proj: glam::Mat4::IDENTITY,
@@ -176,6 +181,10 @@ mod tests {
             f32_at(&bytes, base + off(&params, "morph_end")),
             clip.morph_end
         );
+        let refine = base + off(&params, "refine");
+        assert_eq!(int_at(refine + 2 * 16), -5);
+        assert_eq!(int_at(refine + 2 * 16 + 8), 7 | 8 << 16);
+        assert_eq!(int_at(refine + 2 * 16 + 12), 19);
         assert_eq!(int_at(off(&outer, "chunk_origin") + 4), 9);
         assert_eq!(int_at(off(&outer, "chunk_count")), 48);
         let terrain = off(&outer, "terrain");

@@ -168,11 +168,23 @@ pub enum PieceKind {
     EdgeSeamI,
     /// As [`PieceKind::EdgeSeamI`], along `J`.
     EdgeSeamJ,
+    /// A [`PieceKind::Block`] sub-block drawn on the finer lattice (local
+    /// refinement, [`super::refine`]): twice its quads per side, vertices
+    /// in the finer level's units.
+    BlockR,
+    /// [`PieceKind::FixupV`] on the finer lattice.
+    FixupVR,
+    /// [`PieceKind::FixupH`] on the finer lattice.
+    FixupHR,
+    /// [`PieceKind::TrimV`] on the finer lattice.
+    TrimVR,
+    /// [`PieceKind::TrimH`] on the finer lattice.
+    TrimHR,
 }
 
 impl PieceKind {
     /// Every kind, in mesh order.
-    pub const ALL: [PieceKind; 10] = [
+    pub const ALL: [PieceKind; 15] = [
         PieceKind::Block,
         PieceKind::FixupV,
         PieceKind::FixupH,
@@ -183,15 +195,45 @@ impl PieceKind {
         PieceKind::Block2,
         PieceKind::EdgeSeamI,
         PieceKind::EdgeSeamJ,
+        PieceKind::BlockR,
+        PieceKind::FixupVR,
+        PieceKind::FixupHR,
+        PieceKind::TrimVR,
+        PieceKind::TrimHR,
     ];
 
     /// Sub-blocks per side a block of this kind is drawn and culled as
     /// ([`block_split`] for blocks and half-resolution blocks, else 1).
     pub fn split(self, t: i64) -> i64 {
         match self {
-            PieceKind::Block | PieceKind::Block2 => block_split(t),
+            PieceKind::Block | PieceKind::Block2 | PieceKind::BlockR => block_split(t),
             _ => 1,
         }
+    }
+
+    /// The kind that draws this one's parts on the finer lattice, for the
+    /// kinds that can be refined (full-resolution blocks, fix-ups and trims).
+    pub fn refined(self) -> Option<PieceKind> {
+        match self {
+            PieceKind::Block => Some(PieceKind::BlockR),
+            PieceKind::FixupV => Some(PieceKind::FixupVR),
+            PieceKind::FixupH => Some(PieceKind::FixupHR),
+            PieceKind::TrimV => Some(PieceKind::TrimVR),
+            PieceKind::TrimH => Some(PieceKind::TrimHR),
+            _ => None,
+        }
+    }
+
+    /// Whether the kind draws on the finer lattice.
+    pub fn is_refined(self) -> bool {
+        matches!(
+            self,
+            PieceKind::BlockR
+                | PieceKind::FixupVR
+                | PieceKind::FixupHR
+                | PieceKind::TrimVR
+                | PieceKind::TrimHR
+        )
     }
 
     /// Size in level quads of the mesh one instance of this kind draws: a
@@ -206,12 +248,12 @@ impl PieceKind {
     /// half-resolution block covers what a block covers).
     pub fn quads(self, t: i64) -> [i64; 2] {
         match self {
-            PieceKind::Block | PieceKind::Block2 => [t, t],
-            PieceKind::FixupV => [2, t],
-            PieceKind::FixupH => [t, 2],
+            PieceKind::Block | PieceKind::Block2 | PieceKind::BlockR => [t, t],
+            PieceKind::FixupV | PieceKind::FixupVR => [2, t],
+            PieceKind::FixupH | PieceKind::FixupHR => [t, 2],
             PieceKind::Centre => [2, 2],
-            PieceKind::TrimV => [1, 2 * t + 2],
-            PieceKind::TrimH => [2 * t + 1, 1],
+            PieceKind::TrimV | PieceKind::TrimVR => [1, 2 * t + 2],
+            PieceKind::TrimH | PieceKind::TrimHR => [2 * t + 1, 1],
             PieceKind::Seam => [4 * t + 2, 4 * t + 2],
             PieceKind::EdgeSeamI => [t, 0],
             PieceKind::EdgeSeamJ => [0, t],

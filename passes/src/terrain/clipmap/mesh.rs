@@ -62,6 +62,11 @@ impl ClipmapMeshes {
                     let [w, h] = kind.mesh_quads(t);
                     grid_mesh_stride(w / 2, h / 2, 2)
                 }
+                // Refined kinds: the same extent in the finer level's units.
+                refined if refined.is_refined() => {
+                    let [w, h] = refined.mesh_quads(t);
+                    grid_mesh(2 * w, 2 * h)
+                }
                 other => {
                     let [w, h] = other.mesh_quads(t);
                     grid_mesh(w, h)
@@ -215,6 +220,10 @@ mod tests {
             match r.kind {
                 PieceKind::Seam => assert_eq!(r.triangles(), 2 * 4 * 17),
                 PieceKind::EdgeSeamI | PieceKind::EdgeSeamJ => assert_eq!(r.triangles(), 2 * 4),
+                kind if kind.is_refined() => {
+                    let [w, h] = kind.mesh_quads(8);
+                    assert_eq!(area, 2 * (2 * w) * (2 * h), "{kind:?}");
+                }
                 kind => {
                     let [w, h] = kind.mesh_quads(8);
                     assert_eq!(area, 2 * w * h, "{kind:?}");

@@ -1,5 +1,7 @@
-//! Local refinement of coarse levels (CPU model; the GPU draw does not use
-//! it yet).
+//! Local refinement of coarse levels: which tiles are drawn on the finer
+//! lattice, and the CPU model of what they draw (the WGSL mirrors are
+//! `clip_refine_weight`, `clip_sample`, `clip_surface` and `clip_refined` in
+//! `clipmap_level.wgsl`; the cull's `part_refine` picks the parts).
 //!
 //! A level of spacing `s` draws the surface with linear quads of side `s`;
 //! where a quad straddles a cliff narrower than itself no choice of vertex
@@ -43,13 +45,19 @@ use sward_scenes::world::coords::grid_to_world;
 use sward_scenes::World;
 
 use super::accuracy::quad_height;
-use super::layout::{morph_weight_at, ClipmapConfig};
+use super::fill::FillJob;
+use super::layout::{morph_weight_at, ClipmapConfig, MAX_LEVELS};
 use super::mesh::main_diagonal;
 use super::source::TerrainSampler;
 use super::store::LevelStore;
 
 /// Quads per refinement tile side (as the cull's height tiles).
 pub const TILE: i64 = 4;
+
+/// Default refinement bound (world units): the largest height error a
+/// coarse level may draw outside its morph band before its tile is drawn
+/// on the finer lattice.
+pub const DEFAULT_BOUND: f64 = 2.0;
 
 /// Flags of one level's tiles over the resident world.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +68,10 @@ struct LevelMask {
     size: [i64; 2],
     /// Row-major flags.
     flags: Vec<bool>,
+    /// Row-major, for flagged tiles: how far the finer level's texels at
+    /// the tile's finer-lattice vertices lie from the level's own surface
+    /// there (the cull widens a refined part's height range by it).
+    slack: Vec<f32>,
 }
 
 impl LevelMask {
@@ -88,6 +100,10 @@ pub struct RefineCounts {
     pub tiles: u64,
     /// Tiles flagged.
     pub flagged: u64,
+    /// Flagged resident tiles over which the finer level's surface itself
+    /// still misses the exact heights by more than the bound (one step of
+    /// refinement is not enough there).
+    pub unmet: u64,
 }
 
 impl RefineMask {
@@ -181,12 +197,69 @@ impl RefineMask {
                 })
                 .collect();
             let flags = grown;
+            // The refined heights' distance from the level's own surface.
+            let own = |fi: i64, fj: i64| {
+                let (ci, cj) = (fi.div_euclid(2), fj.div_euclid(2));
+                let t = |a: i64, b: i64| f64::from(texel(a, b));
+                match (fi.rem_euclid(2), fj.rem_euclid(2)) {
+                    (0, 0) => t(ci, cj),
+                    (1, 0) => 0.5 * (t(ci, cj) + t(ci + 1, cj)),
+                    (0, _) => 0.5 * (t(ci, cj) + t(ci, cj + 1)),
+                    _ if main_diagonal(ci, cj) => 0.5 * (t(ci, cj) + t(ci + 1, cj + 1)),
+                    _ => 0.5 * (t(ci + 1, cj) + t(ci, cj + 1)),
+                }
+            };
+            let slack = (0..size[1])
+                .flat_map(|y| (0..size[0]).map(move |x| (x, y)))
+                .map(|(x, y)| {
+                    if !flags[at(x, y)] {
+                        return 0.0;
+                    }
+                    let (fa, fb) = (2 * TILE * (a0 + x), 2 * TILE * (b0 + y));
+                    let mut most = 0.0f64;
+                    for fj in fb..=fb + 2 * TILE {
+                        for fi in fa..=fa + 2 * TILE {
+                            let finer = f64::from(sampler.prefiltered(l - 1, fi, fj)[0]);
+                            most = most.max((finer - own(fi, fj)).abs());
+                        }
+                    }
+                    // A little over, for the f32 rounding of the GPU's values.
+                    (most * 1.001 + 1e-3) as f32
+                })
+                .collect();
+            // Flagged resident tiles the finer lattice does not bring within
+            // the bound either (its surface: the finer level's texels).
+            let half = scale * 0.5;
+            for (k, _) in flags
+                .iter()
+                .enumerate()
+                .filter(|(k, f)| **f && resident[*k])
+            {
+                let (x, y) = (k as i64 % size[0], k as i64 / size[0]);
+                let (fa, fb) = (2 * TILE * (a0 + x), 2 * TILE * (b0 + y));
+                let mut worst = 0.0f64;
+                for fj in fb..fb + 2 * TILE {
+                    for fi in fa..fa + 2 * TILE {
+                        let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                            .map(|(di, dj)| sampler.prefiltered(l - 1, fi + di, fj + dj)[0]);
+                        let main = main_diagonal(fi, fj);
+                        for_points(sub, |u, v| {
+                            let (gx, gy) = ((fi as f64 + u) * half, (fj as f64 + v) * half);
+                            if let Some(exact) = exact_height(world, gx, gy) {
+                                worst = worst.max((quad_height(h, main, u, v) - exact).abs());
+                            }
+                        });
+                    }
+                }
+                counts.unmet += u64::from(worst > bound);
+            }
             counts.tiles += flags.len() as u64;
             counts.flagged += flags.iter().filter(|&&f| f).count() as u64;
             mask.levels[l as usize] = LevelMask {
                 origin: [a0, b0],
                 size,
                 flags,
+                slack,
             };
         }
         (mask, counts)
@@ -195,6 +268,134 @@ impl RefineMask {
     /// Whether tile `(a, b)` of `level` is flagged.
     pub fn flagged(&self, level: u32, a: i64, b: i64) -> bool {
         self.levels.get(level as usize).is_some_and(|m| m.get(a, b))
+    }
+
+    /// Tiles flagged over every level.
+    pub fn flagged_count(&self) -> usize {
+        self.levels
+            .iter()
+            .map(|m| m.flags.iter().filter(|&&f| f).count())
+            .sum()
+    }
+
+    /// Keeps the first `max` flagged tiles (by level, then row), clears the
+    /// others' flags; returns how many were cleared.
+    pub fn limit(&mut self, max: usize) -> usize {
+        let mut kept = 0;
+        let mut dropped = 0;
+        for m in &mut self.levels {
+            for (f, s) in m.flags.iter_mut().zip(&mut m.slack) {
+                if *f {
+                    if kept < max {
+                        kept += 1;
+                    } else {
+                        *f = false;
+                        *s = 0.0;
+                        dropped += 1;
+                    }
+                }
+            }
+        }
+        dropped
+    }
+
+    /// Slack of tile `(a, b)` of `level` (0 when not flagged).
+    pub fn slack(&self, level: u32, a: i64, b: i64) -> f32 {
+        let Some(m) = self.levels.get(level as usize) else {
+            return 0.0;
+        };
+        let (x, y) = (a - m.origin[0], b - m.origin[1]);
+        if x < 0 || y < 0 || x >= m.size[0] || y >= m.size[1] {
+            return 0.0;
+        }
+        m.slack[(y * m.size[0] + x) as usize]
+    }
+
+    /// Whether any flagged tile of `level` holds a quad of the rectangle
+    /// `lo .. hi` (level units), and the largest slack of those.
+    pub fn rect(&self, level: u32, lo: [i64; 2], hi: [i64; 2]) -> Option<f32> {
+        let mut out: Option<f32> = None;
+        for b in lo[1].div_euclid(TILE)..=(hi[1] - 1).max(lo[1]).div_euclid(TILE) {
+            for a in lo[0].div_euclid(TILE)..=(hi[0] - 1).max(lo[0]).div_euclid(TILE) {
+                if self.flagged(level, a, b) {
+                    let s = self.slack(level, a, b);
+                    out = Some(out.map_or(s, |o| o.max(s)));
+                }
+            }
+        }
+        out
+    }
+
+    /// The GPU form of the mask for levels of `cfg`: the index texture,
+    /// each level's rectangle in it, and the fill jobs that write each
+    /// flagged tile's finer-level texels into its pool slot (array layers
+    /// after the levels', [`SLOT`] x [`SLOT`] texels per slot).
+    pub fn gpu(&self, cfg: &ClipmapConfig) -> RefineGpu {
+        let per_row = (cfg.texels() / SLOT as u32).max(1);
+        let per_page = per_row * per_row;
+        let width = self
+            .levels
+            .iter()
+            .map(|m| m.size[0])
+            .max()
+            .unwrap_or(0)
+            .max(1) as u32;
+        let mut rects = [[0i32; 4]; MAX_LEVELS as usize];
+        let mut index = Vec::new();
+        let mut jobs = Vec::new();
+        let mut row = 0u32;
+        let mut slot = 0u32;
+        for (l, m) in self.levels.iter().enumerate().take(cfg.levels as usize) {
+            if m.flags.iter().all(|f| !f) || l == 0 {
+                continue;
+            }
+            rects[l] = [
+                m.origin[0] as i32,
+                m.origin[1] as i32,
+                (m.size[0] as i32) | ((m.size[1] as i32) << 16),
+                row as i32,
+            ];
+            for y in 0..m.size[1] {
+                let mut line = vec![[0u32; 2]; width as usize];
+                for x in 0..m.size[0] {
+                    let k = (y * m.size[0] + x) as usize;
+                    if !m.flags[k] {
+                        continue;
+                    }
+                    line[x as usize] = [slot + 1, m.slack[k].to_bits()];
+                    let page = slot / per_page;
+                    let s = slot % per_page;
+                    let (a, b) = (m.origin[0] + x, m.origin[1] + y);
+                    jobs.push(FillJob {
+                        origin: [(2 * TILE * a) as i32, (2 * TILE * b) as i32],
+                        size: [SLOT as u32; 2],
+                        level: l as u32 - 1,
+                        dest: [
+                            cfg.levels + page,
+                            (s % per_row) * SLOT as u32,
+                            (s / per_row) * SLOT as u32,
+                        ],
+                    });
+                    slot += 1;
+                }
+                index.extend(line);
+            }
+            row += m.size[1] as u32;
+        }
+        let size = if index.is_empty() {
+            index.push([0; 2]);
+            [1, 1]
+        } else {
+            [width, row]
+        };
+        RefineGpu {
+            size,
+            index,
+            rects,
+            jobs,
+            pages: slot.div_ceil(per_page),
+            slots_per_page: per_page,
+        }
     }
 
     /// Whether the level-`level` quad with min corner `(qi, qj)` lies in a
@@ -220,6 +421,29 @@ impl RefineMask {
         };
         span(fi).all(|a| span(fj).all(|b| self.flagged(level, a, b)))
     }
+}
+
+/// Texels per side of a pool slot: a tile's finer-lattice vertices but its
+/// last row and column (which are the next tile's first).
+pub const SLOT: i64 = 2 * TILE;
+
+/// The refinement data the GPU reads ([`RefineMask::gpu`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefineGpu {
+    /// `Rg32Uint` texels, row-major: slot + 1 (0: not refined) and the
+    /// slack's bits, each level's rectangle below the previous one's.
+    pub index: Vec<[u32; 2]>,
+    /// Index texture width and height (at least 1 x 1).
+    pub size: [u32; 2],
+    /// Per level (WGSL `ClipmapParams::refine`): first tile (A, B), tiles
+    /// along A and B (bits 0-15 and 16-31), first row; zero: none.
+    pub rects: [[i32; 4]; MAX_LEVELS as usize],
+    /// Fill jobs writing the pool slots.
+    pub jobs: Vec<FillJob>,
+    /// Pool pages (array layers after the levels').
+    pub pages: u32,
+    /// Slots per page.
+    pub slots_per_page: u32,
 }
 
 /// The resident MCNKs' bounding rectangle in grid cells `[x0, y0, x1, y1]`.
@@ -371,6 +595,7 @@ mod tests {
             origin: [0, 0],
             size: [8, 8],
             flags: (0..64).map(|k| flagged.contains(&(k % 8, k / 8))).collect(),
+            slack: vec![0.0; 64],
         };
         m
     }
@@ -407,6 +632,9 @@ mod tests {
         let (mask, counts) = RefineMask::bake(&sampler, &cfg, 2.0, 4);
         assert!(counts.flagged > 0, "{counts:?}");
         assert!(counts.flagged * 4 < counts.tiles, "{counts:?}");
+        // The finer level's surface meets the bound over every flagged tile
+        // of this world (its cliff is wider than a level-2 quad).
+        assert_eq!(counts.unmet, 0, "{counts:?}");
         // Level 3: quads of 4 cells, tiles of 16; the cliff is at x = 3900
         // cells, in the tiles starting at 3888; the world is one ADT of
         // 128 x 128 cells.
@@ -475,6 +703,7 @@ mod tests {
             flags: (0..side * side)
                 .map(|k| (k % side) / 2 % 2 == (k / side) / 2 % 2)
                 .collect(),
+            slack: vec![0.0; (side * side) as usize],
         };
         let cam = params.cam(level);
         let (mut r0, mut r1, mut outer) = (0, 0, 0);

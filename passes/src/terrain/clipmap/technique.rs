@@ -49,6 +49,7 @@ use super::layout::{
 };
 use super::lod;
 use super::mesh::ClipmapMeshes;
+use super::refine::{RefineGpu, RefineMask};
 use super::source::TerrainSampler;
 use super::{
     PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_CULL_TWO, PASS_FILL, PASS_HIZ,
@@ -99,14 +100,34 @@ pub struct ClipmapStats {
 struct LevelGpu {
     cfg: ClipmapConfig,
     texture: wgpu::Texture,
+    /// `texture` as a 2D array (every layer, the pool's included).
+    view: wgpu::TextureView,
+    /// Refinement pool pages the texture has room for (array layers after
+    /// the levels'), and fill jobs the jobs buffer has room for.
+    pool_pages: u32,
+    job_room: usize,
     bind_group: wgpu::BindGroup,
     fill_bind: wgpu::BindGroup,
     far: FarGrid,
     far_bytes: u64,
     /// The cull's height tiles ([`ZTiles`]).
     ztiles: wgpu::Buffer,
-    /// The cull's group 1: the level texels and the height tiles.
+    /// The cull's group 1: the level texels, the height tiles and the
+    /// refinement index.
     cull_bind: wgpu::BindGroup,
+    /// Local refinement: which tiles of which level are drawn on the finer
+    /// lattice ([`RefineMask`]), its GPU form and index texture.
+    refine: RefineMask,
+    refine_gpu: RefineGpu,
+    refine_index: wgpu::Texture,
+    /// Tiles the bake flagged that the pool had no room for (drawn
+    /// unrefined).
+    refine_dropped: usize,
+    /// Flagged tiles one step of refinement does not bring within the
+    /// bound ([`super::refine::RefineCounts::unmet`]).
+    refine_unmet: u64,
+    /// CPU time of the last bake (ms).
+    refine_bake_ms: f64,
 }
 
 /// The GPU cull: pipeline, its buffers and the lagged readback of the
@@ -222,6 +243,9 @@ struct FillState {
     /// evicted): the next frame re-fills the texels that read them.
     regions: Vec<[i64; 4]>,
     filled: u64,
+    /// The refinement pool must be (re)filled: after a bake, or after the
+    /// resident world changed in place.
+    pool_pending: bool,
 }
 
 /// The `clipmap` terrain technique (see the module docs).
@@ -256,6 +280,12 @@ pub struct Clipmap {
     /// Screen-space error bound (pixels) under which a ring block is drawn
     /// at half resolution; 0 never decimates.
     pixel_error: f64,
+    /// Height error bound (world units) over which a tile of a coarse level
+    /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
+    refine_bound: f64,
+    /// The resident world changed in place since the refined tiles were
+    /// flagged: the next frame flags them again.
+    refine_stale: bool,
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
     lod: Vec<Option<lod::LevelErrors>>,
@@ -432,6 +462,8 @@ impl Clipmap {
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
+            refine_bound: super::refine::DEFAULT_BOUND,
+            refine_stale: false,
             lod: Vec::new(),
             frames: Vec::new(),
             frames_cfg: None,
@@ -473,6 +505,31 @@ impl Clipmap {
         self.pipelines.insert(samples, pipeline);
     }
 
+    /// Sets the height error bound (world units) over which a tile of a
+    /// coarse level is drawn on the finer lattice (0: never); the tiles are
+    /// flagged again before the next frame.
+    pub fn set_refine(&mut self, bound: f64) {
+        let bound = bound.max(0.0);
+        if bound != self.refine_bound {
+            self.refine_bound = bound;
+            self.level_gpu = None;
+        }
+    }
+
+    /// The refinement mask of the current level set (after a frame).
+    pub fn refine_mask(&self) -> Option<&RefineMask> {
+        self.level_gpu.as_ref().map(|l| &l.refine)
+    }
+
+    /// The refinement index texture and each level's rectangle in it
+    /// (tests probe the shader functions with them).
+    #[cfg(test)]
+    pub(crate) fn refine_gpu(&self) -> Option<(&wgpu::Texture, [[i32; 4]; MAX_LEVELS as usize])> {
+        self.level_gpu
+            .as_ref()
+            .map(|l| (&l.refine_index, l.refine_gpu.rects))
+    }
+
     /// Sets the screen-space error bound (pixels) under which a ring block
     /// is drawn at half resolution (0: every block at full resolution).
     pub fn set_pixel_error(&mut self, pixels: f64) {
@@ -504,6 +561,7 @@ impl Clipmap {
         let focal = lod::focal_px(view.size[1], view.camera.fov_y_deg);
         let eye = view.eye();
         let t = i64::from(cfg.block);
+        let refine = self.level_gpu.as_ref().map(|l| &l.refine);
         for (l, (place, errors)) in places.iter().zip(self.lod.iter_mut()).enumerate() {
             let level = l as u32;
             let errors = match (&self.level_gpu, errors, self.pixel_error > 0.0) {
@@ -523,6 +581,19 @@ impl Clipmap {
                 let Some(errors) = errors else {
                     return false;
                 };
+                // The full-resolution neighbours of a half-resolution block
+                // are stitched, and a stitched part is never refined: no
+                // block goes to half resolution while a refined tile lies
+                // under it or under a piece next to it (2t + 2 quads: the
+                // longest neighbour, a trim).
+                let o = [place.origin[0] + off[0], place.origin[1] + off[1]];
+                let g = 2 * t + 2;
+                if refine.is_some_and(|m| {
+                    m.rect(level, [o[0] - g, o[1] - g], [o[0] + t + g, o[1] + t + g])
+                        .is_some()
+                }) {
+                    return false;
+                }
                 let block = Piece {
                     kind: PieceKind::Block,
                     level,
@@ -587,12 +658,37 @@ impl Clipmap {
         self.lod.clear();
         let device = &gpu.device;
         let n = cfg.texels();
+        // Local refinement: the tiles whose error exceeds the bound, as many
+        // as the array layers after the levels' can hold.
+        let baked = self.bake_refine(gpu, &cfg, world, far);
+        let per_page = (n as usize / super::refine::SLOT as usize).pow(2);
+        let max_layers = device.limits().max_texture_array_layers;
+        let (refine, refine_gpu) = (baked.mask, baked.gpu);
+        let refine_index = refine_index_texture(gpu, &refine_gpu);
+        let refine_view = refine_index.create_view(&Default::default());
+        // Room for a frame's strips and every pool job at once, with a page
+        // to spare for a later bake (after the resident world changed).
+        let pool_pages = if refine_gpu.pages > 0 {
+            (refine_gpu.pages + 1).min(max_layers.saturating_sub(cfg.levels))
+        } else {
+            0
+        };
+        let job_room = MAX_JOBS + (pool_pages as usize * per_page).max(refine_gpu.jobs.len());
+        if self.fill.jobs.size() < (job_room * std::mem::size_of::<FillJob>()) as u64 {
+            self.fill.jobs = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("terrain.clipmap.fill.jobs"),
+                size: (job_room * std::mem::size_of::<FillJob>()) as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+        }
+        self.fill.pool_pending = !refine_gpu.jobs.is_empty();
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("terrain.clipmap.levels"),
             size: wgpu::Extent3d {
                 width: n,
                 height: n,
-                depth_or_array_layers: cfg.levels,
+                depth_or_array_layers: cfg.levels + pool_pages,
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -651,24 +747,7 @@ impl Clipmap {
         let params = grid.params(self.atlas.window(), &cfg);
         gpu.queue
             .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&params));
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: self.uniforms.as_entire_binding(),
-        }];
-        entries.extend(self.splat.bind_entries());
-        entries.push(wgpu::BindGroupEntry {
-            binding: 6,
-            resource: wgpu::BindingResource::TextureView(&view),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 7,
-            resource: wgpu::BindingResource::TextureView(&self.chunk_index),
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS),
-            layout: &self.bind_layout,
-            entries: &entries,
-        });
+        let bind_group = self.draw_bind_group(device, &view, &refine_view);
         let mut fill_entries = vec![
             wgpu::BindGroupEntry {
                 binding: 0,
@@ -700,32 +779,158 @@ impl Clipmap {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let cull_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain.clipmap.cull.levels"),
-            layout: &self.cull.levels_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: ztiles.as_entire_binding(),
-                },
-            ],
-        });
+        let cull_bind = self.cull_bind_group(device, &view, &ztiles, &refine_view);
         self.fill.origins = vec![None; cfg.levels as usize];
         self.fill.regions.clear();
+        self.refine_stale = false;
         self.level_gpu = Some(LevelGpu {
             cfg,
             texture,
+            view,
+            pool_pages,
+            job_room,
             bind_group,
             fill_bind,
             far_bytes: texture_bytes(grid.size, 1, 1, 4),
             far: grid,
             ztiles,
             cull_bind,
+            refine,
+            refine_gpu,
+            refine_index,
+            refine_dropped: baked.dropped,
+            refine_unmet: baked.counts.unmet,
+            refine_bake_ms: baked.ms,
         });
+    }
+
+    /// The draw pass's bind group over the level texture array `levels`
+    /// and the refinement index `refine`.
+    fn draw_bind_group(
+        &self,
+        device: &wgpu::Device,
+        levels: &wgpu::TextureView,
+        refine: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: self.uniforms.as_entire_binding(),
+        }];
+        entries.extend(self.splat.bind_entries());
+        entries.push(wgpu::BindGroupEntry {
+            binding: 6,
+            resource: wgpu::BindingResource::TextureView(levels),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 7,
+            resource: wgpu::BindingResource::TextureView(&self.chunk_index),
+        });
+        entries.push(wgpu::BindGroupEntry {
+            binding: 8,
+            resource: wgpu::BindingResource::TextureView(refine),
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS),
+            layout: &self.bind_layout,
+            entries: &entries,
+        })
+    }
+
+    /// The cull's group 1: the level texels, the height tiles and the
+    /// refinement index.
+    fn cull_bind_group(
+        &self,
+        device: &wgpu::Device,
+        levels: &wgpu::TextureView,
+        ztiles: &wgpu::Buffer,
+        refine: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("terrain.clipmap.cull.levels"),
+            layout: &self.cull.levels_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(levels),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: ztiles.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::TextureView(refine),
+                },
+            ],
+        })
+    }
+
+    /// Flags the tiles of the levels of `cfg` to refine over the resident
+    /// `world` (as many as the array layers after the levels' can hold; a
+    /// warning when some do not fit) and their GPU form.
+    fn bake_refine(
+        &self,
+        gpu: &GpuContext,
+        cfg: &ClipmapConfig,
+        world: &World,
+        far: Option<&dyn TileSource>,
+    ) -> BakedRefine {
+        let baking = std::time::Instant::now();
+        let sampler = TerrainSampler::new(world, far);
+        let (mut mask, counts) = RefineMask::bake(&sampler, cfg, self.refine_bound, 4);
+        let per_page = (cfg.texels() as usize / super::refine::SLOT as usize).pow(2);
+        let max_layers = gpu.device.limits().max_texture_array_layers;
+        let room = max_layers.saturating_sub(cfg.levels) as usize * per_page;
+        let dropped = mask.limit(room);
+        if dropped > 0 {
+            log::warn!(
+                "{TECHNIQUE}: {} tiles exceed the {} unit refinement bound but the pool holds \
+                 {room} ({max_layers} texture array layers); {dropped} are drawn unrefined",
+                counts.flagged,
+                self.refine_bound
+            );
+        }
+        let gpu_form = mask.gpu(cfg);
+        BakedRefine {
+            mask,
+            gpu: gpu_form,
+            counts,
+            dropped,
+            ms: baking.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+
+    /// Flags the refined tiles again for the resident `world` (after it
+    /// changed in place), as a fresh build would: a new index, the pool
+    /// filled again by the next compute pass. When the new pool does not fit
+    /// the level texture's spare layers, the levels are built again instead.
+    fn rebake_refine(&mut self, gpu: &GpuContext, world: &World, far: Option<&dyn TileSource>) {
+        self.refine_stale = false;
+        let Some(l) = self.level_gpu.as_ref() else {
+            return;
+        };
+        let cfg = l.cfg;
+        let baked = self.bake_refine(gpu, &cfg, world, far);
+        let refine_gpu = baked.gpu;
+        if refine_gpu.pages > l.pool_pages || MAX_JOBS + refine_gpu.jobs.len() > l.job_room {
+            self.level_gpu = None;
+            return;
+        }
+        let index = refine_index_texture(gpu, &refine_gpu);
+        let index_view = index.create_view(&Default::default());
+        let bind_group = self.draw_bind_group(&gpu.device, &l.view, &index_view);
+        let cull_bind = self.cull_bind_group(&gpu.device, &l.view, &l.ztiles, &index_view);
+        self.fill.pool_pending = !refine_gpu.jobs.is_empty();
+        if let Some(l) = self.level_gpu.as_mut() {
+            l.bind_group = bind_group;
+            l.cull_bind = cull_bind;
+            l.refine = baked.mask;
+            l.refine_gpu = refine_gpu;
+            l.refine_index = index;
+            l.refine_dropped = baked.dropped;
+            l.refine_unmet = baked.counts.unmet;
+            l.refine_bake_ms = baked.ms;
+        }
     }
 
     /// Adds `terrain.clipmap.compute` (level placement, compute fill of the
@@ -746,6 +951,10 @@ impl Clipmap {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         self.ensure_levels(gpu, cfg, world, far);
+        if self.refine_stale {
+            self.rebake_refine(gpu, world, far);
+            self.ensure_levels(gpu, cfg, world, far);
+        }
         let eye = view.eye();
         let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
         let places = place_levels(&cfg, cam0);
@@ -921,6 +1130,12 @@ impl Clipmap {
                 }
                 *old = Some(place.origin);
             }
+            // The refinement pool after a bake, or after the resident world
+            // changed in place (its texels read the same sources).
+            if fill.pool_pending || !fill.regions.is_empty() {
+                jobs.extend_from_slice(&level_gpu.refine_gpu.jobs);
+                fill.pool_pending = false;
+            }
             fill.regions.clear();
             fill.filled = jobs.iter().map(FillJob::texels).sum();
             if !jobs.is_empty() {
@@ -946,6 +1161,7 @@ impl Clipmap {
                 places.iter().map(|p| p.origin),
                 &trims,
             );
+            u.refine = level_gpu.refine_gpu.rects;
             if let Some((o, ..)) = occ {
                 let (pixels, _, hiz_levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
                 u.view_proj = view.view_proj.to_cols_array_2d();
@@ -998,7 +1214,8 @@ impl Clipmap {
             pipelines,
             multi: cull.multi,
         };
-        let params = ClipmapParams::new(&cfg, cam0);
+        let mut params = ClipmapParams::new(&cfg, cam0);
+        params.refine = level_gpu.refine_gpu.rects.map(glam::IVec4::from_array);
         let uniform_bytes = ClipmapUniforms {
             terrain: TerrainUniforms::from_view(&view),
             clip: params,
@@ -1161,6 +1378,10 @@ impl Clipmap {
                     });
             self.fill.regions = vec![all];
         }
+        // Which tiles refine depends on the resident world: flagged again
+        // (as a fresh build would) by the next frame, which has the far
+        // source the edge tiles read.
+        self.refine_stale = self.refine_bound > 0.0;
         Ok(Residency::Applied {
             bytes_uploaded: bytes,
         })
@@ -1266,6 +1487,24 @@ impl Clipmap {
                 g.ran_frames as f64,
             );
             f.insert("clipmap_occlusion_frames".to_owned(), g.frames as f64);
+        }
+        f.insert("clipmap_refine".to_owned(), self.refine_bound);
+        if let Some(l) = self.level_gpu.as_ref() {
+            f.insert(
+                "clipmap_refined_tiles".to_owned(),
+                l.refine.flagged_count() as f64,
+            );
+            f.insert("clipmap_refine_dropped".to_owned(), l.refine_dropped as f64);
+            f.insert("clipmap_refine_unmet".to_owned(), l.refine_unmet as f64);
+            f.insert("clipmap_refine_bake_ms".to_owned(), l.refine_bake_ms);
+        }
+        if let Some(c) = self.cull.counts {
+            let refined: u32 = PieceKind::ALL
+                .iter()
+                .filter(|k| k.is_refined())
+                .map(|k| c[kind_index(*k)])
+                .sum();
+            f.insert("clipmap_refined_parts".to_owned(), f64::from(refined));
         }
         if let Some([rejected, hidden]) = self.cull.occluded {
             f.insert("clipmap_parts_rejected".to_owned(), f64::from(rejected));
@@ -1406,7 +1645,12 @@ impl Clipmap {
     pub fn gpu_memory_bytes(&self) -> u64 {
         let levels = self.level_gpu.as_ref().map_or(0, |l| {
             let c = l.cfg;
-            texture_bytes([c.texels(); 2], 1, c.levels, 16) + l.far_bytes + l.ztiles.size()
+            let index = l.refine_index.size();
+            let refine = texture_bytes([index.width, index.height], 1, 1, 8);
+            texture_bytes([c.texels(); 2], 1, c.levels + l.refine_gpu.pages, 16)
+                + l.far_bytes
+                + l.ztiles.size()
+                + refine
         });
         let pyramid = self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes);
         self.fixed_gpu_bytes + levels + pyramid
@@ -1576,7 +1820,11 @@ impl CullState {
         });
         let levels_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain.clipmap.cull.levels"),
-            entries: &[level_texels_entry(0, cs), storage(1, false)],
+            entries: &[
+                level_texels_entry(0, cs),
+                storage(1, false),
+                uint_texture_entry(2, cs),
+            ],
         });
         // Entry point `entry` of the cull shader over bind groups `groups`.
         let pipeline_for = |groups: &[&wgpu::BindGroupLayout], entry: &str| {
@@ -1790,6 +2038,7 @@ impl FillState {
             origins: Vec::new(),
             regions: Vec::new(),
             filled: 0,
+            pool_pending: false,
         })
     }
 }
@@ -1860,20 +2109,60 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     }];
     entries.extend(SplatGpu::layout_entries());
     entries.push(level_texels_entry(6, vs));
-    entries.push(wgpu::BindGroupLayoutEntry {
-        binding: 7,
-        visibility: fs,
+    entries.push(uint_texture_entry(7, fs));
+    entries.push(uint_texture_entry(8, vs));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(PASS),
+        entries: &entries,
+    })
+}
+
+/// A refinement bake ([`Clipmap::bake_refine`]).
+struct BakedRefine {
+    mask: RefineMask,
+    gpu: RefineGpu,
+    counts: super::refine::RefineCounts,
+    /// Flagged tiles the pool had no room for.
+    dropped: usize,
+    /// CPU time of the bake (ms).
+    ms: f64,
+}
+
+/// The refinement index texture of `refine` (`Rg32Uint`).
+fn refine_index_texture(gpu: &GpuContext, refine: &RefineGpu) -> wgpu::Texture {
+    gpu.device.create_texture_with_data(
+        &gpu.queue,
+        &wgpu::TextureDescriptor {
+            label: Some("terrain.clipmap.refine_index"),
+            size: wgpu::Extent3d {
+                width: refine.size[0],
+                height: refine.size[1],
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rg32Uint,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&refine.index),
+    )
+}
+
+/// A layout entry for a 2D `u32` texture (the chunk and refinement indices).
+fn uint_texture_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
         ty: wgpu::BindingType::Texture {
             sample_type: wgpu::TextureSampleType::Uint,
             view_dimension: wgpu::TextureViewDimension::D2,
             multisampled: false,
         },
         count: None,
-    });
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(PASS),
-        entries: &entries,
-    })
+    }
 }
 
 /// A layout entry for the level texture array (read with `textureLoad`).
@@ -1925,6 +2214,18 @@ const PIXEL_ERROR_PARAM: crate::technique::ParamSpec = crate::technique::ParamSp
     description: "draw a ring block at half resolution when that moves its surface by at most this many pixels (estimated from the far grid); 0: every block at full resolution",
 };
 
+/// The `refine` parameter of `clipmap`: the height error bound over which
+/// a tile of a coarse level is drawn on the finer lattice.
+const REFINE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "refine",
+    kind: crate::technique::ParamKind::Float {
+        min: 0.0,
+        max: 1000.0,
+        default: super::refine::DEFAULT_BOUND,
+    },
+    description: "draw a 4 x 4-quad tile of a coarse level on the next finer level's lattice where the level's own surface misses the exact heights by more than this many world units (checked once per resident world); 0: never",
+};
+
 /// The `occlusion` parameter of `clipmap`.
 const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     name: "occlusion",
@@ -1958,7 +2259,13 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     subsystem: crate::technique::Subsystem::Terrain,
     name: "clipmap",
     summary: "geometry clipmaps: nested camera-centred rings, level 0 exact, holes and MCNK seams preserved",
-    params: &[BLOCK_PARAM, DISTANCE_PARAM, PIXEL_ERROR_PARAM, OCCLUSION_PARAM],
+    params: &[
+        BLOCK_PARAM,
+        DISTANCE_PARAM,
+        PIXEL_ERROR_PARAM,
+        REFINE_PARAM,
+        OCCLUSION_PARAM,
+    ],
     requires: &[
         sward_engine::Capability::R32FloatTexture,
         sward_engine::Capability::VertexStorage,
@@ -1983,6 +2290,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             occlusion,
         )?;
         clipmap.set_pixel_error(params.float(&PIXEL_ERROR_PARAM));
+        clipmap.set_refine(params.float(&REFINE_PARAM));
         Ok(Box::new(clipmap))
     },
 };

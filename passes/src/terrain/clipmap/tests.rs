@@ -182,6 +182,111 @@ fn refinement_meets_the_bound_over_the_cliff() {
     assert_eq!(cliff_errors_refined(LevelFilter::Residual, 1e6), plain);
 }
 
+/// A 1 x 1 refinement index with nothing refined.
+fn empty_refine_index(gpu: &GpuContext) -> wgpu::Texture {
+    gpu.device.create_texture_with_data(
+        &gpu.queue,
+        &wgpu::TextureDescriptor {
+            label: Some("terrain.clipmap.probe_refine"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rg32Uint,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        &[0; 8],
+    )
+}
+
+/// Runs `probe_clipmap.wgsl` over `inputs` (level, i, j, mode) with the
+/// level texture array `levels`, the refinement index `index` and `params`.
+fn run_probe(
+    gpu: &GpuContext,
+    levels: &wgpu::TextureView,
+    index: &wgpu::TextureView,
+    params: &ClipmapParams,
+    inputs: &[[i32; 4]],
+) -> Vec<[f32; 4]> {
+    let device = &gpu.device;
+    let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_CLIPMAP)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("terrain.clipmap.probe"),
+        layout: None,
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let buf = |label, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+    };
+    let uniform = buf(
+        "terrain.clipmap.probe_params",
+        &params_bytes(params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let input = buf(
+        "terrain.clipmap.probe_in",
+        bytemuck::cast_slice(inputs),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let size = (inputs.len() * 16) as u64;
+    let output = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("terrain.clipmap.probe_out"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("terrain.clipmap.probe"),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(levels),
+            },
+            wgpu::BindGroupEntry {
+                binding: 4,
+                resource: wgpu::BindingResource::TextureView(index),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: input.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: output.as_entire_binding(),
+            },
+        ],
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
+    }
+    gpu.queue.submit([enc.finish()]);
+    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+    bytemuck::cast_slice(&bytes).to_vec()
+}
+
 /// The vertex stage's `clip_sample` (run by the probe) equals the CPU mirror
 /// for vertices inside, across and beyond the morph band of every level.
 #[test]
@@ -234,76 +339,18 @@ fn gpu_level_sampling_matches_cpu() {
             }
         }
     }
-    let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_CLIPMAP)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("terrain.clipmap.probe"),
-        layout: None,
-        module: &shader,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let buf = |label, contents: &[u8], usage| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage,
-        })
-    };
-    let uniform = buf(
-        "terrain.clipmap.probe_params",
-        &params_bytes(&params),
-        wgpu::BufferUsages::UNIFORM,
-    );
-    let input = buf(
-        "terrain.clipmap.probe_in",
-        bytemuck::cast_slice(&inputs),
-        wgpu::BufferUsages::STORAGE,
-    );
-    let size = (inputs.len() * 16) as u64;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("terrain.clipmap.probe_out"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
     let view = levels.create_view(&wgpu::TextureViewDescriptor {
         dimension: Some(wgpu::TextureViewDimension::D2Array),
         ..Default::default()
     });
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("terrain.clipmap.probe"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: output.as_entire_binding(),
-            },
-        ],
-    });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
-    let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
+    let index = empty_refine_index(gpu);
+    let out = run_probe(
+        gpu,
+        &view,
+        &index.create_view(&Default::default()),
+        &params,
+        &inputs,
+    );
     let mut morphed = 0;
     for (x, got) in inputs.iter().zip(out) {
         let (l, i, j) = (x[0] as u32, i64::from(x[1]), i64::from(x[2]));
@@ -549,8 +596,11 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
         far: 2000.0,
     };
     let settings = black_settings(250.0);
+    // Forced half blocks ignore the refinement's veto (a stitched part is
+    // never refined), so both sides draw unrefined.
     let mut full = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     full.set_pixel_error(0.0);
+    full.set_refine(0.0);
     let (img_full, _) = render(
         gpu,
         camera,
@@ -559,6 +609,7 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
         Tech::Clip(&mut full, &world),
     );
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.set_refine(0.0);
     clipmap.force_half_blocks(|level, off| {
         (1..=2).contains(&level) && (off[0] / 8 + off[1] / 8) % 2 == 0
     });
@@ -884,7 +935,14 @@ fn gpu_fill_matches_cpu_reference() {
         );
     }
     let full = 4 * u64::from(cfg.texels() * cfg.texels());
-    assert_eq!(filled[0], full, "first frame fills every texel");
+    // The first frame also fills the refinement pool: 8 x 8 texels per
+    // refined tile.
+    let pool = clipmap
+        .refine_mask()
+        .map_or(0, |m| m.flagged_count() as u64)
+        * 64;
+    assert!(pool > 0, "the cliff world refines some tiles");
+    assert_eq!(filled[0], full + pool, "first frame fills every texel");
     assert!(
         filled[1] > 0 && filled[1] < full / 4,
         "a small move fills strips: {filled:?}"
@@ -912,6 +970,7 @@ fn gpu_cull_matches_cpu_reference() {
     };
     let (fx, fy) = focus(&world);
     let mut listings = Vec::new();
+    let mut all_refined = 0;
     // The eye moves between views, so the levels move while their lists
     // of pieces (kept relative to each level's corner) may stay.
     for (k, yaw) in [0.0f32, 70.0, 200.0].into_iter().enumerate() {
@@ -995,12 +1054,20 @@ fn gpu_cull_matches_cpu_reference() {
             .iter()
             .flat_map(|p| super::cull::parts(8, p))
             .collect();
+        let mut refined = 0;
         let (mut kept, mut culled_frustum, mut culled_fog) = (0, 0, 0);
         let mut split_kept = 0;
         let mut tighter = 0;
+        let mask = clipmap.refine_mask().expect("levels").clone();
         for p in &parts {
             let eye = view.eye();
+            // Over refined tiles the part is drawn by its refined kind, its
+            // height range grown by their slack.
+            let (p, slack) = p.refine(&mask);
+            refined += usize::from(p.kind.is_refined());
+            let p = &p;
             let z = ztiles.part_range(p);
+            let z = [z[0] - slack, z[1] + slack];
             tighter += usize::from(z[1] - z[0] < 0.5 * (world_z[1] - world_z[0]));
             let want = p.visible(z, &view.frustum, eye, 160.0);
             if p.margin(z, &view.frustum, eye, 160.0) < 0.05 {
@@ -1021,6 +1088,7 @@ fn gpu_cull_matches_cpu_reference() {
                 culled_frustum += 1;
             }
         }
+        all_refined += refined;
         assert!(
             kept > 0 && culled_frustum > 0 && culled_fog > 0 && split_kept > 0,
             "view {k}: kept {kept} ({split_kept} sub-blocks), frustum {culled_frustum}, fog {culled_fog}"
@@ -1032,6 +1100,7 @@ fn gpu_cull_matches_cpu_reference() {
             parts.len()
         );
     }
+    assert!(all_refined > 0, "no part over a refined tile");
     // At least one move kept every level's list and only moved the levels.
     assert!(
         listings
@@ -1372,4 +1441,204 @@ fn occlusion_auto_rests_where_nothing_is_hidden() {
         "looking down it rests: ran {} of {frames}",
         ran[1]
     );
+}
+
+/// The vertex stage's refinement (run by the probe over the clipmap's own
+/// level texture, refinement pool and index after a frame over the cliff)
+/// is the CPU model: `clip_refined` at every finer-lattice vertex of the
+/// refined tiles inside each level's window, and `clip_sample` (which does
+/// not morph where the coarser level is refined) at every vertex of the
+/// finer levels' morph bands; within 1e-4 relative (the GPU's texels are
+/// the f32 fill, the model's the f64 prefilter), where the prefilter reads
+/// resident terrain only.
+#[test]
+fn gpu_refined_heights_match_the_cpu_model() {
+    use super::refine::{morphed, refined_height};
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let (ex, ey) = grid_to_world(3899.5, 5184.3);
+    let ground = world.height_at(ex, ey).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(ex as f32, ey as f32, ground + 6.0),
+        yaw_deg: 0.0,
+        pitch_deg: -10.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    render(
+        gpu,
+        camera,
+        black_settings(250.0),
+        "refine-probe",
+        Tech::Clip(&mut clipmap, &world),
+    );
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    assert_eq!(clipmap.stats().levels, 4);
+    let sampler = TerrainSampler::new(&world, None);
+    let cam0 = camera_level0(camera.eye.x as f64, camera.eye.y as f64);
+    let places = place_levels(&cfg, cam0);
+    let mut store = LevelStore::new(cfg);
+    store.update(&places, &sampler);
+    let mask = clipmap.refine_mask().expect("levels").clone();
+    let (index, rects) = clipmap.refine_gpu().expect("levels");
+    let mut params = ClipmapParams::new(&cfg, cam0);
+    params.refine = rects.map(glam::IVec4::from_array);
+    let f = cfg.footprint();
+    // Whether the prefilter of `level`'s vertex `(i, j)` reads resident
+    // terrain only.
+    let resident = |level: u32, i: i64, j: i64| {
+        let s = f64::from(1u32 << level) * 0.5;
+        [-2.0, 2.0].iter().all(|d: &f64| {
+            [-2.0, 2.0].iter().all(|e: &f64| {
+                let (x, y) = grid_to_world((i as f64 + d) * s, (j as f64 + e) * s);
+                world.height_at(x, y).is_some()
+            })
+        })
+    };
+    let mut inputs = Vec::new();
+    for l in 1..cfg.levels {
+        let o = places[l as usize].origin;
+        for fj in 2 * o[1]..=2 * (o[1] + f) {
+            for fi in 2 * o[0]..=2 * (o[0] + f) {
+                if mask.quad_flagged(l, fi.div_euclid(2), fj.div_euclid(2))
+                    && resident(l - 1, fi, fj)
+                {
+                    inputs.push([l as i32, fi as i32, fj as i32, 1]);
+                }
+            }
+        }
+    }
+    let refined_inputs = inputs.len();
+    for l in 0..cfg.levels - 1 {
+        let o = places[l as usize].origin;
+        for j in o[1]..=o[1] + f {
+            for i in o[0]..=o[0] + f {
+                if morph_weight(&cfg, l, params.cam(l), i, j) > 0.0 && resident(l + 1, i / 2, j / 2)
+                {
+                    inputs.push([l as i32, i as i32, j as i32, 0]);
+                }
+            }
+        }
+    }
+    assert!(refined_inputs > 500, "refined vertices: {refined_inputs}");
+    let view = index.create_view(&Default::default());
+    let (levels, _) = clipmap.level_texture().expect("levels");
+    let levels = levels.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    });
+    let out = run_probe(gpu, &levels, &view, &params, &inputs);
+    let (mut r1, mut still) = (0, 0);
+    for (x, got) in inputs.iter().zip(&out) {
+        let (l, i, j) = (x[0] as u32, i64::from(x[1]), i64::from(x[2]));
+        let cam = params.cam(l);
+        let want = if x[3] == 1 {
+            r1 += usize::from(mask.weight(l, i, j));
+            let finer = sampler.prefiltered(l - 1, i, j)[0];
+            refined_height(&mask, &store, l, cam, i, j, finer)
+        } else {
+            still += usize::from(mask.weight(l + 1, i, j));
+            morphed(&mask, &store, l, cam, i, j)
+        };
+        assert!(
+            (got[0] - want).abs() <= 1e-4 * want.abs().max(1.0),
+            "level {l} vertex ({i}, {j}) mode {}: GPU {} CPU {want}",
+            x[3],
+            got[0]
+        );
+    }
+    assert!(r1 > 200 && still > 20, "r = 1: {r1}, unmorphed: {still}");
+}
+
+/// Top-down over the cliff, where level 3's tiles along the cliff are drawn
+/// on the finer lattice: no background pixel along any level boundary or
+/// any edge of any refined part, refined parts drawn, and the picture
+/// differs from the unrefined one.
+#[test]
+fn refined_parts_meet_their_neighbours_without_cracks() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &gpu;
+    let world = cliff_world();
+    let (ex, ey) = grid_to_world(3899.5, 5184.3);
+    let ground = world.height_at(ex, ey).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(ex as f32, ey as f32, ground + 420.0),
+        yaw_deg: 0.0,
+        pitch_deg: -90.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 2000.0,
+    };
+    let settings = black_settings(250.0);
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let (img, view) = render(
+        gpu,
+        camera,
+        settings,
+        "refined-top-down",
+        Tech::Clip(&mut clipmap, &world),
+    );
+    let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    plain.set_refine(0.0);
+    let (img_plain, _) = render(
+        gpu,
+        camera,
+        settings,
+        "refined-top-down-plain",
+        Tech::Clip(&mut plain, &world),
+    );
+    let cfg = ClipmapConfig {
+        block: 8,
+        levels: 4,
+    };
+    let places = place_levels(&cfg, camera_level0(ex, ey));
+    let f = cfg.footprint();
+    let mut rects: Vec<_> = places
+        .iter()
+        .enumerate()
+        .take(3)
+        .map(|(l, p)| (l as u32, p.origin, [f, f]))
+        .collect();
+    let levels = rects.len();
+    let refined: Vec<_> = clipmap
+        .read_drawn(gpu)
+        .into_iter()
+        .filter(|(kind, _)| kind.is_refined())
+        .map(|(kind, inst)| {
+            let q = kind.mesh_quads(8);
+            (
+                (inst[2] & 0xff) as u32,
+                [i64::from(inst[0]), i64::from(inst[1])],
+                q,
+            )
+        })
+        .collect();
+    assert!(refined.len() >= 4, "refined parts drawn: {}", refined.len());
+    rects.extend(&refined);
+    let (checked, cracks) = background_on_edges(&world, &view, &img, &rects);
+    assert!(checked > 1000, "edge points in view: {checked}");
+    assert!(
+        cracks.is_empty(),
+        "{} background pixels on edges ({levels} level boundaries first), e.g. {:?}",
+        cracks.len(),
+        &cracks[..cracks.len().min(5)]
+    );
+    // Refinement changes the picture (the tiles it refines cover the
+    // cliff and, at level 3, the waves' crests).
+    let differ = img
+        .chunks_exact(4)
+        .zip(img_plain.chunks_exact(4))
+        .filter(|(a, b)| a[..3] != b[..3])
+        .count();
+    assert!(differ > 100, "refinement changed {differ} pixels");
 }
