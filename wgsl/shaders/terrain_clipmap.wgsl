@@ -48,19 +48,33 @@ struct VertexOut {
     @location(2) grid: vec2<f32>,
 }
 
+// Three entry points, one pipeline each (Rust: PieceKind::vertex_entry),
+// so that no vertex pays for another kind's work: lavapipe runs a vertex
+// shader's branches for every vertex of a batch.
 @vertex
 fn vs_main(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> VertexOut {
+    return coarse_vertex(local, inst, false);
+}
+
+// A level's seam: as `vs_main`, but an odd vertex where the coarser level is
+// refined collapses onto its even neighbour (the outer edge is drawn vertex
+// for vertex there, no T-junction, and the sliver would stand up from it).
+@vertex
+fn vs_seam(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> VertexOut {
+    return coarse_vertex(local, inst, true);
+}
+
+// A refined part: local coordinates on the finer lattice.
+@vertex
+fn vs_refined(@location(0) local: vec2<u32>, @location(1) inst: vec4<i32>) -> VertexOut {
+    return refined_vertex(u32(inst.z & 0xff), 2 * inst.xy + vec2<i32>(local));
+}
+
+fn coarse_vertex(local: vec2<u32>, inst: vec4<i32>, seam: bool) -> VertexOut {
     let level = u32(inst.z & 0xff);
-    if ((inst.z & CLIP_INST_REFINED) != 0) {
-        return refined_vertex(level, 2 * inst.xy + vec2<i32>(local));
-    }
     var i = inst.x + i32(local.x);
     var j = inst.y + i32(local.y);
-    // A seam's odd vertex where the coarser level is refined: the outer
-    // edge is drawn vertex for vertex there (no T-junction), and the
-    // triangle would stand up from it; it collapses onto its even
-    // neighbour.
-    if ((inst.z & CLIP_INST_SEAM) != 0 && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
+    if (seam && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
         if ((local.x & 1u) == 1u) {
             i -= 1;
         } else if ((local.y & 1u) == 1u) {

@@ -183,7 +183,8 @@ pub enum PieceKind {
 }
 
 impl PieceKind {
-    /// Every kind, in mesh order.
+    /// Every kind, in mesh order (kinds drawn by one vertex entry point
+    /// together, [`Self::vertex_entry`]).
     pub const ALL: [PieceKind; 15] = [
         PieceKind::Block,
         PieceKind::FixupV,
@@ -191,10 +192,10 @@ impl PieceKind {
         PieceKind::Centre,
         PieceKind::TrimV,
         PieceKind::TrimH,
-        PieceKind::Seam,
         PieceKind::Block2,
         PieceKind::EdgeSeamI,
         PieceKind::EdgeSeamJ,
+        PieceKind::Seam,
         PieceKind::BlockR,
         PieceKind::FixupVR,
         PieceKind::FixupHR,
@@ -221,6 +222,21 @@ impl PieceKind {
             PieceKind::TrimV => Some(PieceKind::TrimVR),
             PieceKind::TrimH => Some(PieceKind::TrimHR),
             _ => None,
+        }
+    }
+
+    /// The vertex entry point that draws the kind: `vs_main`, `vs_seam`
+    /// (a level's seam: its slivers collapse where the coarser level is
+    /// refined) or `vs_refined` (the finer lattice). [`Self::ALL`] keeps
+    /// each entry point's kinds together, so the draw is one
+    /// multi-draw-indirect per entry point.
+    pub fn vertex_entry(self) -> &'static str {
+        if self.is_refined() {
+            "vs_refined"
+        } else if self == PieceKind::Seam {
+            "vs_seam"
+        } else {
+            "vs_main"
         }
     }
 

@@ -72,6 +72,27 @@ struct LevelMask {
     /// the tile's finer-lattice vertices lie from the level's own surface
     /// there (the cull widens a refined part's height range by it).
     slack: Vec<f32>,
+    /// The flagged tiles `(A, B)`.
+    flagged: Vec<[i64; 2]>,
+}
+
+impl LevelMask {
+    /// Lists the flagged tiles again (after the flags changed).
+    fn relist(&mut self) {
+        self.flagged = self
+            .flags
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f)
+            .map(|(k, _)| {
+                let k = k as i64;
+                [
+                    self.origin[0] + k % self.size[0],
+                    self.origin[1] + k / self.size[0],
+                ]
+            })
+            .collect();
+    }
 }
 
 impl LevelMask {
@@ -255,12 +276,15 @@ impl RefineMask {
             }
             counts.tiles += flags.len() as u64;
             counts.flagged += flags.iter().filter(|&&f| f).count() as u64;
-            mask.levels[l as usize] = LevelMask {
+            let mut level = LevelMask {
                 origin: [a0, b0],
                 size,
                 flags,
                 slack,
+                flagged: Vec::new(),
             };
+            level.relist();
+            mask.levels[l as usize] = level;
         }
         (mask, counts)
     }
@@ -295,6 +319,7 @@ impl RefineMask {
                     }
                 }
             }
+            m.relist();
         }
         dropped
     }
@@ -309,6 +334,23 @@ impl RefineMask {
             return 0.0;
         }
         m.slack[(y * m.size[0] + x) as usize]
+    }
+
+    /// Whether any flagged tile of `level` holds a quad of the rectangle
+    /// `lo .. hi` (level units): a walk over the level's flagged tiles, for
+    /// large rectangles ([`Self::rect`] walks the rectangle's tiles).
+    pub fn any_flagged(&self, level: u32, lo: [i64; 2], hi: [i64; 2]) -> bool {
+        let Some(m) = self.levels.get(level as usize) else {
+            return false;
+        };
+        let (a0, b0) = (lo[0].div_euclid(TILE), lo[1].div_euclid(TILE));
+        let (a1, b1) = (
+            (hi[0] - 1).max(lo[0]).div_euclid(TILE),
+            (hi[1] - 1).max(lo[1]).div_euclid(TILE),
+        );
+        m.flagged
+            .iter()
+            .any(|[a, b]| (a0..=a1).contains(a) && (b0..=b1).contains(b))
     }
 
     /// Whether any flagged tile of `level` holds a quad of the rectangle
@@ -596,7 +638,9 @@ mod tests {
             size: [8, 8],
             flags: (0..64).map(|k| flagged.contains(&(k % 8, k / 8))).collect(),
             slack: vec![0.0; 64],
+            flagged: Vec::new(),
         };
+        m.levels[level as usize].relist();
         m
     }
 
@@ -615,6 +659,18 @@ mod tests {
         assert!(!m.weight(2, w, w));
         // Other levels have no flags.
         assert!(!m.weight(1, w + 3, w + 3));
+        // Rectangles (level quads): the walk over the flagged tiles and the
+        // walk over the rectangle's tiles agree.
+        for (lo, hi, want) in [
+            ([4, 4], [8, 8], true),
+            ([0, 0], [4, 4], false),
+            ([11, 7], [13, 9], true),
+            ([12, 0], [40, 4], false),
+            ([-20, -20], [5, 5], true),
+        ] {
+            assert_eq!(m.any_flagged(2, lo, hi), want, "{lo:?} {hi:?}");
+            assert_eq!(m.rect(2, lo, hi).is_some(), want, "{lo:?} {hi:?}");
+        }
     }
 
     /// Over the cliff world with a 2-unit bound the coarsest level's tiles
@@ -704,7 +760,9 @@ mod tests {
                 .map(|k| (k % side) / 2 % 2 == (k / side) / 2 % 2)
                 .collect(),
             slack: vec![0.0; (side * side) as usize],
+            flagged: Vec::new(),
         };
+        mask.levels[level as usize].relist();
         let cam = params.cam(level);
         let (mut r0, mut r1, mut outer) = (0, 0, 0);
         for fj in 2 * o[1]..=2 * (o[1] + f) {

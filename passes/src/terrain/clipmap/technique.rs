@@ -67,6 +67,10 @@ use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
 use crate::terrain::StaticChunks;
 use sward_engine::lagged::LaggedReadback;
 
+/// The draw's vertex entry points, one pipeline each
+/// ([`PieceKind::vertex_entry`]).
+const VERTEX_ENTRIES: [&str; 3] = ["vs_main", "vs_seam", "vs_refined"];
+
 /// Value of the chunk index texture where no MCNK is resident.
 const NO_CHUNK: u32 = u32::MAX;
 /// Pending re-fill regions (changed tiles) kept apart before they are
@@ -267,7 +271,9 @@ pub struct Clipmap {
     bind_layout: wgpu::BindGroupLayout,
     layout: wgpu::PipelineLayout,
     shader: wgpu::ShaderModule,
-    pipelines: HashMap<u32, wgpu::RenderPipeline>,
+    /// Per sample count, one pipeline per vertex entry point
+    /// ([`VERTEX_ENTRIES`]).
+    pipelines: HashMap<u32, Vec<wgpu::RenderPipeline>>,
     atlas: HeightAtlas,
     /// The streaming reach the atlas, splat slots and chunk index were
     /// built for (`None`: the resident world alone; changes rebuild).
@@ -482,27 +488,32 @@ impl Clipmap {
         if self.pipelines.contains_key(&samples) {
             return;
         }
-        let pipeline = StaticChunks::build_pipeline(
-            device,
-            PASS,
-            &self.layout,
-            &self.shader,
-            "vs_main",
-            &[
-                wgpu::VertexBufferLayout {
-                    array_stride: 4,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
-                },
-                wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<ClipInstance>() as u64,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
-                },
-            ],
-            samples,
-        );
-        self.pipelines.insert(samples, pipeline);
+        let pipelines = VERTEX_ENTRIES
+            .iter()
+            .map(|entry| {
+                StaticChunks::build_pipeline(
+                    device,
+                    PASS,
+                    &self.layout,
+                    &self.shader,
+                    entry,
+                    &[
+                        wgpu::VertexBufferLayout {
+                            array_stride: 4,
+                            step_mode: wgpu::VertexStepMode::Vertex,
+                            attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
+                        },
+                        wgpu::VertexBufferLayout {
+                            array_stride: std::mem::size_of::<ClipInstance>() as u64,
+                            step_mode: wgpu::VertexStepMode::Instance,
+                            attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
+                        },
+                    ],
+                    samples,
+                )
+            })
+            .collect();
+        self.pipelines.insert(samples, pipelines);
     }
 
     /// Sets the height error bound (world units) over which a tile of a
@@ -589,8 +600,7 @@ impl Clipmap {
                 let o = [place.origin[0] + off[0], place.origin[1] + off[1]];
                 let g = 2 * t + 2;
                 if refine.is_some_and(|m| {
-                    m.rect(level, [o[0] - g, o[1] - g], [o[0] + t + g, o[1] + t + g])
-                        .is_some()
+                    m.any_flagged(level, [o[0] - g, o[1] - g], [o[0] + t + g, o[1] + t + g])
                 }) {
                     return false;
                 }
@@ -1668,7 +1678,7 @@ struct DrawParts<'a> {
     group: sward_engine::graph::BindGroupId,
     vertices: &'a wgpu::Buffer,
     indices: &'a wgpu::Buffer,
-    pipelines: &'a HashMap<u32, wgpu::RenderPipeline>,
+    pipelines: &'a HashMap<u32, Vec<wgpu::RenderPipeline>>,
     multi: bool,
 }
 
@@ -1702,7 +1712,7 @@ impl<'a> DrawParts<'a> {
         draw.color(targets.color, color_load, targets.resolve)
             .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
             .record(move |ctx| {
-                let Some(pipeline) = self.pipelines.get(&ctx.sample_count) else {
+                let Some(pipelines) = self.pipelines.get(&ctx.sample_count) else {
                     log::error!("{name}: no pipeline for {} samples", ctx.sample_count);
                     return;
                 };
@@ -1711,7 +1721,6 @@ impl<'a> DrawParts<'a> {
                         .write_buffer(ctx.res.buffer(self.uniforms), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
                 }
-                ctx.pass.set_pipeline(pipeline);
                 ctx.pass
                     .set_bind_group(0, ctx.res.bind_group(self.group), &[]);
                 let (args, instances) = (ctx.res.buffer(self.args), ctx.res.buffer(self.instances));
@@ -1720,19 +1729,36 @@ impl<'a> DrawParts<'a> {
                     .set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
                 let first_draw = u64::from(phase) * KINDS as u64;
                 let arg_size = std::mem::size_of::<DrawArgs>() as u64;
+                // One multi-draw per vertex entry point (its kinds are
+                // consecutive in `PieceKind::ALL`).
+                let group = |k: usize| {
+                    let entry = PieceKind::ALL[k].vertex_entry();
+                    VERTEX_ENTRIES.iter().position(|e| *e == entry).unwrap_or(0)
+                };
                 if self.multi {
                     ctx.pass.set_vertex_buffer(1, instances.slice(..));
-                    ctx.pass
-                        .multi_draw_indexed_indirect(args, first_draw * arg_size, KINDS as u32);
+                    let mut k = 0;
+                    while k < KINDS {
+                        let g = group(k);
+                        let end = (k..KINDS).find(|&e| group(e) != g).unwrap_or(KINDS);
+                        ctx.pass.set_pipeline(&pipelines[g]);
+                        ctx.pass.multi_draw_indexed_indirect(
+                            args,
+                            (first_draw + k as u64) * arg_size,
+                            (end - k) as u32,
+                        );
+                        k = end;
+                    }
                 } else {
                     let range = u64::from(INSTANCES_PER_KIND) * 16;
                     let base = u64::from(phase) * u64::from(SECOND) * 16;
-                    for k in 0..KINDS as u64 {
-                        let start = base + k * range;
+                    for k in 0..KINDS {
+                        ctx.pass.set_pipeline(&pipelines[group(k)]);
+                        let start = base + k as u64 * range;
                         ctx.pass
                             .set_vertex_buffer(1, instances.slice(start..start + range));
                         ctx.pass
-                            .draw_indexed_indirect(args, (first_draw + k) * arg_size);
+                            .draw_indexed_indirect(args, (first_draw + k as u64) * arg_size);
                     }
                 }
                 ctx.counters.draw_calls += KINDS as u64;
