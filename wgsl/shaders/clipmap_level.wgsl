@@ -31,6 +31,10 @@ struct ClipmapParams {
     refine: array<vec4<i32>, 12>,
 }
 
+// Whether local refinement is compiled in (the draw builds a variant with
+// `false` when the tier's `refine` is 0, so no vertex pays for the look-ups).
+const CLIP_REFINE: bool = true;
+
 // Level quads per refinement tile side; finer-lattice vertices per pool
 // slot side (the tile's, less its last row and column).
 const CLIP_REFINE_TILE: i32 = 4;
@@ -122,7 +126,7 @@ fn clip_sample(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: Clipmap
     let n = i32(p.texels);
     let fine = clip_texel(levels, level, i, j, n);
     let a = clip_morph(p, level, i, j);
-    if (a <= 0.0 || clip_refine_weight(index, p, level + 1u, vec2<i32>(i, j))) {
+    if (a <= 0.0 || (CLIP_REFINE && clip_refine_weight(index, p, level + 1u, vec2<i32>(i, j)))) {
         return fine;
     }
     let coarse = clip_coarse(levels, level + 1u, i, j, n);

@@ -74,7 +74,7 @@ fn coarse_vertex(local: vec2<u32>, inst: vec4<i32>, seam: bool) -> VertexOut {
     let level = u32(inst.z & 0xff);
     var i = inst.x + i32(local.x);
     var j = inst.y + i32(local.y);
-    if (seam && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
+    if (seam && CLIP_REFINE && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
         if ((local.x & 1u) == 1u) {
             i -= 1;
         } else if ((local.y & 1u) == 1u) {

@@ -179,11 +179,12 @@ pub struct ViewErrors {
     pub levels: u32,
     /// Block size `t`.
     pub block: u32,
-    /// Per level, with prefiltered levels and the tiles over the default
-    /// refinement bound drawn on the finer lattice (what the tier draws by
-    /// default).
+    /// Per level, with prefiltered levels and the tiles over the 2-unit
+    /// refinement bound drawn on the finer lattice (what `clipmap:refine=2`
+    /// draws).
     pub refined: Vec<LevelErrorRow>,
-    /// Per level, with prefiltered levels and no refinement.
+    /// Per level, with prefiltered levels and no refinement (the tier's
+    /// default).
     pub prefiltered: Vec<LevelErrorRow>,
     /// Per level, with point-sampled levels (for comparison).
     pub point: Vec<LevelErrorRow>,
@@ -229,7 +230,7 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
     let settings = crate::frame::RenderSettings::default();
     let cfg = ClipmapConfig::for_distance(DEFAULT_BLOCK, settings.terrain_distance);
     let sampler = TerrainSampler::new(scene.world(), Some(scene.source.as_ref()));
-    let (mask, _) = RefineMask::bake(&sampler, &cfg, super::refine::DEFAULT_BOUND, 4);
+    let (mask, _) = RefineMask::bake(&sampler, &cfg, super::refine::BOUND, 4);
     scene
         .views
         .iter()
@@ -267,9 +268,10 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
         .collect()
 }
 
-/// `tables` as markdown, one table per view (the tier's default: prefiltered
-/// and refined; the max outside the band without refinement and with point
-/// samples in brackets), as the docs show them.
+/// `tables` as markdown, one table per view (prefiltered and refined as
+/// `clipmap:refine=2` draws them; the max outside the band without
+/// refinement, the tier's default, and with point samples in brackets), as
+/// the docs show them.
 pub fn error_tables_markdown(scene: &str, tables: &[ViewErrors]) -> String {
     use std::fmt::Write;
     let mut s = String::new();

@@ -54,10 +54,12 @@ use super::store::LevelStore;
 /// Quads per refinement tile side (as the cull's height tiles).
 pub const TILE: i64 = 4;
 
-/// Default refinement bound (world units): the largest height error a
-/// coarse level may draw outside its morph band before its tile is drawn
-/// on the finer lattice.
-pub const DEFAULT_BOUND: f64 = 2.0;
+/// The refinement bound (world units) the accuracy figures use and
+/// `clipmap:refine=2` sets: the largest height error a coarse level may
+/// draw outside its morph band before its tile is drawn on the finer
+/// lattice. The tier's default is 0 (no refinement): on lavapipe its
+/// per-vertex look-ups cost every vertex of the draw.
+pub const BOUND: f64 = 2.0;
 
 /// Flags of one level's tiles over the resident world.
 #[derive(Debug, Clone, Default)]

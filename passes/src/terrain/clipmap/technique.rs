@@ -289,6 +289,8 @@ pub struct Clipmap {
     /// Height error bound (world units) over which a tile of a coarse level
     /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
     refine_bound: f64,
+    /// Whether `shader` has the refinement compiled in ([`draw_shader`]).
+    shader_refines: bool,
     /// The resident world changed in place since the refined tiles were
     /// flagged: the next frame flags them again.
     refine_stale: bool,
@@ -413,12 +415,7 @@ impl Clipmap {
             }
             None => SplatGpu::new(gpu, world)?,
         };
-        let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
-                .map_err(|source| PassError::Shader {
-                    technique: TECHNIQUE,
-                    source,
-                })?;
+        let shader = draw_shader(device, false)?;
         let bind_layout = bind_group_layout(device);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(PASS),
@@ -468,8 +465,9 @@ impl Clipmap {
             fixed_gpu_bytes,
             stats: ClipmapStats::default(),
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
-            refine_bound: super::refine::DEFAULT_BOUND,
+            refine_bound: 0.0,
             refine_stale: false,
+            shader_refines: false,
             lod: Vec::new(),
             frames: Vec::new(),
             frames_cfg: None,
@@ -958,6 +956,18 @@ impl Clipmap {
         world: &'a World,
         far: Option<&'a dyn TileSource>,
     ) {
+        // Without refinement the draw uses the shader variant without it.
+        let refines = self.refine_bound > 0.0;
+        if refines != self.shader_refines {
+            match draw_shader(&gpu.device, refines) {
+                Ok(shader) => {
+                    self.shader = shader;
+                    self.shader_refines = refines;
+                    self.pipelines.clear();
+                }
+                Err(e) => log::error!("{e}"),
+            }
+        }
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         self.ensure_levels(gpu, cfg, world, far);
@@ -2154,6 +2164,35 @@ struct BakedRefine {
     ms: f64,
 }
 
+/// The draw shader, with local refinement compiled in or not (the
+/// `CLIP_REFINE` constant of `clipmap_level.wgsl`): lavapipe runs a vertex
+/// shader's branches for every vertex, so the refinement look-ups would
+/// cost every vertex even when nothing refines.
+fn draw_shader(device: &wgpu::Device, refine: bool) -> Result<wgpu::ShaderModule, PassError> {
+    const ON: &str = "const CLIP_REFINE: bool = true;";
+    let shader_error = |source| PassError::Shader {
+        technique: TECHNIQUE,
+        source,
+    };
+    let (source, _) = sward_wgsl::compose_and_validate(sward_wgsl::modules::TERRAIN_CLIPMAP)
+        .map_err(shader_error)?;
+    let source = if refine {
+        source
+    } else if source.contains(ON) {
+        source.replacen(ON, "const CLIP_REFINE: bool = false;", 1)
+    } else {
+        return Err(PassError::InvalidInput {
+            technique: TECHNIQUE,
+            what: "terrain_clipmap.wgsl".into(),
+            reason: format!("no `{ON}` to switch refinement off"),
+        });
+    };
+    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(PASS),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    }))
+}
+
 /// The refinement index texture of `refine` (`Rg32Uint`).
 fn refine_index_texture(gpu: &GpuContext, refine: &RefineGpu) -> wgpu::Texture {
     gpu.device.create_texture_with_data(
@@ -2247,9 +2286,9 @@ const REFINE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     kind: crate::technique::ParamKind::Float {
         min: 0.0,
         max: 1000.0,
-        default: super::refine::DEFAULT_BOUND,
+        default: 0.0,
     },
-    description: "draw a 4 x 4-quad tile of a coarse level on the next finer level's lattice where the level's own surface misses the exact heights by more than this many world units (checked once per resident world); 0: never",
+    description: "draw a 4 x 4-quad tile of a coarse level on the next finer level's lattice where the level's own surface misses the exact heights by more than this many world units (checked once per resident world; 2 meets the accuracy target); 0: never (the look-ups cost every vertex on lavapipe)",
 };
 
 /// The `occlusion` parameter of `clipmap`.

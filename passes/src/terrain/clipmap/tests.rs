@@ -837,6 +837,7 @@ fn gpu_fill_matches_cpu_reference() {
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.set_refine(super::refine::BOUND);
     let cfg = ClipmapConfig {
         block: 8,
         levels: 4,
@@ -962,7 +963,9 @@ fn gpu_cull_matches_cpu_reference() {
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.set_refine(super::refine::BOUND);
     let mut single = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    single.set_refine(super::refine::BOUND);
     single.use_single_draws();
     let cfg = ClipmapConfig {
         block: 8,
@@ -1470,6 +1473,7 @@ fn gpu_refined_heights_match_the_cpu_model() {
         far: 2000.0,
     };
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.set_refine(super::refine::BOUND);
     render(
         gpu,
         camera,
@@ -1581,6 +1585,7 @@ fn refined_parts_meet_their_neighbours_without_cracks() {
     };
     let settings = black_settings(250.0);
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    clipmap.set_refine(super::refine::BOUND);
     let (img, view) = render(
         gpu,
         camera,
