@@ -548,6 +548,18 @@ mod tests {
                 INSTANCES_PER_KIND
             );
         }
+        // The draw issues one multi-draw per vertex entry point (each
+        // one's kinds consecutive) and leaves out the refined kinds (last)
+        // when nothing refines.
+        let entries: Vec<_> = PieceKind::ALL.iter().map(|k| k.vertex_entry()).collect();
+        for e in ["vs_main", "vs_seam", "vs_refined"] {
+            let at: Vec<_> = (0..KINDS).filter(|&k| entries[k] == e).collect();
+            assert_eq!(at.last().map(|l| l - at[0] + 1), Some(at.len()), "{e}");
+        }
+        assert!(PieceKind::ALL
+            .iter()
+            .skip_while(|k| !k.is_refined())
+            .all(|k| k.is_refined()));
     }
     #[test]
     fn parts_tile_their_piece_and_keep_only_outer_stitches() {

@@ -296,6 +296,11 @@ impl RefineMask {
         self.levels.get(level as usize).is_some_and(|m| m.get(a, b))
     }
 
+    /// Whether no tile of any level is flagged.
+    pub fn is_empty(&self) -> bool {
+        self.levels.iter().all(|m| m.flagged.is_empty())
+    }
+
     /// Tiles flagged over every level.
     pub fn flagged_count(&self) -> usize {
         self.levels

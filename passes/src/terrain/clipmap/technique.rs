@@ -1233,6 +1233,7 @@ impl Clipmap {
             indices,
             pipelines,
             multi: cull.multi,
+            refined: !level_gpu.refine.is_empty(),
         };
         let mut params = ClipmapParams::new(&cfg, cam0);
         params.refine = level_gpu.refine_gpu.rects.map(glam::IVec4::from_array);
@@ -1690,6 +1691,9 @@ struct DrawParts<'a> {
     indices: &'a wgpu::Buffer,
     pipelines: &'a HashMap<u32, Vec<wgpu::RenderPipeline>>,
     multi: bool,
+    /// Whether any tile refines (else the refined kinds' draws, always
+    /// empty, are not issued).
+    refined: bool,
 }
 
 impl<'a> DrawParts<'a> {
@@ -1745,12 +1749,21 @@ impl<'a> DrawParts<'a> {
                     let entry = PieceKind::ALL[k].vertex_entry();
                     VERTEX_ENTRIES.iter().position(|e| *e == entry).unwrap_or(0)
                 };
+                // The refined kinds come last.
+                let kinds = if self.refined {
+                    KINDS
+                } else {
+                    PieceKind::ALL
+                        .iter()
+                        .position(|k| k.is_refined())
+                        .unwrap_or(KINDS)
+                };
                 if self.multi {
                     ctx.pass.set_vertex_buffer(1, instances.slice(..));
                     let mut k = 0;
-                    while k < KINDS {
+                    while k < kinds {
                         let g = group(k);
-                        let end = (k..KINDS).find(|&e| group(e) != g).unwrap_or(KINDS);
+                        let end = (k..kinds).find(|&e| group(e) != g).unwrap_or(kinds);
                         ctx.pass.set_pipeline(&pipelines[g]);
                         ctx.pass.multi_draw_indexed_indirect(
                             args,
@@ -1762,7 +1775,7 @@ impl<'a> DrawParts<'a> {
                 } else {
                     let range = u64::from(INSTANCES_PER_KIND) * 16;
                     let base = u64::from(phase) * u64::from(SECOND) * 16;
-                    for k in 0..KINDS {
+                    for k in 0..kinds {
                         ctx.pass.set_pipeline(&pipelines[group(k)]);
                         let start = base + k as u64 * range;
                         ctx.pass
@@ -1771,7 +1784,7 @@ impl<'a> DrawParts<'a> {
                             .draw_indexed_indirect(args, (first_draw + k as u64) * arg_size);
                     }
                 }
-                ctx.counters.draw_calls += KINDS as u64;
+                ctx.counters.draw_calls += kinds as u64;
                 count(ctx.counters);
             });
     }
