@@ -156,8 +156,9 @@ impl RefineMask {
         let sub = sub.max(1);
         for l in 1..cfg.levels {
             let scale = f64::from(1u32 << l) * 0.5; // level units -> cells
-                                                    // Tiles whose quads overlap the resident cells, and one more
-                                                    // around them.
+
+            // Tiles whose quads overlap the resident cells, and one more
+            // around them.
             let quad = |c: f64| (c / scale).floor() as i64;
             let a0 = quad(x0).div_euclid(TILE) - 1;
             let b0 = quad(y0).div_euclid(TILE) - 1;
@@ -168,38 +169,36 @@ impl RefineMask {
             let (vi0, vj0) = (a0 * TILE, b0 * TILE);
             let vw = size[0] * TILE + 1;
             let vh = size[1] * TILE + 1;
-            let mut texels = Vec::with_capacity((vw * vh) as usize);
-            for j in 0..vh {
-                for i in 0..vw {
-                    texels.push(sampler.prefiltered(l, vi0 + i, vj0 + j)[0]);
-                }
-            }
+            let texels = par_map((vw * vh) as usize, |k| {
+                let (i, j) = (k as i64 % vw, k as i64 / vw);
+                sampler.prefiltered(l, vi0 + i, vj0 + j)[0]
+            });
             let texel = |i: i64, j: i64| texels[((j - vj0) * vw + (i - vi0)) as usize];
-            let mut flags = Vec::with_capacity((size[0] * size[1]) as usize);
-            let mut resident = Vec::with_capacity(flags.capacity());
-            for b in b0..=b1 {
-                for a in a0..=a1 {
-                    let mut worst = 0.0f64;
-                    let mut compared = false;
-                    for qj in b * TILE..(b + 1) * TILE {
-                        for qi in a * TILE..(a + 1) * TILE {
-                            let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                                .map(|(di, dj)| texel(qi + di, qj + dj));
-                            let main = main_diagonal(qi, qj);
-                            for_points(sub, |u, v| {
-                                let (gx, gy) = ((qi as f64 + u) * scale, (qj as f64 + v) * scale);
-                                if let Some(exact) = exact_height(world, gx, gy) {
-                                    let e = quad_height(h, main, u, v) - exact;
-                                    worst = worst.max(e.abs());
-                                    compared = true;
-                                }
-                            });
-                        }
+            // Per tile: its largest error, and whether it holds a resident
+            // point at all.
+            let tiles = par_map((size[0] * size[1]) as usize, |k| {
+                let (a, b) = (a0 + k as i64 % size[0], b0 + k as i64 / size[0]);
+                let mut worst = 0.0f64;
+                let mut compared = false;
+                for qj in b * TILE..(b + 1) * TILE {
+                    for qi in a * TILE..(a + 1) * TILE {
+                        let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                            .map(|(di, dj)| texel(qi + di, qj + dj));
+                        let main = main_diagonal(qi, qj);
+                        for_points(sub, |u, v| {
+                            let (gx, gy) = ((qi as f64 + u) * scale, (qj as f64 + v) * scale);
+                            if let Some(exact) = exact_height(world, gx, gy) {
+                                let e = quad_height(h, main, u, v) - exact;
+                                worst = worst.max(e.abs());
+                                compared = true;
+                            }
+                        });
                     }
-                    flags.push(worst > bound);
-                    resident.push(compared);
                 }
-            }
+                (worst, compared)
+            });
+            let flags: Vec<bool> = tiles.iter().map(|&(worst, _)| worst > bound).collect();
+            let resident: Vec<bool> = tiles.iter().map(|&(_, compared)| compared).collect();
             // Beyond the resident world: flagged next to a flagged tile.
             let at = |x: i64, y: i64| (y * size[0] + x) as usize;
             let grown: Vec<bool> = (0..size[1])
@@ -509,6 +508,35 @@ pub fn resident_cells(world: &World) -> Option<[f64; 4]> {
                 r[3].max(y0 + cells),
             ],
         })
+    })
+}
+
+/// `f(k)` for `k` in `0..n`, in order, split over the machine's cores
+/// (the bake samples millions of points on a large resident world).
+fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |p| p.get())
+        .clamp(1, 16)
+        .min(n.max(1));
+    if threads <= 1 {
+        return (0..n).map(f).collect();
+    }
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        let f = &f;
+        let parts: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (t * chunk..((t + 1) * chunk).min(n))
+                        .map(f)
+                        .collect::<Vec<T>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
     })
 }
 
