@@ -232,18 +232,7 @@ pub fn far_extent(
     max_texels: u32,
 ) -> ([f64; 2], [f64; 2], bool) {
     let cells = f64::from(CHUNK_CELLS);
-    let rect = world.mcnks().fold(None, |r: Option<[f64; 4]>, (c, _)| {
-        let (x0, y0) = (f64::from(c.x) * cells, f64::from(c.y) * cells);
-        Some(match r {
-            None => [x0, y0, x0 + cells, y0 + cells],
-            Some(r) => [
-                r[0].min(x0),
-                r[1].min(y0),
-                r[2].max(x0 + cells),
-                r[3].max(y0 + cells),
-            ],
-        })
-    });
+    let rect = super::refine::resident_cells(world);
     let [x0, y0, x1, y1] = rect.unwrap_or([0.0, 0.0, cells, cells]);
     let grow = cfg.reach(cfg.levels - 1) / UNIT_SIZE + 2.0 * cells;
     clamp_extent([x0 - grow, y0 - grow], [x1 + grow, y1 + grow], max_texels)
