@@ -349,22 +349,19 @@ impl RefineMask {
         let Some(m) = self.levels.get(level as usize) else {
             return false;
         };
-        let (a0, b0) = (lo[0].div_euclid(TILE), lo[1].div_euclid(TILE));
-        let (a1, b1) = (
-            (hi[0] - 1).max(lo[0]).div_euclid(TILE),
-            (hi[1] - 1).max(lo[1]).div_euclid(TILE),
-        );
+        let [along_a, along_b] = tile_span(lo, hi);
         m.flagged
             .iter()
-            .any(|[a, b]| (a0..=a1).contains(a) && (b0..=b1).contains(b))
+            .any(|[a, b]| along_a.contains(a) && along_b.contains(b))
     }
 
     /// Whether any flagged tile of `level` holds a quad of the rectangle
     /// `lo .. hi` (level units), and the largest slack of those.
     pub fn rect(&self, level: u32, lo: [i64; 2], hi: [i64; 2]) -> Option<f32> {
         let mut out: Option<f32> = None;
-        for b in lo[1].div_euclid(TILE)..=(hi[1] - 1).max(lo[1]).div_euclid(TILE) {
-            for a in lo[0].div_euclid(TILE)..=(hi[0] - 1).max(lo[0]).div_euclid(TILE) {
+        let [along_a, along_b] = tile_span(lo, hi);
+        for b in along_b {
+            for a in along_a.clone() {
                 if self.flagged(level, a, b) {
                     let s = self.slack(level, a, b);
                     out = Some(out.map_or(s, |o| o.max(s)));
@@ -379,7 +376,7 @@ impl RefineMask {
     /// flagged tile's finer-level texels into its pool slot (array layers
     /// after the levels', [`SLOT`] x [`SLOT`] texels per slot).
     pub fn gpu(&self, cfg: &ClipmapConfig) -> RefineGpu {
-        let per_row = (cfg.texels() / SLOT as u32).max(1);
+        let per_row = slots_per_row(cfg);
         let per_page = per_row * per_row;
         let width = self
             .levels
@@ -442,7 +439,6 @@ impl RefineMask {
             rects,
             jobs,
             pages: slot.div_ceil(per_page),
-            slots_per_page: per_page,
         }
     }
 
@@ -475,6 +471,22 @@ impl RefineMask {
 /// last row and column (which are the next tile's first).
 pub const SLOT: i64 = 2 * TILE;
 
+/// Pool slots per row of a page (a level-sized array layer) for `cfg`.
+pub fn slots_per_row(cfg: &ClipmapConfig) -> u32 {
+    (cfg.texels() / SLOT as u32).max(1)
+}
+
+/// Pool slots per page for `cfg`.
+pub fn slots_per_page(cfg: &ClipmapConfig) -> usize {
+    (slots_per_row(cfg) as usize).pow(2)
+}
+
+/// The tiles `(A, B)` holding a quad of the rectangle `lo .. hi` (level
+/// units; an empty rectangle counts as its first quad).
+fn tile_span(lo: [i64; 2], hi: [i64; 2]) -> [std::ops::RangeInclusive<i64>; 2] {
+    [0, 1].map(|k| lo[k].div_euclid(TILE)..=(hi[k] - 1).max(lo[k]).div_euclid(TILE))
+}
+
 /// The refinement data the GPU reads ([`RefineMask::gpu`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RefineGpu {
@@ -490,8 +502,6 @@ pub struct RefineGpu {
     pub jobs: Vec<FillJob>,
     /// Pool pages (array layers after the levels').
     pub pages: u32,
-    /// Slots per page.
-    pub slots_per_page: u32,
 }
 
 /// The resident MCNKs' bounding rectangle in grid cells `[x0, y0, x1, y1]`.

@@ -669,7 +669,7 @@ impl Clipmap {
         // Local refinement: the tiles whose error exceeds the bound, as many
         // as the array layers after the levels' can hold.
         let baked = self.bake_refine(gpu, &cfg, world, far);
-        let per_page = (n as usize / super::refine::SLOT as usize).pow(2);
+        let per_page = super::refine::slots_per_page(&cfg);
         let max_layers = device.limits().max_texture_array_layers;
         let (refine, refine_gpu) = (baked.mask, baked.gpu);
         let refine_index = refine_index_texture(gpu, &refine_gpu);
@@ -886,7 +886,7 @@ impl Clipmap {
         let baking = std::time::Instant::now();
         let sampler = TerrainSampler::new(world, far);
         let (mut mask, counts) = RefineMask::bake(&sampler, cfg, self.refine_bound, 4);
-        let per_page = (cfg.texels() as usize / super::refine::SLOT as usize).pow(2);
+        let per_page = super::refine::slots_per_page(cfg);
         let max_layers = gpu.device.limits().max_texture_array_layers;
         let room = max_layers.saturating_sub(cfg.levels) as usize * per_page;
         let dropped = mask.limit(room);
