@@ -11,9 +11,12 @@
 // point sample; levels >= 1 are prefiltered: the point sample plus the
 // [1 2 1] x [1 2 1] / 16 average of the interpolation residuals at the eight
 // finer-lattice points around the vertex (edge midpoints 2/16, diagonal
-// midpoints 1/16; diagonals as the meshes draw them).
+// midpoints 1/16; diagonals as the meshes draw them). A level texel also
+// carries whether the next coarser level draws its vertex refined (local
+// refinement: the refinement index), in the sign bit of its normal's z
+// (`clip_with_flag`), so the draw's vertices need no index look-up.
 
-//! import height_atlas
+//! import height_atlas, clipmap_level
 
 struct FillParams {
     // Global MCNK coordinate of the chunk index texture's texel (0, 0).
@@ -26,6 +29,11 @@ struct FillParams {
     far_step: f32,
     // Texels per level side (N).
     texels: u32,
+    // Levels in use.
+    levels: u32,
+    // Per level: its rectangle in the refinement index
+    // (`ClipmapParams::refine`).
+    refine: array<vec4<i32>, 12>,
 }
 
 // One strip: level vertices origin .. origin + size of `level`, stored
@@ -52,6 +60,8 @@ const FILL_NORMAL_STEP: f32 = 0.25;
 @group(0) @binding(5) var heights: texture_2d<f32>;
 @group(0) @binding(6) var normals: texture_2d<f32>;
 @group(0) @binding(7) var chunk_index: texture_2d<u32>;
+// Local refinement: slot + 1 of each refined tile (0: none).
+@group(0) @binding(8) var refine_index: texture_2d<u32>;
 
 // Bilinear far height at global grid `g` (cells), clamped to the grid.
 fn far_height(g: vec2<f32>) -> f32 {
@@ -144,10 +154,6 @@ fn fill_texel(level: u32, i: i32, j: i32) -> vec4<f32> {
     return vec4<f32>(p0 + corr / 16.0, centre.yzw);
 }
 
-fn fill_wrap(v: i32, n: i32) -> i32 {
-    return ((v % n) + n) % n;
-}
-
 // Workgroup x: 64 texels of a job; workgroup y: the job.
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32) {
@@ -165,5 +171,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         return;
     }
     let n = i32(fp.texels);
-    textureStore(out_levels, vec2<i32>(fill_wrap(i, n), fill_wrap(j, n)), i32(job.level), v);
+    let next = job.level + 1u;
+    let refined = next < fp.levels && clip_refine_weight_in(refine_index, fp.refine[next], vec2<i32>(i, j));
+    textureStore(out_levels, vec2<i32>(clip_wrap(i, n), clip_wrap(j, n)), i32(job.level), clip_with_flag(v, refined));
 }

@@ -4,7 +4,9 @@
 //
 // Geometry clipmap level data: one toroidally addressed N x N texel layer per
 // level of a texture_2d_array<f32> (Rgba32Float: height, normal.xyz), texel
-// (I mod N, J mod N) for integer level coordinates (I, J). A vertex blends
+// (I mod N, J mod N) for integer level coordinates (I, J). The sign bit of
+// the normal's z (positive on a height field) carries one flag: the next
+// coarser level draws this vertex refined (`clip_refine_flagged`). A vertex blends
 // its level's sample towards the next coarser level (geomorph) over a band
 // ending inside the level's outer boundary, where it equals the coarse
 // surface exactly (no cracks, no popping).
@@ -31,10 +33,6 @@ struct ClipmapParams {
     refine: array<vec4<i32>, 12>,
 }
 
-// Whether local refinement is compiled in (the draw builds a variant with
-// `false` when the tier's `refine` is 0, so no vertex pays for the look-ups).
-const CLIP_REFINE: bool = true;
-
 // Level quads per refinement tile side; finer-lattice vertices per pool
 // slot side (the tile's, less its last row and column).
 const CLIP_REFINE_TILE: i32 = 4;
@@ -44,9 +42,27 @@ fn clip_wrap(v: i32, n: i32) -> i32 {
     return ((v % n) + n) % n;
 }
 
+// Stored texel of level `level` at its vertex (i, j), flag included.
+fn clip_texel_flagged(levels: texture_2d_array<f32>, level: u32, i: i32, j: i32, n: i32) -> vec4<f32> {
+    return textureLoad(levels, vec2<i32>(clip_wrap(i, n), clip_wrap(j, n)), i32(level), 0);
+}
+
+// Whether a stored texel carries the flag: the next coarser level draws
+// this vertex refined (Rust: fill::flag_texel).
+fn clip_refine_flagged(t: vec4<f32>) -> bool {
+    return (bitcast<u32>(t.w) & 0x80000000u) != 0u;
+}
+
+// A texel with `flag` in the sign bit of its normal's z (the fill).
+fn clip_with_flag(t: vec4<f32>, flag: bool) -> vec4<f32> {
+    let z = bitcast<u32>(abs(t.w)) | select(0u, 0x80000000u, flag);
+    return vec4<f32>(t.xyz, bitcast<f32>(z));
+}
+
 // Raw sample (height, normal) of level `level` at its vertex (i, j).
 fn clip_texel(levels: texture_2d_array<f32>, level: u32, i: i32, j: i32, n: i32) -> vec4<f32> {
-    return textureLoad(levels, vec2<i32>(clip_wrap(i, n), clip_wrap(j, n)), i32(level), 0);
+    let t = clip_texel_flagged(levels, level, i, j, n);
+    return vec4<f32>(t.xyz, abs(t.w));
 }
 
 // The coarse level `level`'s surface at the finer vertex (i, j) (finer
@@ -85,13 +101,10 @@ fn clip_morph(p: ClipmapParams, level: u32, i: i32, j: i32) -> f32 {
     return clamp((d - (p.morph_end - p.transition)) / p.transition, 0.0, 1.0);
 }
 
-// Refinement index of tile (a, b) of `level`: its pool slot + 1, 0 when
-// the tile is not refined (Rust: refine::RefineMask).
-fn clip_refine_slot(index: texture_2d<u32>, p: ClipmapParams, level: u32, a: i32, b: i32) -> u32 {
-    if (level >= p.levels) {
-        return 0u;
-    }
-    let r = p.refine[level];
+// Refinement index of tile (a, b) of the level whose rectangle in the
+// index is `r` (`ClipmapParams::refine`): its pool slot + 1, 0 when the
+// tile is not refined (Rust: refine::RefineMask).
+fn clip_refine_slot_in(index: texture_2d<u32>, r: vec4<i32>, a: i32, b: i32) -> u32 {
     let size = vec2<i32>(r.z & 0xffff, (r.z >> 16u) & 0xffff);
     let t = vec2<i32>(a, b) - r.xy;
     if (any(t < vec2<i32>(0)) || any(t >= size)) {
@@ -100,33 +113,52 @@ fn clip_refine_slot(index: texture_2d<u32>, p: ClipmapParams, level: u32, a: i32
     return textureLoad(index, vec2<i32>(t.x, r.w + t.y), 0).x;
 }
 
-// r(x) of the finer-lattice vertex f (level - 1 units) of `level`: every
-// tile whose closure holds it is refined (Rust: RefineMask::weight).
-fn clip_refine_weight(index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> bool {
+// Refinement index of tile (a, b) of `level` (0 beyond the levels).
+fn clip_refine_slot(index: texture_2d<u32>, p: ClipmapParams, level: u32, a: i32, b: i32) -> u32 {
+    if (level >= p.levels) {
+        return 0u;
+    }
+    return clip_refine_slot_in(index, p.refine[level], a, b);
+}
+
+// r(x) of the finer-lattice vertex f (level - 1 units) of the level whose
+// index rectangle is `r`: every tile whose closure holds it is refined
+// (Rust: RefineMask::weight).
+fn clip_refine_weight_in(index: texture_2d<u32>, r: vec4<i32>, f: vec2<i32>) -> bool {
     let w = 2 * CLIP_REFINE_TILE;
     let t = vec2<i32>(f.x >> 3u, f.y >> 3u);
     let edge = (f & vec2<i32>(w - 1)) == vec2<i32>(0);
-    var ok = clip_refine_slot(index, p, level, t.x, t.y) != 0u;
+    var ok = clip_refine_slot_in(index, r, t.x, t.y) != 0u;
     if (edge.x) {
-        ok = ok && clip_refine_slot(index, p, level, t.x - 1, t.y) != 0u;
+        ok = ok && clip_refine_slot_in(index, r, t.x - 1, t.y) != 0u;
     }
     if (edge.y) {
-        ok = ok && clip_refine_slot(index, p, level, t.x, t.y - 1) != 0u;
+        ok = ok && clip_refine_slot_in(index, r, t.x, t.y - 1) != 0u;
     }
     if (edge.x && edge.y) {
-        ok = ok && clip_refine_slot(index, p, level, t.x - 1, t.y - 1) != 0u;
+        ok = ok && clip_refine_slot_in(index, r, t.x - 1, t.y - 1) != 0u;
     }
     return ok;
 }
 
+// r(x) of the finer-lattice vertex f of `level` (false beyond the levels).
+fn clip_refine_weight(index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> bool {
+    if (level >= p.levels) {
+        return false;
+    }
+    return clip_refine_weight_in(index, p.refine[level], f);
+}
+
 // Morphed (height, normal) of vertex (i, j) of `level`. Where the coarser
-// level draws this vertex refined, its surface there is this level's own
-// texel: the vertex does not morph (Rust: refine::morphed).
-fn clip_sample(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, i: i32, j: i32) -> vec4<f32> {
+// level draws this vertex refined (the texel's flag, written by the fill),
+// its surface there is this level's own texel: the vertex does not morph
+// (Rust: refine::morphed).
+fn clip_sample(levels: texture_2d_array<f32>, p: ClipmapParams, level: u32, i: i32, j: i32) -> vec4<f32> {
     let n = i32(p.texels);
-    let fine = clip_texel(levels, level, i, j, n);
+    let t = clip_texel_flagged(levels, level, i, j, n);
+    let fine = vec4<f32>(t.xyz, abs(t.w));
     let a = clip_morph(p, level, i, j);
-    if (a <= 0.0 || (CLIP_REFINE && clip_refine_weight(index, p, level + 1u, vec2<i32>(i, j)))) {
+    if (a <= 0.0 || clip_refine_flagged(t)) {
         return fine;
     }
     let coarse = clip_coarse(levels, level + 1u, i, j, n);
@@ -136,23 +168,23 @@ fn clip_sample(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: Clipmap
 // The surface `level` draws at finer-lattice vertex f from its morphed
 // vertices: the vertex, an edge midpoint or the drawn diagonal's midpoint
 // (Rust: refine::level_surface).
-fn clip_surface(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> vec4<f32> {
+fn clip_surface(levels: texture_2d_array<f32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> vec4<f32> {
     let c = vec2<i32>(f.x >> 1u, f.y >> 1u);
     let o = f & vec2<i32>(1);
-    let a = clip_sample(levels, index, p, level, c.x, c.y);
+    let a = clip_sample(levels, p, level, c.x, c.y);
     if (o.x == 0 && o.y == 0) {
         return a;
     }
     if (o.y == 0) {
-        return 0.5 * (a + clip_sample(levels, index, p, level, c.x + 1, c.y));
+        return 0.5 * (a + clip_sample(levels, p, level, c.x + 1, c.y));
     }
     if (o.x == 0) {
-        return 0.5 * (a + clip_sample(levels, index, p, level, c.x, c.y + 1));
+        return 0.5 * (a + clip_sample(levels, p, level, c.x, c.y + 1));
     }
     if (((c.x + c.y) & 1) == 0) {
-        return 0.5 * (a + clip_sample(levels, index, p, level, c.x + 1, c.y + 1));
+        return 0.5 * (a + clip_sample(levels, p, level, c.x + 1, c.y + 1));
     }
-    return 0.5 * (clip_sample(levels, index, p, level, c.x + 1, c.y) + clip_sample(levels, index, p, level, c.x, c.y + 1));
+    return 0.5 * (clip_sample(levels, p, level, c.x + 1, c.y) + clip_sample(levels, p, level, c.x, c.y + 1));
 }
 
 // (height, normal) a refined piece of `level` draws at its finer-lattice
@@ -161,7 +193,7 @@ fn clip_surface(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: Clipma
 // level's own surface; the surface itself elsewhere (Rust:
 // refine::refined_height).
 fn clip_refined(levels: texture_2d_array<f32>, index: texture_2d<u32>, p: ClipmapParams, level: u32, f: vec2<i32>) -> vec4<f32> {
-    let s = clip_surface(levels, index, p, level, f);
+    let s = clip_surface(levels, p, level, f);
     if (!clip_refine_weight(index, p, level, f)) {
         return s;
     }

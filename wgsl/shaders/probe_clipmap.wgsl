@@ -22,6 +22,6 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (x.w == 1) {
         outputs[k] = clip_refined(levels, refine_index, params, u32(x.x), x.yz);
     } else {
-        outputs[k] = clip_sample(levels, refine_index, params, u32(x.x), x.y, x.z);
+        outputs[k] = clip_sample(levels, params, u32(x.x), x.y, x.z);
     }
 }

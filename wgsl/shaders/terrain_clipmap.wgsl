@@ -74,7 +74,7 @@ fn coarse_vertex(local: vec2<u32>, inst: vec4<i32>, seam: bool) -> VertexOut {
     let level = u32(inst.z & 0xff);
     var i = inst.x + i32(local.x);
     var j = inst.y + i32(local.y);
-    if (seam && CLIP_REFINE && clip_refine_weight(refine_index, u.clip, level + 1u, vec2<i32>(i, j))) {
+    if (seam && clip_refine_flagged(clip_texel_flagged(levels, level, i, j, i32(u.clip.texels)))) {
         if ((local.x & 1u) == 1u) {
             i -= 1;
         } else if ((local.y & 1u) == 1u) {
@@ -94,11 +94,11 @@ fn coarse_vertex(local: vec2<u32>, inst: vec4<i32>, seam: bool) -> VertexOut {
     let along_i = ((word & 4u) != 0u && ly == 0) || ((word & 8u) != 0u && ly == hq);
     var h: vec4<f32>;
     if (along_j && (ly & 1) == 1) {
-        h = 0.5 * (clip_sample(levels, refine_index, u.clip, level, i, j - 1) + clip_sample(levels, refine_index, u.clip, level, i, j + 1));
+        h = 0.5 * (clip_sample(levels, u.clip, level, i, j - 1) + clip_sample(levels, u.clip, level, i, j + 1));
     } else if (along_i && (lx & 1) == 1) {
-        h = 0.5 * (clip_sample(levels, refine_index, u.clip, level, i - 1, j) + clip_sample(levels, refine_index, u.clip, level, i + 1, j));
+        h = 0.5 * (clip_sample(levels, u.clip, level, i - 1, j) + clip_sample(levels, u.clip, level, i + 1, j));
     } else {
-        h = clip_sample(levels, refine_index, u.clip, level, i, j);
+        h = clip_sample(levels, u.clip, level, i, j);
     }
     let world = vec3<f32>(CLIP_WORLD_ORIGIN - f32(j) * s, CLIP_WORLD_ORIGIN - f32(i) * s, h.x);
     var out: VertexOut;

@@ -24,6 +24,7 @@ use sward_scenes::world::coords::{ChunkCoord, CHUNK_CELLS, UNIT_SIZE};
 use sward_scenes::World;
 
 use super::layout::ClipmapConfig;
+use super::refine::RefineMask;
 use super::source::TerrainSampler;
 use crate::atlas::cpu::{height_atlas_local, normal_atlas_local, HeightTile};
 use crate::atlas::layout::{height_tile, normal_tile, TILE_TEXELS};
@@ -51,6 +52,12 @@ pub struct FillParams {
     pub far_step: f32,
     /// Texels per level side (N).
     pub texels: u32,
+    /// Levels in use.
+    pub levels: u32,
+    _pad: [u32; 3],
+    /// Per level: its rectangle in the refinement index
+    /// ([`super::refine::RefineGpu::rects`]), for the texels' flags.
+    pub refine: [[i32; 4]; super::layout::MAX_LEVELS as usize],
 }
 
 /// One strip to fill (WGSL `FillJob`): vertices `origin .. origin + size`
@@ -217,6 +224,9 @@ impl FarGrid {
             far_size: self.size,
             far_step: FAR_STEP as f32,
             texels: cfg.texels(),
+            levels: cfg.levels,
+            _pad: [0; 3],
+            refine: [[0; 4]; super::layout::MAX_LEVELS as usize],
         }
     }
 }
@@ -381,9 +391,95 @@ impl<'a> FillReference<'a> {
     }
 }
 
+/// A texel of `level` as the fill stores it: `texel` with the flag "the
+/// next coarser level draws this vertex refined" ([`RefineMask::weight`]
+/// of `level + 1` at `(i, j)`) in the sign bit of its normal's z, which is
+/// positive on a height field (WGSL `clip_with_flag`). The draw reads the
+/// flag from the texel its vertex loads anyway, instead of looking the
+/// refinement index up per vertex.
+pub fn stored_texel(texel: [f32; 4], mask: &RefineMask, level: u32, i: i64, j: i64) -> [f32; 4] {
+    let flag = if mask.weight(level + 1, i, j) {
+        SIGN
+    } else {
+        0
+    };
+    let z = f32::from_bits(texel[3].abs().to_bits() | flag);
+    [texel[0], texel[1], texel[2], z]
+}
+
+/// Whether a stored texel carries the flag of [`stored_texel`] (WGSL
+/// `clip_refine_flagged`).
+pub fn texel_flagged(texel: [f32; 4]) -> bool {
+    texel[3].to_bits() & SIGN != 0
+}
+
+/// The sign bit of an `f32`.
+const SIGN: u32 = 1 << 31;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fill's uniforms and jobs lie where naga puts the WGSL members.
+    #[test]
+    fn fill_structs_match_wgsl() {
+        use std::mem::{offset_of, size_of};
+        let (_, module) = sward_wgsl::compose_and_validate(sward_wgsl::modules::CLIPMAP_FILL)
+            .unwrap_or_else(|e| panic!("clipmap_fill.wgsl: {e}"));
+        sward_wgsl::check_layout(
+            &module,
+            "FillParams",
+            size_of::<FillParams>(),
+            &[
+                ("window_origin", offset_of!(FillParams, window_origin)),
+                ("far_origin", offset_of!(FillParams, far_origin)),
+                ("far_size", offset_of!(FillParams, far_size)),
+                ("far_step", offset_of!(FillParams, far_step)),
+                ("texels", offset_of!(FillParams, texels)),
+                ("levels", offset_of!(FillParams, levels)),
+                ("refine", offset_of!(FillParams, refine)),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        // `dest` is the WGSL `dest_layer` followed by `dest` (x, y).
+        let dest = offset_of!(FillJob, dest);
+        sward_wgsl::check_layout(
+            &module,
+            "FillJob",
+            size_of::<FillJob>(),
+            &[
+                ("origin", offset_of!(FillJob, origin)),
+                ("size", offset_of!(FillJob, size)),
+                ("level", offset_of!(FillJob, level)),
+                ("dest_layer", dest),
+                ("dest", dest + 4),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// The flag rides in the sign bit of the normal's z and nothing else
+    /// of the texel changes: set where the next coarser level's weight is
+    /// 1, clear elsewhere, also for a (corrupt) negative or zero z.
+    #[test]
+    fn stored_texels_flag_the_refined_vertices() {
+        let mask = RefineMask::with_flags(2, &[(0, 0)]);
+        let t = [12.5, 0.25, -0.5, 0.75];
+        for (i, j) in [(1, 1), (4, 7), (8, 3), (0, 0), (-1, 2), (9, 1), (3, 8)] {
+            let s = stored_texel(t, &mask, 1, i, j);
+            assert_eq!(texel_flagged(s), mask.weight(2, i, j), "({i}, {j})");
+            assert_eq!([s[0], s[1], s[2], s[3].abs()], t, "({i}, {j})");
+        }
+        assert!(texel_flagged(stored_texel(t, &mask, 1, 3, 5)));
+        assert!(!texel_flagged(stored_texel(t, &mask, 1, 0, 5)));
+        // Level 2's coarser level does not exist: never flagged.
+        assert!(!texel_flagged(stored_texel(t, &mask, 2, 3, 5)));
+        for z in [-0.0f32, -0.3] {
+            let s = stored_texel([1.0, 0.0, 0.0, z], &mask, 1, 0, 5);
+            assert!(!texel_flagged(s), "z = {z}");
+            assert_eq!(s[3], z.abs());
+        }
+    }
 
     /// Jobs cover exactly the texels that entered the window, once each.
     #[test]

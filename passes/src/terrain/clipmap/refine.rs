@@ -300,6 +300,25 @@ impl RefineMask {
         self.levels.iter().all(|m| m.flagged.is_empty())
     }
 
+    /// A mask (tests) flagging `flagged` (tiles `(A, B)` in `0..8`) of
+    /// `level` and nothing else.
+    #[cfg(test)]
+    pub(crate) fn with_flags(level: u32, flagged: &[(i64, i64)]) -> RefineMask {
+        let mut m = RefineMask {
+            bound: 1.0,
+            levels: vec![LevelMask::default(); level as usize + 1],
+        };
+        m.levels[level as usize] = LevelMask {
+            origin: [0, 0],
+            size: [8, 8],
+            flags: (0..64).map(|k| flagged.contains(&(k % 8, k / 8))).collect(),
+            slack: vec![0.0; 64],
+            flagged: Vec::new(),
+        };
+        m.levels[level as usize].relist();
+        m
+    }
+
     /// Tiles flagged over every level.
     pub fn flagged_count(&self) -> usize {
         self.levels
@@ -674,19 +693,7 @@ mod tests {
     use crate::terrain::testutil::cliff_world;
 
     fn mask_with(level: u32, flagged: &[(i64, i64)]) -> RefineMask {
-        let mut m = RefineMask {
-            bound: 1.0,
-            levels: vec![LevelMask::default(); level as usize + 1],
-        };
-        m.levels[level as usize] = LevelMask {
-            origin: [0, 0],
-            size: [8, 8],
-            flags: (0..64).map(|k| flagged.contains(&(k % 8, k / 8))).collect(),
-            slack: vec![0.0; 64],
-            flagged: Vec::new(),
-        };
-        m.levels[level as usize].relist();
-        m
+        RefineMask::with_flags(level, flagged)
     }
 
     /// `r = 1` exactly at vertices whose every touching tile is flagged.

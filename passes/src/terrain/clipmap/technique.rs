@@ -41,7 +41,9 @@ use super::cull::{
     kind_index, kinds, piece_distance, piece_gpu, reset_args, CullUniforms, DrawArgs, ZTiles,
     HIDDEN, INSTANCES_PER_KIND, KINDS, MAX_FRAME_PIECES_PER_LEVEL, MAX_REJECTED, REJECTED, SECOND,
 };
-use super::fill::{far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob};
+use super::fill::{
+    far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob, FillParams,
+};
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
     camera_level0, level_frame, level_trims, place_levels, ring_block_offsets, ClipmapConfig,
@@ -112,6 +114,10 @@ struct LevelGpu {
     job_room: usize,
     bind_group: wgpu::BindGroup,
     fill_bind: wgpu::BindGroup,
+    /// The fill's uniforms (rewritten with the refinement rectangles after
+    /// a bake) and its far-grid texture.
+    fill_params: FillParams,
+    far_view: wgpu::TextureView,
     far: FarGrid,
     far_bytes: u64,
     /// The cull's height tiles ([`ZTiles`]).
@@ -289,8 +295,6 @@ pub struct Clipmap {
     /// Height error bound (world units) over which a tile of a coarse level
     /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
     refine_bound: f64,
-    /// Whether `shader` has the refinement compiled in ([`draw_shader`]).
-    shader_refines: bool,
     /// The resident world changed in place since the refined tiles were
     /// flagged: the next frame flags them again.
     refine_stale: bool,
@@ -415,7 +419,7 @@ impl Clipmap {
             }
             None => SplatGpu::new(gpu, world)?,
         };
-        let shader = draw_shader(device, false)?;
+        let shader = draw_shader(device)?;
         let bind_layout = bind_group_layout(device);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(PASS),
@@ -467,7 +471,6 @@ impl Clipmap {
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
             refine_bound: 0.0,
             refine_stale: false,
-            shader_refines: false,
             lod: Vec::new(),
             frames: Vec::new(),
             frames_cfg: None,
@@ -752,34 +755,12 @@ impl Clipmap {
             bytemuck::cast_slice(&grid.heights),
         );
         let far_view = far_texture.create_view(&Default::default());
-        let params = grid.params(self.atlas.window(), &cfg);
+        let mut fill_params = grid.params(self.atlas.window(), &cfg);
+        fill_params.refine = refine_gpu.rects;
         gpu.queue
-            .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&params));
+            .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&fill_params));
         let bind_group = self.draw_bind_group(device, &view, &refine_view);
-        let mut fill_entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: self.fill.params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: self.fill.jobs.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: wgpu::BindingResource::TextureView(&far_view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(&view),
-            },
-        ];
-        fill_entries.extend(self.atlas.bind_entries(4));
-        let fill_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS_FILL),
-            layout: &self.fill.bind_layout,
-            entries: &fill_entries,
-        });
+        let fill_bind = self.fill_bind_group(device, &far_view, &view, &refine_view);
         let tiles = ZTiles::side(&cfg) as u64;
         let ztiles = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.cull.ztiles"),
@@ -799,6 +780,8 @@ impl Clipmap {
             job_room,
             bind_group,
             fill_bind,
+            fill_params,
+            far_view,
             far_bytes: texture_bytes(grid.size, 1, 1, 4),
             far: grid,
             ztiles,
@@ -873,6 +856,46 @@ impl Clipmap {
         })
     }
 
+    /// The fill's bind group: its uniforms and jobs, the far grid `far`,
+    /// the level texture `levels` (written), the height atlas and the
+    /// refinement index `refine`.
+    fn fill_bind_group(
+        &self,
+        device: &wgpu::Device,
+        far: &wgpu::TextureView,
+        levels: &wgpu::TextureView,
+        refine: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: self.fill.params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: self.fill.jobs.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(far),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(levels),
+            },
+        ];
+        entries.extend(self.atlas.bind_entries(4));
+        entries.push(wgpu::BindGroupEntry {
+            binding: 8,
+            resource: wgpu::BindingResource::TextureView(refine),
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(PASS_FILL),
+            layout: &self.fill.bind_layout,
+            entries: &entries,
+        })
+    }
+
     /// Flags the tiles of the levels of `cfg` to refine over the resident
     /// `world` (as many as the array layers after the levels' can hold; a
     /// warning when some do not fit) and their GPU form.
@@ -909,9 +932,10 @@ impl Clipmap {
     }
 
     /// Flags the refined tiles again for the resident `world` (after it
-    /// changed in place), as a fresh build would: a new index, the pool
-    /// filled again by the next compute pass. When the new pool does not fit
-    /// the level texture's spare layers, the levels are built again instead.
+    /// changed in place), as a fresh build would: a new index, the pool and
+    /// every level filled again by the next compute pass (the level texels
+    /// carry the flags). When the new pool does not fit the level texture's
+    /// spare layers, the levels are built again instead.
     fn rebake_refine(&mut self, gpu: &GpuContext, world: &World, far: Option<&dyn TileSource>) {
         self.refine_stale = false;
         let Some(l) = self.level_gpu.as_ref() else {
@@ -928,10 +952,18 @@ impl Clipmap {
         let index_view = index.create_view(&Default::default());
         let bind_group = self.draw_bind_group(&gpu.device, &l.view, &index_view);
         let cull_bind = self.cull_bind_group(&gpu.device, &l.view, &l.ztiles, &index_view);
+        let fill_bind = self.fill_bind_group(&gpu.device, &l.far_view, &l.view, &index_view);
+        let mut fill_params = l.fill_params;
+        fill_params.refine = refine_gpu.rects;
+        gpu.queue
+            .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&fill_params));
         self.fill.pool_pending = !refine_gpu.jobs.is_empty();
+        self.fill.origins = vec![None; cfg.levels as usize];
         if let Some(l) = self.level_gpu.as_mut() {
             l.bind_group = bind_group;
             l.cull_bind = cull_bind;
+            l.fill_bind = fill_bind;
+            l.fill_params = fill_params;
             l.refine = baked.mask;
             l.refine_gpu = refine_gpu;
             l.refine_index = index;
@@ -956,18 +988,6 @@ impl Clipmap {
         world: &'a World,
         far: Option<&'a dyn TileSource>,
     ) {
-        // Without refinement the draw uses the shader variant without it.
-        let refines = self.refine_bound > 0.0;
-        if refines != self.shader_refines {
-            match draw_shader(&gpu.device, refines) {
-                Ok(shader) => {
-                    self.shader = shader;
-                    self.shader_refines = refines;
-                    self.pipelines.clear();
-                }
-                Err(e) => log::error!("{e}"),
-            }
-        }
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         self.ensure_levels(gpu, cfg, world, far);
@@ -2050,6 +2070,7 @@ impl FillState {
             },
         ];
         entries.extend(HeightAtlas::layout_entries(4, cs));
+        entries.push(uint_texture_entry(8, cs));
         let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(PASS_FILL),
             entries: &entries,
@@ -2177,29 +2198,13 @@ struct BakedRefine {
     ms: f64,
 }
 
-/// The draw shader, with local refinement compiled in or not (the
-/// `CLIP_REFINE` constant of `clipmap_level.wgsl`): lavapipe runs a vertex
-/// shader's branches for every vertex, so the refinement look-ups would
-/// cost every vertex even when nothing refines.
-fn draw_shader(device: &wgpu::Device, refine: bool) -> Result<wgpu::ShaderModule, PassError> {
-    const ON: &str = "const CLIP_REFINE: bool = true;";
-    let shader_error = |source| PassError::Shader {
-        technique: TECHNIQUE,
-        source,
-    };
+/// The draw shader (`terrain_clipmap.wgsl` with its imports).
+fn draw_shader(device: &wgpu::Device) -> Result<wgpu::ShaderModule, PassError> {
     let (source, _) = sward_wgsl::compose_and_validate(sward_wgsl::modules::TERRAIN_CLIPMAP)
-        .map_err(shader_error)?;
-    let source = if refine {
-        source
-    } else if source.contains(ON) {
-        source.replacen(ON, "const CLIP_REFINE: bool = false;", 1)
-    } else {
-        return Err(PassError::InvalidInput {
+        .map_err(|source| PassError::Shader {
             technique: TECHNIQUE,
-            what: "terrain_clipmap.wgsl".into(),
-            reason: format!("no `{ON}` to switch refinement off"),
-        });
-    };
+            source,
+        })?;
     Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(PASS),
         source: wgpu::ShaderSource::Wgsl(source.into()),

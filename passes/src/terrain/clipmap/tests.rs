@@ -877,12 +877,28 @@ fn gpu_fill_matches_cpu_reference() {
         // `TerrainSampler`): the same filter, so resident texels agree.
         let mut store = LevelStore::new(cfg);
         store.update(&places, &TerrainSampler::new(&world, None));
-        let (mut resident, mut outside, mut same_filter) = (0, 0, 0);
+        let mask = clipmap.refine_mask().expect("levels");
+        let (mut resident, mut outside, mut same_filter, mut flagged) = (0, 0, 0, 0);
         for (l, place) in places.iter().enumerate() {
             for j in place.origin[1]..place.origin[1] + n {
                 for i in place.origin[0]..place.origin[0] + n {
-                    let want = reference.texel(l as u32, i as i32, j as i32);
+                    // With the flag "the coarser level draws this vertex
+                    // refined" in the sign of the normal's z.
+                    let want = super::fill::stored_texel(
+                        reference.texel(l as u32, i as i32, j as i32),
+                        mask,
+                        l as u32,
+                        i,
+                        j,
+                    );
                     let g = got[l][(j.rem_euclid(n) * n + i.rem_euclid(n)) as usize];
+                    let flag = super::fill::texel_flagged(g);
+                    assert_eq!(
+                        flag,
+                        super::fill::texel_flagged(want),
+                        "frame {k} level {l} vertex ({i}, {j}): flag"
+                    );
+                    flagged += usize::from(flag);
                     for c in 0..4 {
                         assert!(
                             (g[c] - want[c]).abs() <= 2e-5 * want[c].abs().max(1.0),
@@ -934,6 +950,7 @@ fn gpu_fill_matches_cpu_reference() {
             same_filter > 2000,
             "texels compared with the store: {same_filter}"
         );
+        assert!(flagged > 100, "texels under refined tiles: {flagged}");
     }
     let full = 4 * u64::from(cfg.texels() * cfg.texels());
     // The first frame also fills the refinement pool: 8 x 8 texels per
