@@ -333,6 +333,23 @@ impl SceneRenderer {
         Ok(())
     }
 
+    /// Waits for the current combination's techniques' background work
+    /// after a residency change (see [`Technique::settle`]).
+    pub fn settle(&mut self, gpu: &GpuContext) {
+        let SceneRenderer {
+            combo,
+            grass,
+            terrain,
+            ..
+        } = self;
+        for t in [terrain.get_mut(&combo.terrain), grass.get_mut(&combo.grass)]
+            .into_iter()
+            .flatten()
+        {
+            t.settle(gpu);
+        }
+    }
+
     /// A measured run of the current combination starts: its techniques'
     /// per-run counters start again (see [`Technique::begin_run`]).
     pub fn begin_run(&mut self) {

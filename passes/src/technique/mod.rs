@@ -163,6 +163,13 @@ pub trait Technique {
     /// counts would include the first's.
     fn begin_run(&mut self) {}
 
+    /// Waits for work the technique started in the background after a
+    /// residency change (a bake on a worker thread) and puts its result in
+    /// place, so the next frame draws what a fresh build would. The render
+    /// loop never needs it (results land by themselves a few frames later);
+    /// comparisons with a fresh build do.
+    fn settle(&mut self, _gpu: &GpuContext) {}
+
     /// Resident terrain triangles with holes excluded, where the technique
     /// knows them exactly.
     fn terrain_triangles(&self) -> Option<u64> {

@@ -20,8 +20,9 @@
 
 use std::collections::HashMap;
 
+use sward_scenes::window::WindowError;
 use sward_scenes::world::coords::{ChunkCoord, CHUNK_CELLS, UNIT_SIZE};
-use sward_scenes::World;
+use sward_scenes::{AdtTile, TileCoord, TileSource, World};
 
 use super::layout::ClipmapConfig;
 use super::refine::RefineMask;
@@ -228,6 +229,30 @@ impl FarGrid {
             _pad: [0; 3],
             refine: [[0; 4]; super::layout::MAX_LEVELS as usize],
         }
+    }
+}
+
+/// The far grid answers far heights as a tile source does: the refinement
+/// bake reads beyond the resident world what the fill reads there (it has
+/// no tiles to load).
+impl TileSource for FarGrid {
+    fn contains(&self, _coord: TileCoord) -> bool {
+        false
+    }
+
+    fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError> {
+        Err(WindowError::Load {
+            tile: coord,
+            reason: "the clipmap's far grid holds heights only, no tiles".into(),
+        })
+    }
+
+    fn tile_count(&self) -> usize {
+        0
+    }
+
+    fn coarse_height(&self, gx: f64, gy: f64) -> Option<f32> {
+        Some(self.height([gx as f32, gy as f32]))
     }
 }
 

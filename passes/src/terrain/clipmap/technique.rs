@@ -28,7 +28,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use glam::IVec2;
 use sward_engine::graph::{BufferId, RenderGraph};
@@ -118,7 +118,8 @@ struct LevelGpu {
     /// a bake) and its far-grid texture.
     fill_params: FillParams,
     far_view: wgpu::TextureView,
-    far: FarGrid,
+    /// The far grid (also read by refinement bakes on a worker thread).
+    far: Arc<FarGrid>,
     far_bytes: u64,
     /// The cull's height tiles ([`ZTiles`]).
     ztiles: wgpu::Buffer,
@@ -295,9 +296,9 @@ pub struct Clipmap {
     /// Height error bound (world units) over which a tile of a coarse level
     /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
     refine_bound: f64,
-    /// The resident world changed in place since the refined tiles were
-    /// flagged: the next frame flags them again.
-    refine_stale: bool,
+    /// A refinement bake running on a worker thread after the resident
+    /// world changed ([`Self::start_rebake`]).
+    pending_bake: Option<PendingBake>,
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
     lod: Vec<Option<lod::LevelErrors>>,
@@ -470,7 +471,7 @@ impl Clipmap {
             stats: ClipmapStats::default(),
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
             refine_bound: 0.0,
-            refine_stale: false,
+            pending_bake: None,
             lod: Vec::new(),
             frames: Vec::new(),
             frames_cfg: None,
@@ -667,13 +668,36 @@ impl Clipmap {
         }
         // A new far grid: every level's decimation error is estimated again.
         self.lod.clear();
+        // A bake still running was for the level set being replaced.
+        self.pending_bake = None;
         let device = &gpu.device;
         let n = cfg.texels();
+        let max = device.limits().max_texture_dimension_2d;
+        let (lo, hi, clamped) = match self.reach {
+            Some(r) => far_extent_of(r.window, max),
+            None => far_extent(world, &cfg, max),
+        };
+        if clamped {
+            log::warn!(
+                "{TECHNIQUE}: the far grid for {} levels needs more than {max} texels per side; \
+                 it covers a smaller area around the resident world (edge values beyond)",
+                cfg.levels
+            );
+        }
+        // Streaming, the far grid must not depend on what is resident (the
+        // levels keep texels across residency changes): the far source
+        // alone answers (0 where it cannot).
+        let nothing = World::new("clipmap.far");
+        let sampler = match self.reach {
+            Some(_) => TerrainSampler::new(&nothing, far),
+            None => TerrainSampler::new(world, far),
+        };
+        let grid = Arc::new(FarGrid::bake(&sampler, lo, hi));
         // Local refinement: the tiles whose error exceeds the bound, as many
         // as the array layers after the levels' can hold.
-        let baked = self.bake_refine(gpu, &cfg, world, far);
-        let per_page = super::refine::slots_per_page(&cfg);
         let max_layers = device.limits().max_texture_array_layers;
+        let baked = bake_refine(&cfg, self.refine_bound, max_layers, world, &grid);
+        let per_page = super::refine::slots_per_page(&cfg);
         let (refine, refine_gpu) = (baked.mask, baked.gpu);
         let refine_index = refine_index_texture(gpu, &refine_gpu);
         let refine_view = refine_index.create_view(&Default::default());
@@ -714,27 +738,6 @@ impl Clipmap {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        let max = device.limits().max_texture_dimension_2d;
-        let (lo, hi, clamped) = match self.reach {
-            Some(r) => far_extent_of(r.window, max),
-            None => far_extent(world, &cfg, max),
-        };
-        if clamped {
-            log::warn!(
-                "{TECHNIQUE}: the far grid for {} levels needs more than {max} texels per side; \
-                 it covers a smaller area around the resident world (edge values beyond)",
-                cfg.levels
-            );
-        }
-        // Streaming, the far grid must not depend on what is resident (the
-        // levels keep texels across residency changes): the far source
-        // alone answers (0 where it cannot).
-        let nothing = World::new("clipmap.far");
-        let sampler = match self.reach {
-            Some(_) => TerrainSampler::new(&nothing, far),
-            None => TerrainSampler::new(world, far),
-        };
-        let grid = FarGrid::bake(&sampler, lo, hi);
         let far_texture = device.create_texture_with_data(
             &gpu.queue,
             &wgpu::TextureDescriptor {
@@ -771,7 +774,6 @@ impl Clipmap {
         let cull_bind = self.cull_bind_group(device, &view, &ztiles, &refine_view);
         self.fill.origins = vec![None; cfg.levels as usize];
         self.fill.regions.clear();
-        self.refine_stale = false;
         self.level_gpu = Some(LevelGpu {
             cfg,
             texture,
@@ -896,53 +898,65 @@ impl Clipmap {
         })
     }
 
-    /// Flags the tiles of the levels of `cfg` to refine over the resident
-    /// `world` (as many as the array layers after the levels' can hold; a
-    /// warning when some do not fit) and their GPU form.
-    fn bake_refine(
-        &self,
-        gpu: &GpuContext,
-        cfg: &ClipmapConfig,
-        world: &World,
-        far: Option<&dyn TileSource>,
-    ) -> BakedRefine {
-        let baking = std::time::Instant::now();
-        let sampler = TerrainSampler::new(world, far);
-        let (mut mask, counts) = RefineMask::bake(&sampler, cfg, self.refine_bound, 4);
-        let per_page = super::refine::slots_per_page(cfg);
-        let max_layers = gpu.device.limits().max_texture_array_layers;
-        let room = max_layers.saturating_sub(cfg.levels) as usize * per_page;
-        let dropped = mask.limit(room);
-        if dropped > 0 {
-            log::warn!(
-                "{TECHNIQUE}: {} tiles exceed the {} unit refinement bound but the pool holds \
-                 {room} ({max_layers} texture array layers); {dropped} are drawn unrefined",
-                counts.flagged,
-                self.refine_bound
-            );
-        }
-        let gpu_form = mask.gpu(cfg);
-        BakedRefine {
-            mask,
-            gpu: gpu_form,
-            counts,
-            dropped,
-            ms: baking.elapsed().as_secs_f64() * 1e3,
-        }
-    }
-
-    /// Flags the refined tiles again for the resident `world` (after it
-    /// changed in place), as a fresh build would: a new index, the pool and
-    /// every level filled again by the next compute pass (the level texels
-    /// carry the flags). When the new pool does not fit the level texture's
-    /// spare layers, the levels are built again instead.
-    fn rebake_refine(&mut self, gpu: &GpuContext, world: &World, far: Option<&dyn TileSource>) {
-        self.refine_stale = false;
+    /// Starts flagging the refined tiles again for the resident `world`
+    /// (after it changed in place) on a worker thread; a bake still running
+    /// for an earlier world is dropped (its thread ends unheard). Until it
+    /// lands ([`Self::poll_rebake`]) the draw keeps the tiles it had: the
+    /// fill writes the texels of the changed tiles with those flags and
+    /// refills their pool slots, so what is drawn stays crack-free.
+    fn start_rebake(&mut self, gpu: &GpuContext, world: &World) {
+        self.pending_bake = None;
         let Some(l) = self.level_gpu.as_ref() else {
             return;
         };
-        let cfg = l.cfg;
-        let baked = self.bake_refine(gpu, &cfg, world, far);
+        let (cfg, bound) = (l.cfg, self.refine_bound);
+        let max_layers = gpu.device.limits().max_texture_array_layers;
+        let far = Arc::clone(&l.far);
+        // The world is a list of shared tiles: a cheap copy.
+        let (owned, far_owned) = (world.clone(), Arc::clone(&far));
+        let spawned = std::thread::Builder::new()
+            .name("clipmap-refine-bake".into())
+            .spawn(move || bake_refine(&cfg, bound, max_layers, &owned, &far_owned));
+        match spawned {
+            Ok(thread) => self.pending_bake = Some(PendingBake { cfg, thread }),
+            Err(e) => {
+                log::warn!("{TECHNIQUE}: no thread for the refinement bake ({e}); baking here");
+                let baked = bake_refine(&cfg, bound, max_layers, world, &far);
+                self.apply_rebake(gpu, cfg, baked);
+            }
+        }
+    }
+
+    /// Applies a re-bake started by [`Self::start_rebake`] once its thread
+    /// finished (or, with `wait`, after waiting for it).
+    fn poll_rebake(&mut self, gpu: &GpuContext, wait: bool) {
+        let Some(pending) = self.pending_bake.take() else {
+            return;
+        };
+        if !wait && !pending.thread.is_finished() {
+            self.pending_bake = Some(pending);
+            return;
+        }
+        match pending.thread.join() {
+            Ok(baked) => self.apply_rebake(gpu, pending.cfg, baked),
+            Err(_) => {
+                log::error!(
+                    "{TECHNIQUE}: the refinement bake failed; the tiles refined before the \
+                     resident world changed stay refined"
+                );
+            }
+        }
+    }
+
+    /// Puts a re-bake for level set `cfg` in place, as a fresh build would
+    /// have it: a new index, the pool and every level filled again by the
+    /// next compute pass (the level texels carry the flags). When the new
+    /// pool does not fit the level texture's spare layers, the levels are
+    /// built again instead; a bake for another level set is dropped.
+    fn apply_rebake(&mut self, gpu: &GpuContext, cfg: ClipmapConfig, baked: BakedRefine) {
+        let Some(l) = self.level_gpu.as_ref().filter(|l| l.cfg == cfg) else {
+            return;
+        };
         let refine_gpu = baked.gpu;
         if refine_gpu.pages > l.pool_pages || MAX_JOBS + refine_gpu.jobs.len() > l.job_room {
             self.level_gpu = None;
@@ -991,10 +1005,8 @@ impl Clipmap {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         self.ensure_levels(gpu, cfg, world, far);
-        if self.refine_stale {
-            self.rebake_refine(gpu, world, far);
-            self.ensure_levels(gpu, cfg, world, far);
-        }
+        self.poll_rebake(gpu, false);
+        self.ensure_levels(gpu, cfg, world, far);
         let eye = view.eye();
         let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
         let places = place_levels(&cfg, cam0);
@@ -1420,9 +1432,10 @@ impl Clipmap {
             self.fill.regions = vec![all];
         }
         // Which tiles refine depends on the resident world: flagged again
-        // (as a fresh build would) by the next frame, which has the far
-        // source the edge tiles read.
-        self.refine_stale = self.refine_bound > 0.0;
+        // (as a fresh build would) on a worker thread.
+        if self.refine_bound > 0.0 {
+            self.start_rebake(gpu, world);
+        }
         Ok(Residency::Applied {
             bytes_uploaded: bytes,
         })
@@ -1557,7 +1570,9 @@ impl Clipmap {
     /// The level texture array (tests read it back) and the far grid it
     /// was filled from, once a frame was recorded.
     pub fn level_texture(&self) -> Option<(&wgpu::Texture, &FarGrid)> {
-        self.level_gpu.as_ref().map(|l| (&l.texture, &l.far))
+        self.level_gpu
+            .as_ref()
+            .map(|l| (&l.texture, l.far.as_ref()))
     }
 
     /// Draws with one indirect draw per kind instead of the multi-draw, as
@@ -2187,7 +2202,49 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// A refinement bake ([`Clipmap::bake_refine`]).
+/// Flags the tiles of the levels of `cfg` whose error exceeds `bound`
+/// over the resident `world`, beyond it reading the heights the fill reads
+/// (the far grid `far`), as many as the array layers after the levels'
+/// can hold (`max_layers` in all; a warning when some do not fit), and
+/// their GPU form. Owns nothing of the technique: it also runs on a worker
+/// thread after the resident world changed ([`Clipmap::start_rebake`]).
+fn bake_refine(
+    cfg: &ClipmapConfig,
+    bound: f64,
+    max_layers: u32,
+    world: &World,
+    far: &FarGrid,
+) -> BakedRefine {
+    let baking = std::time::Instant::now();
+    let sampler = TerrainSampler::new(world, Some(far));
+    let (mut mask, counts) = RefineMask::bake(&sampler, cfg, bound, 4);
+    let per_page = super::refine::slots_per_page(cfg);
+    let room = max_layers.saturating_sub(cfg.levels) as usize * per_page;
+    let dropped = mask.limit(room);
+    if dropped > 0 {
+        log::warn!(
+            "{TECHNIQUE}: {} tiles exceed the {bound} unit refinement bound but the pool holds \
+             {room} ({max_layers} texture array layers); {dropped} are drawn unrefined",
+            counts.flagged,
+        );
+    }
+    let gpu = mask.gpu(cfg);
+    BakedRefine {
+        mask,
+        gpu,
+        counts,
+        dropped,
+        ms: baking.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+/// A refinement bake running on a worker thread for level set `cfg`.
+struct PendingBake {
+    cfg: ClipmapConfig,
+    thread: std::thread::JoinHandle<BakedRefine>,
+}
+
+/// A refinement bake ([`bake_refine`]).
 struct BakedRefine {
     mask: RefineMask,
     gpu: RefineGpu,
@@ -2428,6 +2485,10 @@ impl crate::technique::Technique for Clipmap {
         if let Some(g) = self.cull.occlusion.as_mut().and_then(|o| o.gate.as_mut()) {
             g.restart_counts();
         }
+    }
+
+    fn settle(&mut self, gpu: &GpuContext) {
+        self.poll_rebake(gpu, true);
     }
 
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
