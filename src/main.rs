@@ -60,9 +60,9 @@ enum Command {
     },
     /// Print the clipmap's per-level height error against the exact MCVT
     /// surface at every named view of a preset (default clipmap: block 32,
-    /// levels for 1000 units, prefiltered and refined as `clipmap:refine=2`
-    /// draws them; without refinement, the default, and with point samples
-    /// in brackets).
+    /// levels for 1000 units, prefiltered and refined as the default
+    /// `clipmap:refine=2` draws them; without refinement (`refine=0`) and
+    /// with point samples in brackets).
     ClipmapErrors {
         #[arg(long, default_value = "elwynn-dense")]
         preset: String,

@@ -54,11 +54,10 @@ use super::store::LevelStore;
 /// Quads per refinement tile side (as the cull's height tiles).
 pub const TILE: i64 = 4;
 
-/// The refinement bound (world units) the accuracy figures use and
-/// `clipmap:refine=2` sets: the largest height error a coarse level may
-/// draw outside its morph band before its tile is drawn on the finer
-/// lattice. The tier's default is 0 (no refinement): on lavapipe its
-/// per-vertex look-ups cost every vertex of the draw.
+/// The refinement bound (world units) the accuracy figures use and the
+/// `clipmap` tier's `refine` parameter defaults to: the largest height
+/// error a coarse level may draw outside its morph band before its tile is
+/// drawn on the finer lattice.
 pub const BOUND: f64 = 2.0;
 
 /// Flags of one level's tiles over the resident world.
@@ -317,6 +316,32 @@ impl RefineMask {
         };
         m.levels[level as usize].relist();
         m
+    }
+
+    /// Cell rectangles (`[x0, y0, x1, y1]`, global grid cells, bounds
+    /// included) of the tiles flagged in `self` or in `other` but not in
+    /// both. A texel's flag (the coarser level's `r` at its vertex, see
+    /// [`Self::weight`]) reads only the tiles whose closure holds the
+    /// vertex, so every texel whose flag differs between the two masks lies
+    /// in one of these rectangles.
+    pub fn changed_cells(&self, other: &RefineMask) -> Vec<[i64; 4]> {
+        let levels = self.levels.len().max(other.levels.len());
+        let mut out = Vec::new();
+        for l in 1..levels {
+            // Cells per tile side: TILE level quads of 2^l / 2 cells.
+            let side = TILE << (l - 1);
+            for (a, b) in [(self, other), (other, self)] {
+                let Some(m) = a.levels.get(l) else {
+                    continue;
+                };
+                for &[ta, tb] in &m.flagged {
+                    if !b.flagged(l as u32, ta, tb) {
+                        out.push([ta * side, tb * side, (ta + 1) * side, (tb + 1) * side]);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Tiles flagged over every level.
@@ -694,6 +719,38 @@ mod tests {
 
     fn mask_with(level: u32, flagged: &[(i64, i64)]) -> RefineMask {
         RefineMask::with_flags(level, flagged)
+    }
+
+    /// The changed cells cover every vertex whose `r` differs between two
+    /// masks, and nothing where both masks agree on every touching tile.
+    #[test]
+    fn changed_cells_hold_every_vertex_whose_weight_changed() {
+        let a = mask_with(2, &[(1, 1), (2, 1), (5, 5)]);
+        let b = mask_with(2, &[(1, 1), (3, 1), (5, 5)]);
+        let cells = a.changed_cells(&b);
+        // Tiles (2, 1) and (3, 1) of level 2: 8 cells per side.
+        assert_eq!(cells.len(), 2);
+        assert!(cells.contains(&[16, 8, 24, 16]) && cells.contains(&[24, 8, 32, 16]));
+        assert!(a.changed_cells(&a).is_empty());
+        // Level-1 texels (the finer lattice of level 2, one cell apart at
+        // level 1: 2^1 / 2).
+        let w = 2 * TILE;
+        let mut differing = 0;
+        for fj in -2..8 * w + 2 {
+            for fi in -2..8 * w + 2 {
+                if a.weight(2, fi, fj) != b.weight(2, fi, fj) {
+                    differing += 1;
+                    let (x, y) = (fi, fj);
+                    assert!(
+                        cells
+                            .iter()
+                            .any(|c| (c[0]..=c[2]).contains(&x) && (c[1]..=c[3]).contains(&y)),
+                        "({fi}, {fj})"
+                    );
+                }
+            }
+        }
+        assert!(differing > 0);
     }
 
     /// `r = 1` exactly at vertices whose every touching tile is flagged.

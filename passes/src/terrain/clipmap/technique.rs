@@ -972,7 +972,9 @@ impl Clipmap {
         gpu.queue
             .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&fill_params));
         self.fill.pool_pending = !refine_gpu.jobs.is_empty();
-        self.fill.origins = vec![None; cfg.levels as usize];
+        // The texels whose flag changed: those of the tiles flagged before
+        // or now, not both.
+        self.fill.add_regions(l.refine.changed_cells(&baked.mask));
         if let Some(l) = self.level_gpu.as_mut() {
             l.bind_group = bind_group;
             l.cull_bind = cull_bind;
@@ -1411,25 +1413,7 @@ impl Clipmap {
             bytes += b;
             let side = i64::from(TILE_CHUNKS * CHUNK_CELLS);
             let (x, y) = (i64::from(t.x) * side, i64::from(t.y) * side);
-            let rect = [x, y, x + side, y + side];
-            if !self.fill.regions.contains(&rect) {
-                self.fill.regions.push(rect);
-            }
-        }
-        if self.fill.regions.len() > MAX_REGIONS {
-            let all =
-                self.fill
-                    .regions
-                    .iter()
-                    .fold([i64::MAX, i64::MAX, i64::MIN, i64::MIN], |a, r| {
-                        [
-                            a[0].min(r[0]),
-                            a[1].min(r[1]),
-                            a[2].max(r[2]),
-                            a[3].max(r[3]),
-                        ]
-                    });
-            self.fill.regions = vec![all];
+            self.fill.add_regions([[x, y, x + side, y + side]]);
         }
         // Which tiles refine depends on the resident world: flagged again
         // (as a fresh build would) on a worker thread.
@@ -2035,6 +2019,30 @@ impl CullState {
 }
 
 impl FillState {
+    /// Adds cell rectangles whose texels the next frame re-fills, merged
+    /// into their bounding rectangle beyond [`MAX_REGIONS`].
+    fn add_regions(&mut self, rects: impl IntoIterator<Item = [i64; 4]>) {
+        for rect in rects {
+            if !self.regions.contains(&rect) {
+                self.regions.push(rect);
+            }
+        }
+        if self.regions.len() > MAX_REGIONS {
+            let all = self
+                .regions
+                .iter()
+                .fold([i64::MAX, i64::MAX, i64::MIN, i64::MIN], |a, r| {
+                    [
+                        a[0].min(r[0]),
+                        a[1].min(r[1]),
+                        a[2].max(r[2]),
+                        a[3].max(r[3]),
+                    ]
+                });
+            self.regions = vec![all];
+        }
+    }
+
     fn new(device: &wgpu::Device) -> Result<Self, PassError> {
         let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
             .map_err(|source| PassError::Shader {
@@ -2361,9 +2369,10 @@ const REFINE_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
     kind: crate::technique::ParamKind::Float {
         min: 0.0,
         max: 1000.0,
-        default: 0.0,
+        // The accuracy target's bound.
+        default: super::refine::BOUND,
     },
-    description: "draw a 4 x 4-quad tile of a coarse level on the next finer level's lattice where the level's own surface misses the exact heights by more than this many world units (checked once per resident world; 2 meets the accuracy target); 0: never (the look-ups cost every vertex on lavapipe)",
+    description: "draw a 4 x 4-quad tile of a coarse level on the next finer level's lattice where the level's own surface misses the exact heights by more than this many world units (flagged when the levels are built, and on a worker thread after the resident world changes; 2 meets the accuracy target); 0: never",
 };
 
 /// The `occlusion` parameter of `clipmap`.

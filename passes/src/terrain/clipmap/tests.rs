@@ -1165,6 +1165,9 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
     let settings = black_settings(3000.0);
     let mut clipmap =
         Clipmap::with_reach(gpu, scene.world(), 16, None, reach).unwrap_or_else(|e| panic!("{e}"));
+    // With local refinement: the texels carry its flags, which change with
+    // the resident world.
+    clipmap.set_refine(super::refine::BOUND);
     let far = scene.source.clone();
     render(
         gpu,
@@ -1209,6 +1212,15 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
             matches!(answer, Residency::Applied { bytes_uploaded } if bytes_uploaded > 0),
             "{answer:?}"
         );
+        // The refined tiles are flagged again on a worker thread; the frame
+        // after it landed re-fills the texels whose flag changed.
+        let flagged_before = clipmap.refine_mask().expect("levels").clone();
+        crate::technique::Technique::settle(&mut clipmap, gpu);
+        let flagged_after = clipmap.refine_mask().expect("levels");
+        assert!(
+            !flagged_before.changed_cells(flagged_after).is_empty(),
+            "step {step}: the change moves refined tiles"
+        );
         render(
             gpu,
             camera,
@@ -1219,6 +1231,7 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
         let got = read_levels(gpu, clipmap.level_texture().expect("levels").0, cfg);
         let mut fresh = Clipmap::with_reach(gpu, scene.world(), 16, None, reach)
             .unwrap_or_else(|e| panic!("{e}"));
+        fresh.set_refine(super::refine::BOUND);
         render(
             gpu,
             camera,
