@@ -336,16 +336,7 @@ impl SceneRenderer {
     /// Waits for the current combination's techniques' background work
     /// after a residency change (see [`Technique::settle`]).
     pub fn settle(&mut self, gpu: &GpuContext) {
-        let SceneRenderer {
-            combo,
-            grass,
-            terrain,
-            ..
-        } = self;
-        for t in [terrain.get_mut(&combo.terrain), grass.get_mut(&combo.grass)]
-            .into_iter()
-            .flatten()
-        {
+        for t in self.current_mut() {
             t.settle(gpu);
         }
     }
@@ -353,18 +344,22 @@ impl SceneRenderer {
     /// A measured run of the current combination starts: its techniques'
     /// per-run counters start again (see [`Technique::begin_run`]).
     pub fn begin_run(&mut self) {
+        for t in self.current_mut() {
+            t.begin_run();
+        }
+    }
+
+    /// The current combination's built techniques (terrain, then grass).
+    fn current_mut(&mut self) -> impl Iterator<Item = &mut Box<dyn Technique>> {
         let SceneRenderer {
             combo,
             grass,
             terrain,
             ..
         } = self;
-        for t in [terrain.get_mut(&combo.terrain), grass.get_mut(&combo.grass)]
+        [terrain.get_mut(&combo.terrain), grass.get_mut(&combo.grass)]
             .into_iter()
             .flatten()
-        {
-            t.begin_run();
-        }
     }
 
     /// The per-tile work of the current combination's techniques, for the
