@@ -949,10 +949,11 @@ impl Clipmap {
     }
 
     /// Puts a re-bake for level set `cfg` in place, as a fresh build would
-    /// have it: a new index, the pool and every level filled again by the
-    /// next compute pass (the level texels carry the flags). When the new
-    /// pool does not fit the level texture's spare layers, the levels are
-    /// built again instead; a bake for another level set is dropped.
+    /// have it: a new index, and the next compute pass fills the pool again
+    /// and re-fills the texels of the tiles whose flag changed (the level
+    /// texels carry the flags). When the new pool does not fit the level
+    /// texture's spare layers, the levels are built again instead; a bake
+    /// for another level set is dropped.
     fn apply_rebake(&mut self, gpu: &GpuContext, cfg: ClipmapConfig, baked: BakedRefine) {
         let Some(l) = self.level_gpu.as_ref().filter(|l| l.cfg == cfg) else {
             return;
@@ -1006,7 +1007,8 @@ impl Clipmap {
     ) {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
-        self.ensure_levels(gpu, cfg, world, far);
+        // A finished re-bake first: the levels are built again (below) when
+        // its pool does not fit.
         self.poll_rebake(gpu, false);
         self.ensure_levels(gpu, cfg, world, far);
         let eye = view.eye();
