@@ -13,7 +13,7 @@ use sward_scenes::World;
 use super::gpu::ClipmapParams;
 use super::layout::{morph_weight, ClipmapConfig, LevelPlacement};
 use super::mesh::main_diagonal;
-use super::refine::{morphed, refined_quad_height, RefineMask};
+use super::refine::{exact_height, morphed, refined_quad_height, RefineMask};
 use super::source::TerrainSampler;
 use super::store::LevelStore;
 
@@ -107,13 +107,10 @@ pub fn height_error_refined(
                         let u = (f64::from(si) + 0.5) / f64::from(sub);
                         let v = (f64::from(sj) + 0.5) / f64::from(sub);
                         let (gx, gy) = ((qi as f64 + u) * scale, (qj as f64 + v) * scale);
-                        let (x, y) = grid_to_world(gx, gy);
-                        if world.is_hole(x, y) != Some(false) {
-                            continue;
-                        }
-                        let Some(exact) = world.height_at(x, y) else {
+                        let Some(exact) = exact_height(world, gx, gy) else {
                             continue;
                         };
+                        let (x, y) = grid_to_world(gx, gy);
                         let drawn = match refined {
                             Some((mask, sampler)) => {
                                 refined_quad_height(mask, store, sampler, l, cam, (qi, qj), (u, v))
@@ -126,7 +123,7 @@ pub fn height_error_refined(
                                 continue;
                             }
                         }
-                        let e = drawn - f64::from(exact);
+                        let e = drawn - exact;
                         n += 1;
                         max = max.max(e.abs());
                         if !morphed {

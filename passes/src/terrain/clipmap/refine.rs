@@ -170,7 +170,7 @@ impl RefineMask {
             let vh = size[1] * TILE + 1;
             let texels = par_map((vw * vh) as usize, |k| {
                 let (i, j) = (k as i64 % vw, k as i64 / vw);
-                sampler.prefiltered(l, vi0 + i, vj0 + j)[0]
+                sampler.prefiltered_height(l, vi0 + i, vj0 + j)
             });
             let texel = |i: i64, j: i64| texels[((j - vj0) * vw + (i - vi0)) as usize];
             // Per tile: its largest error, and whether it holds a resident
@@ -240,7 +240,7 @@ impl RefineMask {
                     let mut most = 0.0f64;
                     for fj in fb..=fb + 2 * TILE {
                         for fi in fa..=fa + 2 * TILE {
-                            let finer = f64::from(sampler.prefiltered(l - 1, fi, fj)[0]);
+                            let finer = f64::from(sampler.prefiltered_height(l - 1, fi, fj));
                             most = most.max((finer - own(fi, fj)).abs());
                         }
                     }
@@ -262,7 +262,7 @@ impl RefineMask {
                 for fj in fb..fb + 2 * TILE {
                     for fi in fa..fa + 2 * TILE {
                         let h = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                            .map(|(di, dj)| sampler.prefiltered(l - 1, fi + di, fj + dj)[0]);
+                            .map(|(di, dj)| sampler.prefiltered_height(l - 1, fi + di, fj + dj));
                         let main = main_diagonal(fi, fj);
                         for_points(sub, |u, v| {
                             let (gx, gy) = ((fi as f64 + u) * half, (fj as f64 + v) * half);
@@ -607,12 +607,14 @@ fn for_points(sub: u32, mut f: impl FnMut(f64, f64)) {
 
 /// `World::height_at` at grid `(gx, gy)` cells, `None` in holes and outside
 /// the resident world.
-fn exact_height(world: &World, gx: f64, gy: f64) -> Option<f64> {
+pub(super) fn exact_height(world: &World, gx: f64, gy: f64) -> Option<f64> {
     let (x, y) = grid_to_world(gx, gy);
-    if world.is_hole(x, y) != Some(false) {
+    // `World::is_hole` and `World::height_at` with one look-up.
+    let (at, mcnk) = world.locate(x, y)?;
+    if mcnk.header.is_hole(at.cell.row, at.cell.col) {
         return None;
     }
-    world.height_at(x, y).map(f64::from)
+    Some(f64::from(mcnk.height_at_world(x, y)))
 }
 
 /// The surface `level` draws at finer-lattice vertex `(fi, fj)` (level
@@ -704,7 +706,7 @@ pub fn refined_quad_height(
     let (fi, fj) = (2 * qi + oi, 2 * qj + oj);
     let h = [(0, 0), (1, 0), (0, 1), (1, 1)].map(|(di, dj)| {
         let (x, y) = (fi + di, fj + dj);
-        let finer = sampler.prefiltered(level - 1, x, y)[0];
+        let finer = sampler.prefiltered_height(level - 1, x, y);
         refined_height(mask, store, level, cam_l, x, y, finer)
     });
     quad_height(h, main_diagonal(fi, fj), hu - oi as f64, hv - oj as f64)
@@ -876,7 +878,7 @@ mod tests {
         let (mut r0, mut r1, mut outer) = (0, 0, 0);
         for fj in 2 * o[1]..=2 * (o[1] + f) {
             for fi in 2 * o[0]..=2 * (o[0] + f) {
-                let finer = sampler.prefiltered(level - 1, fi, fj)[0];
+                let finer = sampler.prefiltered_height(level - 1, fi, fj);
                 let h = refined_height(&mask, &store, level, cam, fi, fj, finer);
                 let s = level_surface(&mask, &store, level, cam, fi, fj);
                 let on_outer = fi == 2 * o[0]
@@ -914,7 +916,7 @@ mod tests {
                     // Unrefined: the coarse surface, as `clip_sample` at weight 1.
                     store.clip_sample(level - 1, fcam, i, j)[0]
                 };
-                let finer = sampler.prefiltered(level - 1, i, j)[0];
+                let finer = sampler.prefiltered_height(level - 1, i, j);
                 let coarse = refined_height(&mask, &store, level, cam, i, j, finer);
                 assert!(
                     (drawn_finer - coarse).abs() <= 1e-4 * coarse.abs().max(1.0),

@@ -102,19 +102,35 @@ impl<'a> TerrainSampler<'a> {
     /// chord bias of point sampling instead (a convex crest no longer sits
     /// entirely below the surface). The normal stays the point sample's.
     pub fn prefiltered(&self, level: u32, i: i64, j: i64) -> [f32; 4] {
-        let centre = {
-            let scale = f64::from(1u32 << level) * 0.5; // level units -> cells
-            self.sample(i as f64 * scale, j as f64 * scale)
-        };
+        let scale = f64::from(1u32 << level) * 0.5; // level units -> cells
+        let centre = self.sample(i as f64 * scale, j as f64 * scale);
         if level == 0 {
             return centre;
         }
+        let h = self.corrected(level, i, j, centre[0]);
+        [h, centre[1], centre[2], centre[3]]
+    }
+
+    /// The height of [`Self::prefiltered`] alone (bit for bit; no normal
+    /// is sampled).
+    pub fn prefiltered_height(&self, level: u32, i: i64, j: i64) -> f32 {
+        let scale = f64::from(1u32 << level) * 0.5;
+        let centre = self.height(i as f64 * scale, j as f64 * scale);
+        if level == 0 {
+            return centre;
+        }
+        self.corrected(level, i, j, centre)
+    }
+
+    /// The point sample `centre` of vertex `(i, j)` of `level` corrected by
+    /// the residual average of [`Self::prefiltered`].
+    fn corrected(&self, level: u32, i: i64, j: i64, centre: f32) -> f32 {
         // Half-steps of the level (the finer lattice), in cells.
         let half = f64::from(1u32 << level) * 0.25;
         let f = |a: i64, b: i64| {
             f64::from(self.height((2 * i + a) as f64 * half, (2 * j + b) as f64 * half))
         };
-        let p0 = f64::from(centre[0]);
+        let p0 = f64::from(centre);
         // Point samples of the neighbouring level vertices (offsets in level units).
         let p = |di: i64, dj: i64| {
             if di == 0 && dj == 0 {
@@ -138,12 +154,7 @@ impl<'a> TerrainSampler<'a> {
             };
             correction += f(di, dj) - drawn;
         }
-        [
-            (p0 + correction / 16.0) as f32,
-            centre[1],
-            centre[2],
-            centre[3],
-        ]
+        (p0 + correction / 16.0) as f32
     }
 
     /// Normal from central differences of the far source (`h` at the centre

@@ -1576,7 +1576,7 @@ fn gpu_refined_heights_match_the_cpu_model() {
         let cam = params.cam(l);
         let want = if x[3] == 1 {
             r1 += usize::from(mask.weight(l, i, j));
-            let finer = sampler.prefiltered(l - 1, i, j)[0];
+            let finer = sampler.prefiltered_height(l - 1, i, j);
             refined_height(&mask, &store, l, cam, i, j, finer)
         } else {
             still += usize::from(mask.weight(l + 1, i, j));
