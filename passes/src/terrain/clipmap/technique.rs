@@ -299,6 +299,10 @@ pub struct Clipmap {
     /// A refinement bake running on a worker thread after the resident
     /// world changed ([`Self::start_rebake`]).
     pending_bake: Option<PendingBake>,
+    /// Re-bakes put in place since the run began, and the longest one's
+    /// worker time (ms).
+    rebakes: u64,
+    rebake_ms_max: f64,
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
     lod: Vec<Option<lod::LevelErrors>>,
@@ -472,6 +476,8 @@ impl Clipmap {
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
             refine_bound: 0.0,
             pending_bake: None,
+            rebakes: 0,
+            rebake_ms_max: 0.0,
             lod: Vec::new(),
             frames: Vec::new(),
             frames_cfg: None,
@@ -976,6 +982,8 @@ impl Clipmap {
         // The texels whose flag changed: those of the tiles flagged before
         // or now, not both.
         self.fill.add_regions(l.refine.changed_cells(&baked.mask));
+        self.rebakes += 1;
+        self.rebake_ms_max = self.rebake_ms_max.max(baked.ms);
         if let Some(l) = self.level_gpu.as_mut() {
             l.bind_group = bind_group;
             l.cull_bind = cull_bind;
@@ -1537,6 +1545,11 @@ impl Clipmap {
             f.insert("clipmap_refine_dropped".to_owned(), l.refine_dropped as f64);
             f.insert("clipmap_refine_unmet".to_owned(), l.refine_unmet as f64);
             f.insert("clipmap_refine_bake_ms".to_owned(), l.refine_bake_ms);
+            f.insert("clipmap_refine_rebakes".to_owned(), self.rebakes as f64);
+            f.insert(
+                "clipmap_refine_rebake_ms_max".to_owned(),
+                self.rebake_ms_max,
+            );
         }
         if let Some(c) = self.cull.counts {
             let refined: u32 = PieceKind::ALL
@@ -2496,6 +2509,8 @@ impl crate::technique::Technique for Clipmap {
         if let Some(g) = self.cull.occlusion.as_mut().and_then(|o| o.gate.as_mut()) {
             g.restart_counts();
         }
+        self.rebakes = 0;
+        self.rebake_ms_max = 0.0;
     }
 
     fn settle(&mut self, gpu: &GpuContext) {

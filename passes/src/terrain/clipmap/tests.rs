@@ -1216,6 +1216,11 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
         // after it landed re-fills the texels whose flag changed.
         let flagged_before = clipmap.refine_mask().expect("levels").clone();
         crate::technique::Technique::settle(&mut clipmap, gpu);
+        assert_eq!(
+            clipmap.facts()["clipmap_refine_rebakes"],
+            (step + 1) as f64,
+            "one re-bake put in place per change"
+        );
         let flagged_after = clipmap.refine_mask().expect("levels");
         assert!(
             !flagged_before.changed_cells(flagged_after).is_empty(),
