@@ -707,6 +707,10 @@ impl<'f> Frame<'f> {
         }
         samples.streaming = Some(stream);
         drop(streamer);
+        // The run's facts are the measured renderer's (counts over the
+        // frames it streamed, such as the clipmap's refinement re-bakes),
+        // not those of the renderer built for the screenshot below.
+        let facts = renderer.facts(&SceneData::from_scene(scene));
         // Unmeasured: back to the screenshot view's tile, as a 3x3 window.
         follow(scene, shot)?;
         for t in scene.window.tiles() {
@@ -718,7 +722,13 @@ impl<'f> Frame<'f> {
         scene.stats = scene.window.stats();
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         let image = self.screenshot(&mut renderer, scene, shot)?;
-        Ok((image, Finished::of(&renderer, scene)))
+        Ok((
+            image,
+            Finished {
+                facts,
+                ..Finished::of(&renderer, scene)
+            },
+        ))
     }
 
     /// Records and submits one frame.

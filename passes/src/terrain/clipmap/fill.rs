@@ -136,6 +136,19 @@ pub fn region_job(level: u32, origin: [i64; 2], n: i64, rect: [i64; 4]) -> Optio
     let unit = 1i64 << level;
     let lo = [0, 1].map(|k| (2 * rect[k]).div_euclid(unit) - 2);
     let hi = [0, 1].map(|k| -(-2 * rect[k + 2]).div_euclid(unit) + 2);
+    vertex_job(level, origin, n, lo, hi)
+}
+
+/// The job that re-fills the vertices `lo ..= hi` of `level` (window min
+/// corner `origin`, `n` texels per side), clipped to the window; `None`
+/// when they do not reach it.
+pub fn vertex_job(
+    level: u32,
+    origin: [i64; 2],
+    n: i64,
+    lo: [i64; 2],
+    hi: [i64; 2],
+) -> Option<FillJob> {
     let a = [0, 1].map(|k| lo[k].max(origin[k]));
     let b = [0, 1].map(|k| hi[k].min(origin[k] + n - 1));
     if a[0] > b[0] || a[1] > b[1] {

@@ -133,12 +133,24 @@ impl RefineMask {
     /// whose unrefined surface (prefiltered texels from `sampler`, the
     /// meshes' diagonals) misses `World::height_at` by more than `bound` at
     /// one of `sub x sub` points per quad (holes skipped). `bound <= 0`
-    /// flags nothing.
+    /// flags nothing. Samples on every core ([`Self::bake_on`]).
     pub fn bake(
         sampler: &TerrainSampler,
         cfg: &ClipmapConfig,
         bound: f64,
         sub: u32,
+    ) -> (Self, RefineCounts) {
+        Self::bake_on(sampler, cfg, bound, sub, cores())
+    }
+
+    /// [`Self::bake`] on `threads` threads (one for a bake in the
+    /// background, leaving the other cores to the frame).
+    pub fn bake_on(
+        sampler: &TerrainSampler,
+        cfg: &ClipmapConfig,
+        bound: f64,
+        sub: u32,
+        threads: usize,
     ) -> (Self, RefineCounts) {
         let world = sampler.world();
         let mut mask = RefineMask {
@@ -168,14 +180,14 @@ impl RefineMask {
             let (vi0, vj0) = (a0 * TILE, b0 * TILE);
             let vw = size[0] * TILE + 1;
             let vh = size[1] * TILE + 1;
-            let texels = par_map((vw * vh) as usize, |k| {
+            let texels = par_map((vw * vh) as usize, threads, |k| {
                 let (i, j) = (k as i64 % vw, k as i64 / vw);
                 sampler.prefiltered_height(l, vi0 + i, vj0 + j)
             });
             let texel = |i: i64, j: i64| texels[((j - vj0) * vw + (i - vi0)) as usize];
             // Per tile: its largest error, and whether it holds a resident
             // point at all.
-            let tiles = par_map((size[0] * size[1]) as usize, |k| {
+            let tiles = par_map((size[0] * size[1]) as usize, threads, |k| {
                 let (a, b) = (a0 + k as i64 % size[0], b0 + k as i64 / size[0]);
                 let mut worst = 0.0f64;
                 let mut compared = false;
@@ -325,18 +337,29 @@ impl RefineMask {
     /// vertex, so every texel whose flag differs between the two masks lies
     /// in one of these rectangles.
     pub fn changed_cells(&self, other: &RefineMask) -> Vec<[i64; 4]> {
+        self.changed_tiles(other)
+            .into_iter()
+            .map(|(l, ta, tb)| {
+                // Cells per tile side: TILE level quads of 2^l / 2 cells.
+                let side = TILE << (l - 1);
+                [ta * side, tb * side, (ta + 1) * side, (tb + 1) * side]
+            })
+            .collect()
+    }
+
+    /// The tiles `(level, A, B)` flagged in `self` or in `other` but not in
+    /// both.
+    pub fn changed_tiles(&self, other: &RefineMask) -> Vec<(u32, i64, i64)> {
         let levels = self.levels.len().max(other.levels.len());
         let mut out = Vec::new();
         for l in 1..levels {
-            // Cells per tile side: TILE level quads of 2^l / 2 cells.
-            let side = TILE << (l - 1);
             for (a, b) in [(self, other), (other, self)] {
                 let Some(m) = a.levels.get(l) else {
                     continue;
                 };
                 for &[ta, tb] in &m.flagged {
                     if !b.flagged(l as u32, ta, tb) {
-                        out.push([ta * side, tb * side, (ta + 1) * side, (tb + 1) * side]);
+                        out.push((l as u32, ta, tb));
                     }
                 }
             }
@@ -511,6 +534,14 @@ impl RefineMask {
     }
 }
 
+/// The finer level's vertices `lo ..= hi` (level `level - 1` units) that
+/// carry the flags tile `(a, b)` of `level` sets: the tile's closure on the
+/// finer lattice.
+pub fn tile_flag_vertices(level: u32, a: i64, b: i64) -> (u32, [i64; 2], [i64; 2]) {
+    let w = 2 * TILE;
+    (level - 1, [a * w, b * w], [(a + 1) * w, (b + 1) * w])
+}
+
 /// Texels per side of a pool slot: a tile's finer-lattice vertices but its
 /// last row and column (which are the next tile's first).
 pub const SLOT: i64 = 2 * TILE;
@@ -565,13 +596,15 @@ pub fn resident_cells(world: &World) -> Option<[f64; 4]> {
     })
 }
 
-/// `f(k)` for `k` in `0..n`, in order, split over the machine's cores
-/// (the bake samples millions of points on a large resident world).
-fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |p| p.get())
-        .clamp(1, 16)
-        .min(n.max(1));
+/// The machine's cores (at least 1).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |p| p.get())
+}
+
+/// `f(k)` for `k` in `0..n`, in order, split over `threads` threads (the
+/// bake samples millions of points on a large resident world).
+fn par_map<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = threads.clamp(1, 16).min(n.max(1));
     if threads <= 1 {
         return (0..n).map(f).collect();
     }
@@ -723,8 +756,8 @@ mod tests {
         RefineMask::with_flags(level, flagged)
     }
 
-    /// The changed cells cover every vertex whose `r` differs between two
-    /// masks, and nothing where both masks agree on every touching tile.
+    /// The changed cells (and the changed tiles' flag vertices) cover every
+    /// vertex whose `r` differs between two masks.
     #[test]
     fn changed_cells_hold_every_vertex_whose_weight_changed() {
         let a = mask_with(2, &[(1, 1), (2, 1), (5, 5)]);
@@ -748,6 +781,16 @@ mod tests {
                             .iter()
                             .any(|c| (c[0]..=c[2]).contains(&x) && (c[1]..=c[3]).contains(&y)),
                         "({fi}, {fj})"
+                    );
+                    // The same vertices as level-1 vertex rectangles.
+                    assert!(
+                        a.changed_tiles(&b).iter().any(|&(l, ta, tb)| {
+                            let (fl, lo, hi) = tile_flag_vertices(l, ta, tb);
+                            fl == 1
+                                && (lo[0]..=hi[0]).contains(&fi)
+                                && (lo[1]..=hi[1]).contains(&fj)
+                        }),
+                        "({fi}, {fj}) in a tile's flag vertices"
                     );
                 }
             }

@@ -42,7 +42,7 @@ use super::cull::{
     HIDDEN, INSTANCES_PER_KIND, KINDS, MAX_FRAME_PIECES_PER_LEVEL, MAX_REJECTED, REJECTED, SECOND,
 };
 use super::fill::{
-    far_extent, far_extent_of, level_jobs, region_job, FarGrid, FillJob, FillParams,
+    far_extent, far_extent_of, level_jobs, region_job, vertex_job, FarGrid, FillJob, FillParams,
 };
 use super::gpu::{ClipInstance, ClipmapParams, ClipmapUniforms};
 use super::layout::{
@@ -253,6 +253,9 @@ struct FillState {
     /// sources changed since the last frame (tiles made resident or
     /// evicted): the next frame re-fills the texels that read them.
     regions: Vec<[i64; 4]>,
+    /// Vertex rectangles `(level, lo, hi)` whose texels' refinement flags
+    /// changed with a re-bake: re-filled by the next frame.
+    flag_rects: Vec<(u32, [i64; 2], [i64; 2])>,
     filled: u64,
     /// The refinement pool must be (re)filled: after a bake, or after the
     /// resident world changed in place.
@@ -299,6 +302,10 @@ pub struct Clipmap {
     /// A refinement bake running on a worker thread after the resident
     /// world changed ([`Self::start_rebake`]).
     pending_bake: Option<PendingBake>,
+    /// The resident world of a change that came while a bake ran (a list
+    /// of shared tiles): baked when that one lands, so every bake lands
+    /// even while tiles keep streaming in.
+    queued_world: Option<World>,
     /// Re-bakes put in place since the run began, and the longest one's
     /// worker time (ms).
     rebakes: u64,
@@ -476,6 +483,7 @@ impl Clipmap {
             pixel_error: lod::DEFAULT_PIXEL_ERROR,
             refine_bound: 0.0,
             pending_bake: None,
+            queued_world: None,
             rebakes: 0,
             rebake_ms_max: 0.0,
             lod: Vec::new(),
@@ -674,8 +682,10 @@ impl Clipmap {
         }
         // A new far grid: every level's decimation error is estimated again.
         self.lod.clear();
-        // A bake still running was for the level set being replaced.
+        // A bake still running (or queued) was for the level set being
+        // replaced, which bakes the resident world itself.
         self.pending_bake = None;
+        self.queued_world = None;
         let device = &gpu.device;
         let n = cfg.texels();
         let max = device.limits().max_texture_dimension_2d;
@@ -702,7 +712,9 @@ impl Clipmap {
         // Local refinement: the tiles whose error exceeds the bound, as many
         // as the array layers after the levels' can hold.
         let max_layers = device.limits().max_texture_array_layers;
-        let baked = bake_refine(&cfg, self.refine_bound, max_layers, world, &grid);
+        // The frame waits for it: every core.
+        let cores = super::refine::cores();
+        let baked = bake_refine(&cfg, self.refine_bound, max_layers, (world, &grid), cores);
         let per_page = super::refine::slots_per_page(&cfg);
         let (refine, refine_gpu) = (baked.mask, baked.gpu);
         let refine_index = refine_index_texture(gpu, &refine_gpu);
@@ -780,6 +792,7 @@ impl Clipmap {
         let cull_bind = self.cull_bind_group(device, &view, &ztiles, &refine_view);
         self.fill.origins = vec![None; cfg.levels as usize];
         self.fill.regions.clear();
+        self.fill.flag_rects.clear();
         self.level_gpu = Some(LevelGpu {
             cfg,
             texture,
@@ -904,14 +917,25 @@ impl Clipmap {
         })
     }
 
-    /// Starts flagging the refined tiles again for the resident `world`
-    /// (after it changed in place) on a worker thread; a bake still running
-    /// for an earlier world is dropped (its thread ends unheard). Until it
-    /// lands ([`Self::poll_rebake`]) the draw keeps the tiles it had: the
-    /// fill writes the texels of the changed tiles with those flags and
-    /// refills their pool slots, so what is drawn stays crack-free.
+    /// Flags the refined tiles again for the resident `world` (after it
+    /// changed in place): on a worker thread now, or, while a bake for an
+    /// earlier world runs, once that one landed (the latest world waits;
+    /// a running bake is never dropped, so one always lands even while
+    /// tiles stream in every frame).
+    fn request_rebake(&mut self, gpu: &GpuContext, world: &World) {
+        if self.pending_bake.is_some() {
+            self.queued_world = Some(world.clone());
+        } else {
+            self.start_rebake(gpu, world);
+        }
+    }
+
+    /// Starts flagging the refined tiles again for the resident `world` on
+    /// a worker thread. Until it lands ([`Self::poll_rebake`]) the draw
+    /// keeps the tiles it had: the fill writes the texels of the changed
+    /// tiles with those flags and refills their pool slots, so what is
+    /// drawn stays crack-free.
     fn start_rebake(&mut self, gpu: &GpuContext, world: &World) {
-        self.pending_bake = None;
         let Some(l) = self.level_gpu.as_ref() else {
             return;
         };
@@ -922,19 +946,27 @@ impl Clipmap {
         let (owned, far_owned) = (world.clone(), Arc::clone(&far));
         let spawned = std::thread::Builder::new()
             .name("clipmap-refine-bake".into())
-            .spawn(move || bake_refine(&cfg, bound, max_layers, &owned, &far_owned));
+            // One thread: the frame and the driver keep the other cores.
+            .spawn(move || bake_refine(&cfg, bound, max_layers, (&owned, &far_owned), 1));
         match spawned {
             Ok(thread) => self.pending_bake = Some(PendingBake { cfg, thread }),
             Err(e) => {
                 log::warn!("{TECHNIQUE}: no thread for the refinement bake ({e}); baking here");
-                let baked = bake_refine(&cfg, bound, max_layers, world, &far);
+                let baked = bake_refine(
+                    &cfg,
+                    bound,
+                    max_layers,
+                    (world, &far),
+                    super::refine::cores(),
+                );
                 self.apply_rebake(gpu, cfg, baked);
             }
         }
     }
 
     /// Applies a re-bake started by [`Self::start_rebake`] once its thread
-    /// finished (or, with `wait`, after waiting for it).
+    /// finished (or, with `wait`, after waiting for it), then starts the
+    /// queued one, if any.
     fn poll_rebake(&mut self, gpu: &GpuContext, wait: bool) {
         let Some(pending) = self.pending_bake.take() else {
             return;
@@ -951,6 +983,9 @@ impl Clipmap {
                      resident world changed stay refined"
                 );
             }
+        }
+        if let Some(world) = self.queued_world.take() {
+            self.start_rebake(gpu, &world);
         }
     }
 
@@ -979,9 +1014,21 @@ impl Clipmap {
         gpu.queue
             .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&fill_params));
         self.fill.pool_pending = !refine_gpu.jobs.is_empty();
-        // The texels whose flag changed: those of the tiles flagged before
-        // or now, not both.
-        self.fill.add_regions(l.refine.changed_cells(&baked.mask));
+        // The texels whose flag changed: the finer level's under the tiles
+        // flagged before or now, not both, one small job each while the
+        // jobs buffer has room next to the pool's, else as cell regions of
+        // every level.
+        let changed = l.refine.changed_tiles(&baked.mask);
+        let room = l.job_room.saturating_sub(MAX_JOBS + refine_gpu.jobs.len());
+        if changed.len() + self.fill.flag_rects.len() <= room {
+            self.fill.flag_rects.extend(
+                changed
+                    .iter()
+                    .map(|&(level, a, b)| super::refine::tile_flag_vertices(level, a, b)),
+            );
+        } else {
+            self.fill.add_regions(l.refine.changed_cells(&baked.mask));
+        }
         self.rebakes += 1;
         self.rebake_ms_max = self.rebake_ms_max.max(baked.ms);
         if let Some(l) = self.level_gpu.as_mut() {
@@ -1193,6 +1240,13 @@ impl Clipmap {
                     );
                 }
                 *old = Some(place.origin);
+            }
+            // Texels whose refinement flag changed with a re-bake (those
+            // outside the windows get theirs when they enter).
+            for (level, lo, hi) in fill.flag_rects.drain(..) {
+                if let Some(p) = places.get(level as usize) {
+                    jobs.extend(vertex_job(level, p.origin, n, lo, hi));
+                }
             }
             // The refinement pool after a bake, or after the resident world
             // changed in place (its texels read the same sources).
@@ -1428,7 +1482,7 @@ impl Clipmap {
         // Which tiles refine depends on the resident world: flagged again
         // (as a fresh build would) on a worker thread.
         if self.refine_bound > 0.0 {
-            self.start_rebake(gpu, world);
+            self.request_rebake(gpu, world);
         }
         Ok(Residency::Applied {
             bytes_uploaded: bytes,
@@ -2145,6 +2199,7 @@ impl FillState {
             jobs,
             origins: Vec::new(),
             regions: Vec::new(),
+            flag_rects: Vec::new(),
             filled: 0,
             pool_pending: false,
         })
@@ -2229,18 +2284,19 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// over the resident `world`, beyond it reading the heights the fill reads
 /// (the far grid `far`), as many as the array layers after the levels'
 /// can hold (`max_layers` in all; a warning when some do not fit), and
-/// their GPU form. Owns nothing of the technique: it also runs on a worker
-/// thread after the resident world changed ([`Clipmap::start_rebake`]).
+/// their GPU form, sampling on `threads` threads. Owns nothing of the
+/// technique: it also runs on a worker thread after the resident world
+/// changed ([`Clipmap::start_rebake`]).
 fn bake_refine(
     cfg: &ClipmapConfig,
     bound: f64,
     max_layers: u32,
-    world: &World,
-    far: &FarGrid,
+    (world, far): (&World, &FarGrid),
+    threads: usize,
 ) -> BakedRefine {
     let baking = std::time::Instant::now();
     let sampler = TerrainSampler::new(world, Some(far));
-    let (mut mask, counts) = RefineMask::bake(&sampler, cfg, bound, 4);
+    let (mut mask, counts) = RefineMask::bake_on(&sampler, cfg, bound, 4, threads);
     let per_page = super::refine::slots_per_page(cfg);
     let room = max_layers.saturating_sub(cfg.levels) as usize * per_page;
     let dropped = mask.limit(room);
@@ -2514,7 +2570,10 @@ impl crate::technique::Technique for Clipmap {
     }
 
     fn settle(&mut self, gpu: &GpuContext) {
-        self.poll_rebake(gpu, true);
+        // The running bake, then the queued one.
+        while self.pending_bake.is_some() {
+            self.poll_rebake(gpu, true);
+        }
     }
 
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
