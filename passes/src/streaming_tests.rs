@@ -25,14 +25,9 @@ fn combos(gpu: &GpuContext) -> Vec<TierCombo> {
     registry()
         .iter()
         .map(|e| {
-            // The clipmap with local refinement: its tiles are flagged again
-            // after the resident world changed.
-            let name = if e.name == "clipmap" {
-                "clipmap:refine=2"
-            } else {
-                e.name
-            };
-            let tier = Tier::parse(e.subsystem, name).expect("registered names parse");
+            // Default parameters: the clipmap's include local refinement,
+            // whose tiles are flagged again after the resident world changed.
+            let tier = Tier::parse(e.subsystem, e.name).expect("registered names parse");
             let combo = match e.subsystem {
                 Subsystem::Grass => TierCombo::new(tier, Tier::off(Subsystem::Terrain)),
                 Subsystem::Terrain => TierCombo::new(Tier::off(Subsystem::Grass), tier),

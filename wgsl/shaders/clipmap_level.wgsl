@@ -59,10 +59,14 @@ fn clip_with_flag(t: vec4<f32>, flag: bool) -> vec4<f32> {
     return vec4<f32>(t.xyz, bitcast<f32>(z));
 }
 
+// A stored texel without its flag: (height, normal).
+fn clip_unflagged(t: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(t.xyz, abs(t.w));
+}
+
 // Raw sample (height, normal) of level `level` at its vertex (i, j).
 fn clip_texel(levels: texture_2d_array<f32>, level: u32, i: i32, j: i32, n: i32) -> vec4<f32> {
-    let t = clip_texel_flagged(levels, level, i, j, n);
-    return vec4<f32>(t.xyz, abs(t.w));
+    return clip_unflagged(clip_texel_flagged(levels, level, i, j, n));
 }
 
 // The coarse level `level`'s surface at the finer vertex (i, j) (finer
@@ -156,7 +160,7 @@ fn clip_refine_weight(index: texture_2d<u32>, p: ClipmapParams, level: u32, f: v
 fn clip_sample(levels: texture_2d_array<f32>, p: ClipmapParams, level: u32, i: i32, j: i32) -> vec4<f32> {
     let n = i32(p.texels);
     let t = clip_texel_flagged(levels, level, i, j, n);
-    let fine = vec4<f32>(t.xyz, abs(t.w));
+    let fine = clip_unflagged(t);
     let a = clip_morph(p, level, i, j);
     if (a <= 0.0 || clip_refine_flagged(t)) {
         return fine;

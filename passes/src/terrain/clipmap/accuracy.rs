@@ -177,11 +177,11 @@ pub struct ViewErrors {
     /// Block size `t`.
     pub block: u32,
     /// Per level, with prefiltered levels and the tiles over the 2-unit
-    /// refinement bound drawn on the finer lattice (what `clipmap:refine=2`
-    /// draws).
+    /// refinement bound drawn on the finer lattice (what the tier draws by
+    /// default, `clipmap:refine=2`).
     pub refined: Vec<LevelErrorRow>,
-    /// Per level, with prefiltered levels and no refinement (the tier's
-    /// default).
+    /// Per level, with prefiltered levels and no refinement
+    /// (`clipmap:refine=0`).
     pub prefiltered: Vec<LevelErrorRow>,
     /// Per level, with point-sampled levels (for comparison).
     pub point: Vec<LevelErrorRow>,
@@ -266,9 +266,9 @@ pub fn view_error_tables(scene: &sward_scenes::Scene) -> Vec<ViewErrors> {
 }
 
 /// `tables` as markdown, one table per view (prefiltered and refined as
-/// `clipmap:refine=2` draws them; the max outside the band without
-/// refinement, the tier's default, and with point samples in brackets), as
-/// the docs show them.
+/// the tier's default `clipmap:refine=2` draws them; the max outside the
+/// band without refinement and with point samples in brackets), as the
+/// docs show them.
 pub fn error_tables_markdown(scene: &str, tables: &[ViewErrors]) -> String {
     use std::fmt::Write;
     let mut s = String::new();

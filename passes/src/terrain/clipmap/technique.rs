@@ -431,7 +431,12 @@ impl Clipmap {
             }
             None => SplatGpu::new(gpu, world)?,
         };
-        let shader = draw_shader(device)?;
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
+                .map_err(|source| PassError::Shader {
+                    technique: TECHNIQUE,
+                    source,
+                })?;
         let bind_layout = bind_group_layout(device);
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(PASS),
@@ -2332,19 +2337,6 @@ struct BakedRefine {
     dropped: usize,
     /// CPU time of the bake (ms).
     ms: f64,
-}
-
-/// The draw shader (`terrain_clipmap.wgsl` with its imports).
-fn draw_shader(device: &wgpu::Device) -> Result<wgpu::ShaderModule, PassError> {
-    let (source, _) = sward_wgsl::compose_and_validate(sward_wgsl::modules::TERRAIN_CLIPMAP)
-        .map_err(|source| PassError::Shader {
-            technique: TECHNIQUE,
-            source,
-        })?;
-    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(PASS),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    }))
 }
 
 /// The refinement index texture of `refine` (`Rg32Uint`).
