@@ -5,6 +5,7 @@
 //! Start with [`GpuContext::new`], build a [`graph::RenderGraph`] each frame
 //! and run it with a [`graph::GraphExecutor`].
 
+pub mod bind;
 pub mod camera;
 pub mod caps;
 pub mod context;
