@@ -1,6 +1,7 @@
 //! Short forms of the wgpu descriptors every technique writes: bind group
 //! layout entries by kind, layouts and bind groups from a list, pipeline
-//! layouts, and compute pipelines from a shader and an entry point.
+//! layouts, compute pipelines from a shader and an entry point, and render
+//! pipelines from a shader, its two entry points and the raster state.
 //!
 //! The aim is that a technique's set-up reads as what it binds:
 //!
@@ -30,6 +31,8 @@
 pub enum Slot {
     /// A uniform buffer (no dynamic offset, any size).
     Uniform,
+    /// A uniform buffer bound with a dynamic offset (one slice per draw).
+    UniformDynamic,
     /// A storage buffer.
     Storage {
         /// `var<storage, read>` when true, `read_write` otherwise.
@@ -111,6 +114,11 @@ impl Slot {
             Slot::Uniform => wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
                 has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            Slot::UniformDynamic => wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: true,
                 min_binding_size: None,
             },
             Slot::Storage { read_only } => wgpu::BindingType::Buffer {
@@ -264,6 +272,91 @@ pub fn compute_pipeline_with(
     })
 }
 
+/// A bind group of `layout` from entries already written out (for groups
+/// assembled from several parts, such as a technique's own bindings followed
+/// by a shared helper's).
+pub fn group_of(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    entries: &[wgpu::BindGroupEntry<'_>],
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries,
+    })
+}
+
+/// A compute pipeline running `entry_point` of `module` with the layout
+/// wgpu derives from the shader (probes and one-off kernels; read its group
+/// layouts back with `get_bind_group_layout`).
+pub fn compute_pipeline_auto(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module,
+        entry_point: Some(entry_point),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// The fixed-function half of a render pipeline: what a draw rasterises
+/// into and how. Every field is the technique's choice; [`render_pipeline`]
+/// adds only the parts every call spells the same way.
+#[derive(Debug, Clone)]
+pub struct Raster<'a> {
+    /// Topology, winding and culling.
+    pub primitive: wgpu::PrimitiveState,
+    /// Depth test and write, when the pass has a depth target.
+    pub depth_stencil: Option<wgpu::DepthStencilState>,
+    /// Sample count and alpha-to-coverage.
+    pub multisample: wgpu::MultisampleState,
+    /// The colour targets (format, blend, write mask).
+    pub targets: &'a [Option<wgpu::ColorTargetState>],
+}
+
+/// A render pipeline: `vs_entry` of `module` fed by `buffers`, then
+/// `fs_entry` of the same module (none for a depth-only pipeline), with the
+/// fixed-function state of `raster`.
+pub fn render_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    (vs_entry, buffers): (&str, &[wgpu::VertexBufferLayout<'_>]),
+    fs_entry: Option<&str>,
+    raster: Raster<'_>,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(vs_entry),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        primitive: raster.primitive,
+        depth_stencil: raster.depth_stencil,
+        multisample: raster.multisample,
+        fragment: fs_entry.map(|entry_point| wgpu::FragmentState {
+            module,
+            entry_point: Some(entry_point),
+            compilation_options: Default::default(),
+            targets: raster.targets,
+        }),
+        multiview: None,
+        cache: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,7 +372,9 @@ mod tests {
             e.iter().map(|e| e.binding).collect::<Vec<_>>(),
             vec![0, 1, 2]
         );
-        assert!(e.iter().all(|e| e.visibility == S::COMPUTE && e.count.is_none()));
+        assert!(e
+            .iter()
+            .all(|e| e.visibility == S::COMPUTE && e.count.is_none()));
         assert_eq!(
             e[1].ty,
             wgpu::BindingType::Buffer {

@@ -21,10 +21,10 @@ use winit::window::Window;
 
 use crate::camera::{FlyCamera, InputState, MoveMode};
 use crate::error::ViewerError;
-use crate::frame::Shell;
 use crate::present::Presenter;
 use crate::profiler::Profiler;
 use crate::script::Script;
+use crate::shell::Shell;
 use crate::state::{Config, ViewerState};
 use crate::stats::FrameStats;
 use crate::ViewerOptions;

@@ -21,6 +21,7 @@ pub mod frame;
 pub mod present;
 pub mod profiler;
 pub mod script;
+pub mod shell;
 pub mod state;
 pub mod stats;
 pub mod ui;

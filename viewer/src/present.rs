@@ -5,6 +5,7 @@
 //! overlay gets its own puffin scope and GPU timestamp like every other pass.
 
 use std::sync::Arc;
+use sward_engine::bind::{self, Slot};
 
 use sward_engine::graph::{RenderGraph, TextureId};
 use sward_engine::GpuContext;
@@ -82,51 +83,28 @@ impl Presenter {
         let module =
             sward_engine::shader::create_shader(&gpu.device, sward_wgsl::modules::VIEWER_BLIT)
                 .map_err(|e| ViewerError::Shader(e.to_string()))?;
-        let layout = gpu
-            .device
-            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("viewer.present"),
-                entries: &[wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                }],
-            });
-        let pipeline_layout = gpu
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("viewer.present"),
-                bind_group_layouts: &[&layout],
-                push_constant_ranges: &[],
-            });
-        let pipeline = gpu
-            .device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("viewer.present"),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: Default::default(),
-                    buffers: &[],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: Default::default(),
-                    targets: &[Some(view_format.into())],
-                }),
+        // The scene's resolved colour, read texel by texel.
+        let scene_texture = Slot::float_texture(wgpu::TextureViewDimension::D2, false);
+        let layout = bind::layout(
+            &gpu.device,
+            "viewer.present",
+            &[bind::entry(0, wgpu::ShaderStages::FRAGMENT, scene_texture)],
+        );
+        let pipeline_layout = bind::pipeline_layout(&gpu.device, "viewer.present", &[&layout]);
+        let pipeline = bind::render_pipeline(
+            &gpu.device,
+            "viewer.present",
+            &pipeline_layout,
+            &module,
+            ("vs_main", &[]),
+            Some("fs_main"),
+            bind::Raster {
                 primitive: wgpu::PrimitiveState::default(),
                 depth_stencil: None,
                 multisample: wgpu::MultisampleState::default(),
-                multiview: None,
-                cache: None,
-            });
+                targets: &[Some(view_format.into())],
+            },
+        );
         let egui = egui_wgpu::Renderer::new(
             &gpu.device,
             ui_format,
@@ -252,14 +230,12 @@ impl Presenter {
                             ..Default::default()
                         })
                 };
-                let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("viewer.present"),
+                let bind = bind::group(
+                    ctx.device,
+                    "viewer.present",
                     layout,
-                    entries: &[wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(ctx.res.view(scene)),
-                    }],
-                });
+                    &[wgpu::BindingResource::TextureView(ctx.res.view(scene))],
+                );
                 {
                     let target = surface_view(view_format);
                     let mut pass = begin(

@@ -78,15 +78,8 @@ impl StandIns {
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("sward.graph.stand-in"),
-            entries: &[],
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("sward.graph.stand-in"),
-            layout: &layout,
-            entries: &[],
-        });
+        let layout = crate::bind::layout(device, "sward.graph.stand-in", &[]);
+        let bind_group = crate::bind::group(device, "sward.graph.stand-in", &layout, &[]);
         StandIns {
             texture,
             view,
@@ -154,7 +147,7 @@ impl<'r> Resources<'r> {
     /// A default (whole-texture) view of `id`.
     pub fn view(&self, id: TextureId) -> &'r wgpu::TextureView {
         match self.reach(id.0, id.1, self.views.len(), id.into()) {
-            Some(i) => super::executor::view_of(self.textures, self.views, i),
+            Some(i) => view_of(self.textures, self.views, i),
             None => &self.stand_ins.view,
         }
     }
@@ -225,4 +218,13 @@ pub struct TransferCtx<'c> {
     pub res: Resources<'c>,
     /// Counters this pass reports.
     pub counters: &'c mut Counters,
+}
+
+/// The default view of texture `i`, made on first use.
+pub(crate) fn view_of<'v>(
+    textures: &[wgpu::Texture],
+    views: &'v [std::cell::OnceCell<wgpu::TextureView>],
+    i: usize,
+) -> &'v wgpu::TextureView {
+    views[i].get_or_init(|| textures[i].create_view(&wgpu::TextureViewDescriptor::default()))
 }

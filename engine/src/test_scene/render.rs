@@ -4,6 +4,7 @@
 use glam::Vec3;
 
 use super::{args_desc, SceneError, SceneOutputs, SceneTarget, SceneUniforms, TestScene, REQUIRED};
+use crate::bind::{self, Slot};
 use crate::camera::Camera;
 use crate::caps::Capability;
 use crate::context::GpuContext;
@@ -19,63 +20,26 @@ pub const CLEAR_COLOR: wgpu::Color = wgpu::Color {
     a: 1.0,
 };
 
-fn storage(
-    binding: u32,
-    read_only: bool,
-    visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn uniform(visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 pub(super) fn cull_pipeline(
     device: &wgpu::Device,
 ) -> Result<(wgpu::BindGroupLayout, wgpu::ComputePipeline), SceneError> {
     let shader = create_shader(device, sward_wgsl::modules::TEST_SCENE_CULL)?;
     let cs = wgpu::ShaderStages::COMPUTE;
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("test.cull"),
-        entries: &[
-            uniform(cs),
-            storage(1, true, cs),
-            storage(2, false, cs),
-            storage(3, false, cs),
-        ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("test.cull"),
-        bind_group_layouts: &[&layout],
-        push_constant_ranges: &[],
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("test.cull"),
-        layout: Some(&pipeline_layout),
-        module: &shader,
-        entry_point: Some("cull"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    // Uniforms, instances, draw args, visible list.
+    let layout = bind::layout(
+        device,
+        "test.cull",
+        &bind::entries(
+            cs,
+            &[
+                Slot::Uniform,
+                Slot::STORAGE_READ,
+                Slot::STORAGE_RW,
+                Slot::STORAGE_RW,
+            ],
+        ),
+    );
+    let pipeline = bind::compute_pipeline(device, "test.cull", &[&layout], &shader, "cull");
     Ok((layout, pipeline))
 }
 
@@ -91,19 +55,17 @@ pub(super) fn draw_layout(
 > {
     let shader = create_shader(device, sward_wgsl::modules::TEST_SCENE_DRAW)?;
     let vs = wgpu::ShaderStages::VERTEX;
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("test.draw"),
-        entries: &[
-            uniform(vs | wgpu::ShaderStages::FRAGMENT),
-            storage(1, true, vs),
-            storage(2, true, vs),
+    // Uniforms, instances, visible list.
+    let layout = bind::layout(
+        device,
+        "test.draw",
+        &[
+            bind::entry(0, vs | wgpu::ShaderStages::FRAGMENT, Slot::Uniform),
+            bind::entry(1, vs, Slot::STORAGE_READ),
+            bind::entry(2, vs, Slot::STORAGE_READ),
         ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("test.draw"),
-        bind_group_layouts: &[&layout],
-        push_constant_ranges: &[],
-    });
+    );
+    let pipeline_layout = bind::pipeline_layout(device, "test.draw", &[&layout]);
     Ok((layout, pipeline_layout, shader))
 }
 
@@ -113,43 +75,37 @@ pub(super) fn draw_pipeline(
     shader: &wgpu::ShaderModule,
     samples: u32,
 ) -> wgpu::RenderPipeline {
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("test.draw"),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<super::MeshVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
-            }],
-        },
-        primitive: wgpu::PrimitiveState {
-            cull_mode: Some(wgpu::Face::Back),
-            ..Default::default()
-        },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: true,
-            depth_compare: DEPTH_COMPARE,
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: wgpu::MultisampleState {
-            count: samples,
-            ..Default::default()
-        },
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some("fs_main"),
-            compilation_options: Default::default(),
+    let vertices = wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<super::MeshVertex>() as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
+    };
+    bind::render_pipeline(
+        device,
+        "test.draw",
+        layout,
+        shader,
+        ("vs_main", &[vertices]),
+        Some("fs_main"),
+        bind::Raster {
+            primitive: wgpu::PrimitiveState {
+                cull_mode: Some(wgpu::Face::Back),
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: true,
+                depth_compare: DEPTH_COMPARE,
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState {
+                count: samples,
+                ..Default::default()
+            },
             targets: &[Some(COLOR_FORMAT.into())],
-        }),
-        multiview: None,
-        cache: None,
-    })
+        },
+    )
 }
 
 /// Adds upload, cull and draw passes reading the scene's persistent buffers.
@@ -206,16 +162,17 @@ pub(super) fn record_passes<'a>(
         .write(visible)
         .needs(Capability::Compute)
         .record(move |ctx| {
-            let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("test.cull"),
-                layout: &scene.cull_layout,
-                entries: &[
-                    entry(0, ctx.res.buffer(uniform_buf)),
-                    entry(1, ctx.res.buffer(instances)),
-                    entry(2, ctx.res.buffer(args)),
-                    entry(3, ctx.res.buffer(visible)),
+            let bind = bind::group(
+                ctx.device,
+                "test.cull",
+                &scene.cull_layout,
+                &[
+                    ctx.res.buffer(uniform_buf).as_entire_binding(),
+                    ctx.res.buffer(instances).as_entire_binding(),
+                    ctx.res.buffer(args).as_entire_binding(),
+                    ctx.res.buffer(visible).as_entire_binding(),
                 ],
-            });
+            );
             ctx.pass.set_pipeline(&scene.cull_pipeline);
             ctx.pass.set_bind_group(0, &bind, &[]);
             ctx.pass
@@ -246,15 +203,16 @@ pub(super) fn record_passes<'a>(
                 log::error!("test.draw: no pipeline for {} samples", ctx.sample_count);
                 return;
             };
-            let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("test.draw"),
-                layout: &scene.draw_layout,
-                entries: &[
-                    entry(0, ctx.res.buffer(uniform_buf)),
-                    entry(1, ctx.res.buffer(instances)),
-                    entry(2, ctx.res.buffer(visible)),
+            let bind = bind::group(
+                ctx.device,
+                "test.draw",
+                &scene.draw_layout,
+                &[
+                    ctx.res.buffer(uniform_buf).as_entire_binding(),
+                    ctx.res.buffer(instances).as_entire_binding(),
+                    ctx.res.buffer(visible).as_entire_binding(),
                 ],
-            });
+            );
             ctx.pass.set_pipeline(pipeline);
             ctx.pass.set_bind_group(0, &bind, &[]);
             ctx.pass.set_vertex_buffer(0, scene.vertex_buffer.slice(..));
@@ -265,13 +223,6 @@ pub(super) fn record_passes<'a>(
             ctx.counters.draw_calls += u64::from(scene.mesh_count());
         });
     SceneOutputs { args, visible }
-}
-
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
 }
 
 /// Result of [`render_test_pattern`].

@@ -728,31 +728,17 @@ impl HeightAtlas {
         first: u32,
         visibility: wgpu::ShaderStages,
     ) -> [wgpu::BindGroupLayoutEntry; 4] {
-        let tex = |binding, sample_type| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty: wgpu::BindingType::Texture {
-                sample_type,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let float = wgpu::TextureSampleType::Float { filterable: false };
+        use sward_engine::bind::{entry, Slot};
+        let float = Slot::float_texture(wgpu::TextureViewDimension::D2, false);
         [
-            wgpu::BindGroupLayoutEntry {
-                binding: first,
+            entry(first, visibility, Slot::STORAGE_READ),
+            entry(first + 1, visibility, float),
+            entry(first + 2, visibility, float),
+            entry(
+                first + 3,
                 visibility,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            tex(first + 1, float),
-            tex(first + 2, float),
-            tex(first + 3, wgpu::TextureSampleType::Uint),
+                Slot::uint_texture(wgpu::TextureViewDimension::D2),
+            ),
         ]
     }
 

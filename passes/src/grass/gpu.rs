@@ -164,31 +164,24 @@ pub(crate) fn material_pipeline(
     buffers: &[wgpu::VertexBufferLayout<'_>],
     state: &MaterialState,
 ) -> wgpu::RenderPipeline {
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some(label),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some(vs_entry),
-            compilation_options: Default::default(),
-            buffers,
-        },
-        primitive: state.primitive(),
-        depth_stencil: Some(state.depth_stencil()),
-        multisample: state.multisample(),
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some(state.fragment_entry),
-            compilation_options: Default::default(),
+    sward_engine::bind::render_pipeline(
+        device,
+        label,
+        layout,
+        shader,
+        (vs_entry, buffers),
+        Some(state.fragment_entry),
+        sward_engine::bind::Raster {
+            primitive: state.primitive(),
+            depth_stencil: Some(state.depth_stencil()),
+            multisample: state.multisample(),
             targets: &[Some(wgpu::ColorTargetState {
                 format: sward_engine::COLOR_FORMAT,
                 blend: state.blend,
                 write_mask: wgpu::ColorWrites::ALL,
             })],
-        }),
-        multiview: None,
-        cache: None,
-    })
+        },
+    )
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! Detail models have one bone and no keyed tracks, so the bone palette is
 //! "set once" by baking the rest pose: vertices are used as stored.
 
+use sward_engine::bind::{self, Slot};
 use wgpu::util::DeviceExt;
 
 use super::gpu::{GrassModelUniform, GRASS_UNFOGGED, GRASS_UNLIT};
@@ -94,37 +95,26 @@ impl GrassModels {
                     technique: "grass",
                     source,
                 })?;
-        let frame_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("grass.frame"),
-            entries: &[uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT)],
-        });
-        let model_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("grass.model"),
-            entries: &[
-                uniform_entry(0, wgpu::ShaderStages::VERTEX_FRAGMENT),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-                    count: None,
-                },
+        let vs_fs = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let fs = wgpu::ShaderStages::FRAGMENT;
+        // Group 0: the frame's uniforms.
+        let frame_layout = bind::layout(
+            device,
+            "grass.frame",
+            &[bind::entry(0, vs_fs, Slot::Uniform)],
+        );
+        // Group 1, per model: its uniforms, its texture and the sampler.
+        let model_layout = bind::layout(
+            device,
+            "grass.model",
+            &[
+                bind::entry(0, vs_fs, Slot::Uniform),
+                bind::entry(1, fs, Slot::texture_2d()),
+                bind::entry(2, fs, Slot::SAMPLER),
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("grass.draw"),
-            bind_group_layouts: &[&frame_layout, &model_layout],
-            push_constant_ranges: &[],
-        });
+        );
+        let pipeline_layout =
+            bind::pipeline_layout(device, "grass.draw", &[&frame_layout, &model_layout]);
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("grass.sampler"),
             address_mode_u: wgpu::AddressMode::ClampToEdge,
@@ -187,24 +177,16 @@ impl GrassModels {
             });
             bytes += std::mem::size_of::<GrassModelUniform>() as u64;
             let view = texture.create_view(&Default::default());
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("grass.model"),
-                layout: &model_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: uniform_buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Sampler(&sampler),
-                    },
+            let bind_group = bind::group(
+                device,
+                "grass.model",
+                &model_layout,
+                &[
+                    uniform_buffer.as_entire_binding(),
+                    wgpu::BindingResource::TextureView(&view),
+                    wgpu::BindingResource::Sampler(&sampler),
                 ],
-            });
+            );
             gpu_models.push(GpuModel {
                 name: m.name.clone(),
                 material,
@@ -289,26 +271,11 @@ impl GrassModels {
         device: &wgpu::Device,
         buffer: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("grass.frame"),
-            layout: &self.frame_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        })
-    }
-}
-
-fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
+        bind::group(
+            device,
+            "grass.frame",
+            &self.frame_layout,
+            &[buffer.as_entire_binding()],
+        )
     }
 }

@@ -215,14 +215,7 @@ mod tests {
         let d = &gpu.device;
         let shader =
             sward_engine::shader::create_shader(d, sward_wgsl::modules::PROBE_GRASS).unwrap();
-        let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("grass.probe"),
-            layout: None,
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = sward_engine::bind::compute_pipeline_auto(d, "grass.probe", &shader, "main");
         let inputs = inputs();
         let base = wind(0.0);
         let buf = |label, contents: &[u8], usage| {
@@ -249,24 +242,16 @@ mod tests {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let bind = d.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("grass.probe"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wind_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: in_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: out_buf.as_entire_binding(),
-                },
+        let bind = sward_engine::bind::group(
+            d,
+            "grass.probe",
+            &pipeline.get_bind_group_layout(0),
+            &[
+                wind_buf.as_entire_binding(),
+                in_buf.as_entire_binding(),
+                out_buf.as_entire_binding(),
             ],
-        });
+        );
         let mut enc = d.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());

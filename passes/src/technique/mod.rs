@@ -12,6 +12,8 @@
 mod params;
 mod prepare;
 mod registry;
+mod scene;
+mod subsystem;
 mod tier;
 
 pub use params::{ParamKind, ParamSpec, ParamValue, Params};
@@ -21,6 +23,7 @@ pub use prepare::{
 pub use registry::{
     describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
 };
+pub use scene::{PlacementSource, SceneData};
 pub use tier::{
     cap_combo, cap_tier, default_bench_combos, tier_support, Subsystem, Tier, TierCombo,
     TierParseError,
@@ -35,7 +38,6 @@ use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::GrassModels;
-use crate::renderer::SceneData;
 
 /// What a technique's constructor gets.
 #[derive(Clone, Copy)]

@@ -5,7 +5,7 @@
 use sward_engine::Capability;
 
 use super::params::{ParamSpec, Params};
-use super::tier::Subsystem;
+use super::subsystem::Subsystem;
 use super::{BuildInputs, Technique};
 use crate::error::PassError;
 

@@ -15,40 +15,7 @@ use sward_engine::{Capability, Caps};
 
 use super::params::{ParamValue, Params};
 use super::registry::{entry, registry, TechniqueEntry};
-
-/// The two subsystems a frame draws.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Subsystem {
-    /// Ground-effect grass.
-    Grass,
-    /// Terrain.
-    Terrain,
-}
-
-impl Subsystem {
-    /// `grass` or `terrain`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Subsystem::Grass => "grass",
-            Subsystem::Terrain => "terrain",
-        }
-    }
-
-    /// The subsystem's baseline tier name.
-    pub fn baseline(self) -> &'static str {
-        match self {
-            Subsystem::Grass => "static-batch",
-            Subsystem::Terrain => "static-chunks",
-        }
-    }
-}
-
-impl fmt::Display for Subsystem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use super::subsystem::Subsystem;
 
 /// A tier name or `--tiers` list that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -9,6 +9,7 @@
 //! the splat records at the slots the tile's MCNKs took and its alpha block).
 
 use std::collections::HashMap;
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::{BindGroupId, BufferId, RenderGraph};
 
 use sward_engine::GpuContext;
@@ -117,16 +118,12 @@ impl AtlasDraw {
                 .map_err(|source| PassError::Shader { technique, source })?;
         let culled = matches!(feed, Feed::Culled);
         let vs = wgpu::ShaderStages::VERTEX;
-        let mut layout_entries = vec![wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: vs | wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }];
+        // Terrain uniforms (0), then the splat's textures and sampler.
+        let mut layout_entries = vec![bind::entry(
+            0,
+            vs | wgpu::ShaderStages::FRAGMENT,
+            Slot::Uniform,
+        )];
         layout_entries.extend(SplatGpu::layout_entries());
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
@@ -149,20 +146,9 @@ impl AtlasDraw {
                 .take(3)
                 .skip(skip),
         );
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(technique),
-            entries: &layout_entries,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(technique),
-            layout: &bind_layout,
-            entries: &entries,
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(technique),
-            bind_group_layouts: &[&bind_layout],
-            push_constant_ranges: &[],
-        });
+        let bind_layout = bind::layout(device, technique, &layout_entries);
+        let bind_group = bind::group_of(device, technique, &bind_layout, &entries);
+        let layout = bind::pipeline_layout(device, technique, &[&bind_layout]);
         let gpu_bytes = atlas.gpu_memory_bytes()
             + splat.gpu_memory_bytes()
             + vertices.size()

@@ -66,14 +66,12 @@ mod tests {
             .collect();
         let shader = create_shader(device, sward_wgsl::modules::PROBE_SHADING)
             .unwrap_or_else(|e| panic!("{e}"));
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("terrain.probe_shading"),
-            layout: None,
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        let pipeline = sward_engine::bind::compute_pipeline_auto(
+            device,
+            "terrain.probe_shading",
+            &shader,
+            "main",
+        );
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("terrain.probe_shading.params"),
             contents: bytemuck::cast_slice(&[sun.extend(0.0).to_array()]),
@@ -91,24 +89,16 @@ mod tests {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain.probe_shading"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: input.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: output.as_entire_binding(),
-                },
+        let bind = sward_engine::bind::group(
+            device,
+            "terrain.probe_shading",
+            &pipeline.get_bind_group_layout(0),
+            &[
+                params.as_entire_binding(),
+                input.as_entire_binding(),
+                output.as_entire_binding(),
             ],
-        });
+        );
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());

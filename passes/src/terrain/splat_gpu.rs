@@ -16,6 +16,7 @@
 //! sampling is bit-identical to a fresh build of the same world.
 
 use std::collections::HashMap;
+use sward_engine::bind::{self, Slot};
 
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::{TileCoord, TILE_CHUNKS};
@@ -494,31 +495,12 @@ impl SplatGpu {
     /// alpha sampler, layer sampler), all fragment-stage.
     pub fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 5] {
         let fs = wgpu::ShaderStages::FRAGMENT;
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: fs,
-            ty,
-            count: None,
-        };
-        let texture = |view_dimension| wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension,
-            multisampled: false,
-        };
-        let filtering = wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering);
         [
-            entry(
-                1,
-                wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-            ),
-            entry(2, texture(wgpu::TextureViewDimension::D2)),
-            entry(3, texture(wgpu::TextureViewDimension::D2Array)),
-            entry(4, filtering),
-            entry(5, filtering),
+            bind::entry(1, fs, Slot::STORAGE_READ),
+            bind::entry(2, fs, Slot::texture_2d()),
+            bind::entry(3, fs, Slot::texture_2d_array()),
+            bind::entry(4, fs, Slot::SAMPLER),
+            bind::entry(5, fs, Slot::SAMPLER),
         ]
     }
 

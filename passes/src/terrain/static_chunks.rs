@@ -14,6 +14,7 @@
 //! order and MCNK order inside a tile, the same as a fresh build.
 
 use std::collections::{BTreeSet, HashMap};
+use sward_engine::bind::{self, Slot};
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_COMPARE, DEPTH_FORMAT};
@@ -351,16 +352,8 @@ impl StaticChunks {
             resource: uniforms.as_entire_binding(),
         }];
         entries.extend(splat.bind_entries());
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain.draw"),
-            layout: &bind_layout,
-            entries: &entries,
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("terrain.draw"),
-            bind_group_layouts: &[&bind_layout],
-            push_constant_ranges: &[],
-        });
+        let bind_group = bind::group_of(device, "terrain.draw", &bind_layout, &entries);
+        let layout = bind::pipeline_layout(device, "terrain.draw", &[&bind_layout]);
         let mut this = StaticChunks {
             chunks,
             blocks,
@@ -426,27 +419,20 @@ impl StaticChunks {
         samples: u32,
     ) -> wgpu::RenderPipeline {
         let (primitive, depth, multisample) = Self::pipeline_state(samples);
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
-            layout: Some(layout),
-            vertex: wgpu::VertexState {
-                module: shader,
-                entry_point: Some(vs_entry),
-                compilation_options: Default::default(),
-                buffers,
-            },
-            primitive,
-            depth_stencil: Some(depth),
-            multisample,
-            fragment: Some(wgpu::FragmentState {
-                module: shader,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
+        bind::render_pipeline(
+            device,
+            label,
+            layout,
+            shader,
+            (vs_entry, buffers),
+            Some("fs_main"),
+            bind::Raster {
+                primitive,
+                depth_stencil: Some(depth),
+                multisample,
                 targets: &[Some(COLOR_FORMAT.into())],
-            }),
-            multiview: None,
-            cache: None,
-        })
+            },
+        )
     }
 
     fn pipeline_for(&mut self, device: &wgpu::Device, samples: u32) {
@@ -552,22 +538,12 @@ impl StaticChunks {
     }
 }
 
+/// Terrain uniforms (0), then the splat's textures and sampler.
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
+    let vs_fs = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    let mut entries = vec![bind::entry(0, vs_fs, Slot::Uniform)];
     entries.extend(SplatGpu::layout_entries());
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("terrain.draw"),
-        entries: &entries,
-    })
+    bind::layout(device, "terrain.draw", &entries)
 }
 
 /// Registry entry of terrain `static-chunks`, the baseline.

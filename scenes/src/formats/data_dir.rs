@@ -27,6 +27,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use super::paths::{find_path, wdl_path, wdt_path, MAPS_DIR};
 use super::source::DataSource;
 use super::{adt, blp, dbc, m2, wdl, wdt, FormatError};
 use crate::effects::{
@@ -39,8 +40,6 @@ use crate::world::{AdtTile, TileCoord, World};
 pub const TEXTURE_DBC: &str = "DBFilesClient/GroundEffectTexture.dbc";
 /// GroundEffectDoodad table path inside a data directory.
 pub const DOODAD_DBC: &str = "DBFilesClient/GroundEffectDoodad.dbc";
-/// Directory holding one folder per map.
-pub const MAPS_DIR: &str = "World/Maps";
 
 /// A world with its ground effects and detail models, as loaded from files.
 #[derive(Clone, Debug)]
@@ -209,35 +208,6 @@ pub fn export_data_dir(
         put(&mut s, archive_to_path(dir, &rel), &bytes)?;
     }
     Ok(s)
-}
-
-/// Finds `rel` (components split on `/` or `\\`) under `dir`, matching each
-/// component case-insensitively when the exact name is absent.
-pub fn find_path(dir: &Path, rel: &str) -> Option<PathBuf> {
-    let mut at = dir.to_path_buf();
-    for comp in rel.split(['\\', '/']).filter(|c| !c.is_empty()) {
-        let exact = at.join(comp);
-        if exact.exists() {
-            at = exact;
-            continue;
-        }
-        let found = std::fs::read_dir(&at)
-            .ok()?
-            .flatten()
-            .find(|e| e.file_name().to_string_lossy().eq_ignore_ascii_case(comp))?;
-        at = found.path();
-    }
-    Some(at)
-}
-
-/// The WDT path of map `name`.
-pub fn wdt_path(name: &str) -> String {
-    format!("World\\Maps\\{name}\\{name}.wdt")
-}
-
-/// The WDL path of map `name`.
-pub fn wdl_path(name: &str) -> String {
-    format!("World\\Maps\\{name}\\{name}.wdl")
 }
 
 /// Reads the WDL of map `name`: `None` when the data has none, an error

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use super::data_dir::{wdt_path, MAPS_DIR};
+use super::paths::{find_path, wdt_path, MAPS_DIR};
 use super::source::DataSource;
 use super::{dbc, FormatError};
 use crate::world::coords::{self, TileCoord};
@@ -69,7 +69,7 @@ fn map_dbc(src: &DataSource) -> Result<BTreeMap<String, (u32, Option<String>)>, 
 /// Candidate map names (case as found), lower-cased key -> name.
 fn candidates(src: &DataSource) -> Result<BTreeMap<String, String>, FormatError> {
     let mut names = BTreeMap::new();
-    if let Some(maps_dir) = super::data_dir::find_path(src.root(), MAPS_DIR) {
+    if let Some(maps_dir) = find_path(src.root(), MAPS_DIR) {
         if let Ok(rd) = std::fs::read_dir(&maps_dir) {
             for e in rd.flatten().filter(|e| e.path().is_dir()) {
                 let n = e.file_name().to_string_lossy().into_owned();

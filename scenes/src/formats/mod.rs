@@ -33,6 +33,7 @@ pub mod inspect_files;
 pub mod m2;
 pub mod maps;
 pub mod mpq_export;
+pub mod paths;
 pub mod source;
 pub mod wdl;
 pub mod wdt;

@@ -3,6 +3,7 @@
 //! naga) and the bind group layouts of group 2 (render and compute flavours).
 
 use glam::Vec4;
+use sward_engine::bind::{self, Slot};
 use sward_scenes::effects::ResolvedEffect;
 
 use crate::atlas::HeightAtlas;
@@ -96,75 +97,35 @@ pub struct GridDraw {
     pub pad1: u32,
 }
 
-fn entry(
-    binding: u32,
-    visibility: wgpu::ShaderStages,
-    ty: wgpu::BindingType,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty,
-        count: None,
-    }
-}
-
-fn buffer(ty: wgpu::BufferBindingType, dynamic: bool) -> wgpu::BindingType {
-    wgpu::BindingType::Buffer {
-        ty,
-        has_dynamic_offset: dynamic,
-        min_binding_size: None,
-    }
-}
-
 /// Group 2 layout: 0 grid uniform, 2 control texture, 3 effects, 6..=9 the
 /// height atlas; the render flavour adds 1 (per-draw, dynamic) and 4
 /// (compacted list, read-only); the compute flavour 4 (read-write) and 5
 /// (indirect args, read-write).
 pub fn group2_layout(device: &wgpu::Device, compute: bool) -> wgpu::BindGroupLayout {
-    use wgpu::BufferBindingType as B;
     let vis = if compute {
         wgpu::ShaderStages::COMPUTE
     } else {
         wgpu::ShaderStages::VERTEX
     };
     let mut entries = vec![
-        entry(0, vis, buffer(B::Uniform, false)),
-        entry(
-            2,
-            vis,
-            wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Uint,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-        ),
-        entry(3, vis, buffer(B::Storage { read_only: true }, false)),
+        bind::entry(0, vis, Slot::Uniform),
+        bind::entry(2, vis, Slot::uint_texture(wgpu::TextureViewDimension::D2)),
+        bind::entry(3, vis, Slot::STORAGE_READ),
     ];
     entries.extend(HeightAtlas::layout_entries(6, vis));
     if compute {
-        entries.push(entry(
-            4,
-            vis,
-            buffer(B::Storage { read_only: false }, false),
-        ));
-        entries.push(entry(
-            5,
-            vis,
-            buffer(B::Storage { read_only: false }, false),
-        ));
+        entries.push(bind::entry(4, vis, Slot::STORAGE_RW));
+        entries.push(bind::entry(5, vis, Slot::STORAGE_RW));
     } else {
-        entries.push(entry(1, vis, buffer(B::Uniform, true)));
-        entries.push(entry(4, vis, buffer(B::Storage { read_only: true }, false)));
+        entries.push(bind::entry(1, vis, Slot::UniformDynamic));
+        entries.push(bind::entry(4, vis, Slot::STORAGE_READ));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(if compute {
-            "grass.grid.compute"
-        } else {
-            "grass.grid.render"
-        }),
-        entries: &entries,
-    })
+    let label = if compute {
+        "grass.grid.compute"
+    } else {
+        "grass.grid.render"
+    };
+    bind::layout(device, label, &entries)
 }
 
 #[cfg(test)]

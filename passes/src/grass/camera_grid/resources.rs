@@ -218,11 +218,12 @@ impl GridResources {
                 size: wgpu::BufferSize::new(16),
             }),
         });
-        let render_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("grass.grid.render"),
-            layout: render_layout,
-            entries: &render_entries,
-        });
+        let render_group = sward_engine::bind::group_of(
+            device,
+            "grass.grid.render",
+            render_layout,
+            &render_entries,
+        );
         let compute_group = match (compute_layout, compact.as_ref()) {
             (Some(layout), Some(c)) => {
                 let mut entries = common(&uniform, &control_view, &effects_buffer, &c.list, &atlas);
@@ -230,11 +231,12 @@ impl GridResources {
                     binding: 5,
                     resource: c.args.as_entire_binding(),
                 });
-                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("grass.grid.compute"),
+                Some(sward_engine::bind::group_of(
+                    device,
+                    "grass.grid.compute",
                     layout,
-                    entries: &entries,
-                }))
+                    &entries,
+                ))
             }
             _ => None,
         };

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+use sward_engine::bind;
 
 use glam::Vec4;
 
@@ -218,11 +219,11 @@ impl CameraGrid {
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CAMERA_GRID)
                 .map_err(shader_error)?;
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("grass.grid.draw"),
-            bind_group_layouts: &[&models.frame_layout, &models.model_layout, &render_layout],
-            push_constant_ranges: &[],
-        });
+        let pipeline_layout = bind::pipeline_layout(
+            device,
+            "grass.grid.draw",
+            &[&models.frame_layout, &models.model_layout, &render_layout],
+        );
         let compute = match (mode, res.compute_group.is_some()) {
             (GridMode::Compact, true) => {
                 let module = sward_engine::shader::create_shader(
@@ -230,28 +231,16 @@ impl CameraGrid {
                     sward_wgsl::modules::GRASS_CAMERA_GRID_COMPACT,
                 )
                 .map_err(shader_error)?;
-                let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some("grass.grid.empty"),
-                    entries: &[],
-                });
-                let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                    label: Some("grass.grid.compact"),
-                    bind_group_layouts: &[&empty, &empty, &compute_layout],
-                    push_constant_ranges: &[],
-                });
-                let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(PASS_COMPACT),
-                    layout: Some(&layout),
-                    module: &module,
-                    entry_point: Some("compact"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                let empty_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("grass.grid.empty"),
-                    layout: &empty,
-                    entries: &[],
-                });
+                // The compaction reads only group 2; groups 0 and 1 stay empty.
+                let empty = bind::layout(device, "grass.grid.empty", &[]);
+                let layout = bind::pipeline_layout(
+                    device,
+                    "grass.grid.compact",
+                    &[&empty, &empty, &compute_layout],
+                );
+                let pipeline =
+                    bind::compute_pipeline_with(device, PASS_COMPACT, &layout, &module, "compact");
+                let empty_group = bind::group(device, "grass.grid.empty", &empty, &[]);
                 Some((pipeline, empty_group))
             }
             _ => None,

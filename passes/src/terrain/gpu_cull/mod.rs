@@ -28,6 +28,7 @@ pub mod occlusion;
 
 use std::sync::Mutex;
 
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::{BufferId, RenderGraph};
 use sward_engine::lagged::LaggedReadback;
 use sward_engine::targets::read_buffer;
@@ -80,28 +81,6 @@ impl MdiVariant {
             MdiVariant::Count => "multi_draw_indexed_indirect_count",
             MdiVariant::Plain => "multi_draw_indexed_indirect",
         }
-    }
-}
-
-/// A compute-stage buffer binding of a cull layout.
-fn buffer_entry(binding: u32, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-/// A whole-buffer bind group entry.
-fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
     }
 }
 
@@ -217,18 +196,23 @@ impl GpuCullTerrain {
             technique: TECHNIQUE,
             source,
         })?;
-        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
-        let layout0 = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("terrain.cull.occlusion"),
-            entries: &[
-                buffer_entry(0, wgpu::BufferBindingType::Uniform),
-                buffer_entry(1, storage(true)),
-                buffer_entry(2, storage(false)),
-                buffer_entry(3, storage(false)),
-                buffer_entry(4, wgpu::BufferBindingType::Uniform),
-                buffer_entry(5, storage(false)),
-            ],
-        });
+        // Cull uniforms, chunk records, draw args, draw count, occlusion
+        // uniforms, rejected chunk list.
+        let layout0 = bind::layout(
+            device,
+            "terrain.cull.occlusion",
+            &bind::entries(
+                wgpu::ShaderStages::COMPUTE,
+                &[
+                    Slot::Uniform,
+                    Slot::STORAGE_READ,
+                    Slot::STORAGE_RW,
+                    Slot::STORAGE_RW,
+                    Slot::Uniform,
+                    Slot::STORAGE_RW,
+                ],
+            ),
+        );
         let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.cull.hiz");
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.cull.occlusion.uniforms"),
@@ -242,32 +226,23 @@ impl GpuCullTerrain {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain.cull.occlusion"),
-            layout: &layout0,
-            entries: &[
-                entry(0, &self.cull_uniforms),
-                entry(1, self.draw.atlas.chunk_buffer()),
-                entry(2, &self.args),
-                entry(3, &self.count),
-                entry(4, &uniforms),
-                entry(5, &rejected),
+        let bind = bind::group(
+            device,
+            "terrain.cull.occlusion",
+            &layout0,
+            &[
+                self.cull_uniforms.as_entire_binding(),
+                self.draw.atlas.chunk_buffer().as_entire_binding(),
+                self.args.as_entire_binding(),
+                self.count.as_entire_binding(),
+                uniforms.as_entire_binding(),
+                rejected.as_entire_binding(),
             ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("terrain.cull.occlusion"),
-            bind_group_layouts: &[&layout0, &hiz_layout],
-            push_constant_ranges: &[],
-        });
+        );
+        let layout =
+            bind::pipeline_layout(device, "terrain.cull.occlusion", &[&layout0, &hiz_layout]);
         let pipeline = |entry_point: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(PASS_CULL),
-                layout: Some(&layout),
-                module: &shader,
-                entry_point: Some(entry_point),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            bind::compute_pipeline_with(device, PASS_CULL, &layout, &shader, entry_point)
         };
         Ok(Occlusion {
             hiz: crate::hiz::HiZ::new(device, occlusion::PASS_HIZ)?,
@@ -356,39 +331,33 @@ impl GpuCullTerrain {
                 technique: TECHNIQUE,
                 source,
             })?;
-        let storage = |read_only| wgpu::BufferBindingType::Storage { read_only };
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(PASS_CULL),
-            entries: &[
-                buffer_entry(0, wgpu::BufferBindingType::Uniform),
-                buffer_entry(1, storage(true)),
-                buffer_entry(2, storage(false)),
-                buffer_entry(3, storage(false)),
+        // Cull uniforms, chunk records, draw args, draw count.
+        let bind_layout = bind::layout(
+            device,
+            PASS_CULL,
+            &bind::entries(
+                wgpu::ShaderStages::COMPUTE,
+                &[
+                    Slot::Uniform,
+                    Slot::STORAGE_READ,
+                    Slot::STORAGE_RW,
+                    Slot::STORAGE_RW,
+                ],
+            ),
+        );
+        let cull_bind = bind::group(
+            device,
+            PASS_CULL,
+            &bind_layout,
+            &[
+                cull_uniforms.as_entire_binding(),
+                draw.atlas.chunk_buffer().as_entire_binding(),
+                args.as_entire_binding(),
+                count.as_entire_binding(),
             ],
-        });
-        let cull_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS_CULL),
-            layout: &bind_layout,
-            entries: &[
-                entry(0, &cull_uniforms),
-                entry(1, draw.atlas.chunk_buffer()),
-                entry(2, &args),
-                entry(3, &count),
-            ],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(PASS_CULL),
-            bind_group_layouts: &[&bind_layout],
-            push_constant_ranges: &[],
-        });
-        let cull_pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(PASS_CULL),
-            layout: Some(&layout),
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        );
+        let cull_pipeline =
+            bind::compute_pipeline(device, PASS_CULL, &[&bind_layout], &shader, "main");
         Ok(GpuCullTerrain {
             draw,
             variant,
