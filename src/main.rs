@@ -337,6 +337,11 @@ fn parse_pair(what: &str, text: &str) -> Result<(u32, u32)> {
         })
 }
 
+/// Counts allocations per thread and the live heap, for the bench's
+/// allocations per frame and the soak's heap growth.
+#[global_allocator]
+static ALLOC: sward_profiling::alloc::CountingAlloc = sward_profiling::alloc::CountingAlloc;
+
 fn main() {
     env_logger::Builder::from_env(
         env_logger::Env::default().default_filter_or("warn,wgpu_hal=error"),

@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 
 use crate::report::{Comparison, FrameSeries, ImageDiff, Run, Streaming, TierPair};
-use crate::stats::{count_hitches, counter_median, find_hitches, Stats, StatsError};
+use crate::stats::{count_hitches, counter_median, find_hitches, Hitch, Stats, StatsError};
+use crate::work::{work_ratios, AllocStats, FrameAllocs, GpuWork};
+use sward_engine::graph::PipelineStats;
 
 /// Prefix of grass pass names.
 pub const GRASS_PREFIX: &str = "grass.";
@@ -87,6 +89,17 @@ pub struct FrameSample {
     pub gpu_pass_ms: BTreeMap<String, f64>,
     /// The frame's counters.
     pub counters: FrameCounters,
+    /// The render thread's own CPU time for the frame (its thread clock,
+    /// ms); `None` where the platform has none.
+    pub cpu_thread_frame_ms: Option<f64>,
+    /// The render thread's CPU time per pass and named section (ms), the
+    /// same names as `cpu_pass_ms`.
+    pub cpu_thread_pass_ms: BTreeMap<String, f64>,
+    /// GPU work counters per pass; `None` where this frame was not counted.
+    pub gpu_work: Option<BTreeMap<String, PipelineStats>>,
+    /// The render thread's heap allocations during the frame; `None`
+    /// without the counting allocator.
+    pub allocs: Option<FrameAllocs>,
 }
 
 impl FrameSample {
@@ -199,6 +212,28 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
     };
     let gpu_pass_ms = per_pass(|f| &f.gpu_pass_ms, "gpu pass")?;
     let cpu_pass_ms = per_pass(|f| &f.cpu_pass_ms, "cpu pass")?;
+    let cpu_pass_thread_ms = per_pass(|f| &f.cpu_thread_pass_ms, "cpu thread pass")?;
+    // Thread CPU time only where every frame has it (a platform has the
+    // clock or not).
+    let thread_frame: Option<Vec<f64>> = frames.iter().map(|f| f.cpu_thread_frame_ms).collect();
+    let cpu_frame_thread_ms = match &thread_frame {
+        Some(t) => Some(stats("cpu thread frame", t)?),
+        None => None,
+    };
+    let sections_of = |pick: fn(&FrameSample) -> &BTreeMap<String, f64>| {
+        frames
+            .iter()
+            .map(|f| pick(f).iter().map(|(n, &ms)| (n.clone(), ms)).collect())
+            .collect::<Vec<Vec<(String, f64)>>>()
+    };
+    let thread_hitch_list = thread_frame
+        .as_ref()
+        .map(|t| find_hitches(t, &sections_of(|f| &f.cpu_thread_pass_ms)))
+        .unwrap_or_default();
+    let mut hitch_list = find_hitches(&cpu_frame, &sections_of(|f| &f.cpu_pass_ms));
+    if thread_frame.is_some() {
+        label_hitches(&mut hitch_list, &thread_hitch_list);
+    }
 
     let counter = |pick: fn(&FrameCounters) -> u64| {
         let values: Vec<u64> = frames.iter().map(|f| pick(&f.counters)).collect();
@@ -228,20 +263,31 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
             gpu_frame_ms: frames.iter().map(FrameSample::gpu_frame).collect(),
         }),
         extra: samples.extra.clone(),
-        hitch_list: find_hitches(
-            &frames.iter().map(|f| f.cpu_frame_ms).collect::<Vec<_>>(),
+        hitch_list,
+        streaming: samples.streaming.clone(),
+        cpu_frame_thread_ms,
+        cpu_pass_thread_ms,
+        thread_hitch_list,
+        gpu_work: GpuWork::from_frames(
             &frames
                 .iter()
-                .map(|f| {
-                    f.cpu_pass_ms
-                        .iter()
-                        .map(|(n, &ms)| (n.clone(), ms))
-                        .collect()
-                })
+                .map(|f| f.gpu_work.as_ref())
                 .collect::<Vec<_>>(),
         ),
-        streaming: samples.streaming.clone(),
+        allocs_per_frame: AllocStats::from_frames(
+            &frames.iter().map(|f| f.allocs).collect::<Vec<_>>(),
+        ),
     })
+}
+
+/// Marks each wall-clock hitch `work` when the same frame is also a hitch
+/// in the render thread's CPU time (it did more work), `wait` when it is
+/// not (it waited: for a core, the driver, a lock).
+fn label_hitches(wall: &mut [Hitch], thread: &[Hitch]) {
+    for h in wall {
+        let work = thread.iter().any(|t| t.frame == h.frame);
+        h.kind = Some(if work { "work" } else { "wait" }.to_owned());
+    }
 }
 
 /// Rejects negative times, naming the frame and figure.
@@ -322,6 +368,14 @@ pub fn build_comparisons(
                 median(run.gpu_grass_ms.as_ref()),
                 median(base.gpu_grass_ms.as_ref()),
             ),
+            cpu_frame_thread_ratio: ratio(
+                median(run.cpu_frame_thread_ms.as_ref()),
+                median(base.cpu_frame_thread_ms.as_ref()),
+            ),
+            gpu_work_ratios: match (&run.gpu_work, &base.gpu_work) {
+                (Some(r), Some(b)) => work_ratios(r, b),
+                _ => BTreeMap::new(),
+            },
             image_diff: diffs.get(&run.tier).copied(),
         })
         .collect())
@@ -339,6 +393,7 @@ pub(crate) mod tests {
             gpu_frame_ms: None,
             gpu_pass_ms: gpu.iter().map(|&(n, v)| (n.to_owned(), v)).collect(),
             counters: FrameCounters::default(),
+            ..Default::default()
         }
     }
 

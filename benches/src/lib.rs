@@ -5,6 +5,7 @@
 //! rest is plain data in, files out:
 //! - [`assemble`]: per-frame [`RunSamples`] -> report [`Run`]s and [`Comparison`]s;
 //! - [`stats`]: median / p95 / p99 / min / max / mean and hitch counting;
+//! - [`work`]: GPU work counters, render-thread CPU time and allocations;
 //! - [`report`]: the `report.json` model, schema `sward-bench/1`;
 //! - [`validate`]: schema and ratio checks on a raw `report.json`;
 //! - [`imagediff`]: screenshot differences against the baseline;
@@ -25,6 +26,7 @@ pub mod markdown;
 pub mod report;
 pub mod stats;
 pub mod validate;
+pub mod work;
 pub mod writer;
 
 #[cfg(test)]

@@ -147,11 +147,12 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 
     md.push_str("\n## Headline (per-frame medians)\n\n");
     md.push_str(
-        "| tier | CPU frame ms | CPU grass ms | GPU frame ms | GPU grass ms | draw calls \
-         | instances drawn | triangles | uploaded | CPU frame vs base | CPU grass vs base \
-         | GPU frame vs base | GPU grass vs base | hitches |\n",
+        "| tier | CPU frame ms | CPU thread ms | CPU grass ms | GPU frame ms | GPU grass ms \
+         | fragments (PS invocations) | draw calls | instances drawn | triangles | uploaded \
+         | allocations | CPU frame vs base | CPU grass vs base | GPU frame vs base \
+         | GPU grass vs base | hitches |\n",
     );
-    md.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    md.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for run in &report.runs {
         let c = comparison_of(report, run);
         let base = run.tier.is_baseline();
@@ -164,16 +165,23 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             cell(&run.tier.to_string()),
             ms(Some(&run.cpu_frame_ms)),
+            ms(run.cpu_frame_thread_ms.as_ref()),
             ms(Some(&run.cpu_grass_ms)),
             ms(run.gpu_frame_ms.as_ref()),
             ms(run.gpu_grass_ms.as_ref()),
+            run.gpu_work
+                .as_ref()
+                .and_then(|w| w.median("frame"))
+                .map_or_else(|| "-".to_owned(), |m| count(m.fs_invocations)),
             count(run.draw_calls),
             count(run.instances_drawn),
             count(run.triangles),
             bytes(run.bytes_uploaded),
+            run.allocs_per_frame
+                .map_or_else(|| "-".to_owned(), |a| count(a.count_median)),
             r(|c| c.cpu_frame_ratio),
             r(|c| c.cpu_grass_ratio),
             r(|c| c.gpu_frame_ratio),
@@ -183,12 +191,17 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     }
     md.push_str(
         "\nRatios are tier / baseline (static-batch+static-chunks) medians from this run; \
-         below 1 is faster. Hitches: frames slower than twice the median CPU frame.\n",
+         below 1 is faster. CPU thread ms: the render thread's own CPU time per frame (time it \
+         ran, not time it waited). Fragments: fragment shader invocations per frame, a GPU work \
+         counter (see below). Allocations: heap allocations on the render thread per frame. \
+         Hitches: frames slower than twice the median CPU frame.\n",
     );
 
     render_streaming(&mut md, report);
+    render_gpu_work(&mut md, report);
     render_passes(&mut md, report);
     render_cpu_passes(&mut md, report);
+    render_cpu_thread_passes(&mut md, report);
     render_comparisons(&mut md, report);
     render_links(&mut md, report, charts);
     md
@@ -205,11 +218,11 @@ fn render_streaming(md: &mut String, report: &Report) {
     md.push_str(
         "| tier | mode | CPU frame p99 ms | CPU frame max ms | slides | tiles loaded \
          | tiles evicted | tile data | uploaded by streaming | largest streaming ms in a frame \
-         | of it load/apply | of it techniques | techniques in place / rebuilt \
+         | same, render-thread CPU ms | of it load/apply | of it techniques | techniques in place / rebuilt \
          | tiles prepared on workers / inline | worker queue depth | workers waited for (all / longest ms) \
          | frames missing tiles | hitches |\n",
     );
-    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for run in &report.runs {
         let Some(s) = &run.streaming else { continue };
         let p99 = run
@@ -218,7 +231,7 @@ fn render_streaming(md: &mut String, report: &Report) {
             .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}"));
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} | {} | {} |",
             cell(&run.tier.to_string()),
             if s.pace.is_empty() {
                 s.mode.clone()
@@ -233,6 +246,8 @@ fn render_streaming(md: &mut String, report: &Report) {
             bytes(s.tile_bytes),
             bytes(s.bytes_uploaded),
             s.max_frame_ms,
+            s.max_frame_thread_ms
+                .map_or_else(|| "-".to_owned(), |t| format!("{t:.1}")),
             s.max_load_ms,
             s.max_technique_ms,
             s.techniques_applied,
@@ -252,19 +267,30 @@ fn render_streaming(md: &mut String, report: &Report) {
     md.push_str(
         "\nHitches: frames slower than twice the median CPU frame and than the median + 4 ms, \
          each with its largest named CPU section (`frame.other` is time outside every named \
-         section).\n\n| tier | frame | CPU ms | largest section | section ms |\n|---|--:|--:|---|--:|\n",
+         section). Clock: `wall` hitches are over the bound in wall time (kind `work` when the \
+         render thread's own CPU time is over it too, `wait` when only the wall time is); \
+         `thread` hitches are over the bound in the render thread's CPU time, named by its \
+         largest section in thread time.\n\n| tier | clock | kind | frame | CPU ms | largest section \
+         | section ms |\n|---|---|---|--:|--:|---|--:|\n",
     );
     for run in &report.runs {
-        for h in &run.hitch_list {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {:.1} | `{}` | {:.1} |",
-                cell(&run.tier.to_string()),
-                h.frame,
-                h.cpu_frame_ms,
-                cell(&h.section),
-                h.section_ms
-            );
+        let lists = [
+            ("wall", &run.hitch_list),
+            ("thread", &run.thread_hitch_list),
+        ];
+        for (clock, list) in lists {
+            for h in list {
+                let _ = writeln!(
+                    md,
+                    "| {} | {clock} | {} | {} | {:.1} | `{}` | {:.1} |",
+                    cell(&run.tier.to_string()),
+                    h.kind.as_deref().unwrap_or("-"),
+                    h.frame,
+                    h.cpu_frame_ms,
+                    cell(&h.section),
+                    h.section_ms
+                );
+            }
         }
     }
 }
@@ -296,6 +322,98 @@ fn render_cpu_passes(md: &mut String, report: &Report) {
          A median is over the frames in which the pass or step ran.\n\n",
         "pass or step",
     );
+}
+
+/// The render thread's own CPU time per pass closure and frame step.
+fn render_cpu_thread_passes(md: &mut String, report: &Report) {
+    pass_table(
+        md,
+        report,
+        |r| &r.cpu_pass_thread_ms,
+        "Render-thread CPU time per pass and frame step",
+        "The same sections in the render thread's own CPU clock (`CLOCK_THREAD_CPUTIME_ID`): \
+         where the wall-clock figure above is much larger, the thread was waiting (for a core, \
+         the driver, a lock), not working.\n\n",
+        "pass or step",
+    );
+}
+
+/// The GPU work counters (pipeline statistics): per run, the per-frame
+/// medians summed per subsystem and per pass, and each counter's ratio
+/// against the baseline.
+fn render_gpu_work(md: &mut String, report: &Report) {
+    md.push_str("\n## GPU work (pipeline statistics, per-frame medians)\n\n");
+    if report.runs.iter().all(|r| r.gpu_work.is_none()) {
+        md.push_str("Not recorded: the device has no pipeline statistics queries.\n");
+        return;
+    }
+    let a = &report.adapter;
+    let _ = writeln!(
+        md,
+        "Counted by {} (driver {}). Counters are exact for one driver: the same frame gives the \
+         same counts on every run, so their ratios decide a comparison where timers are noisy. \
+         What a driver counts differs (early depth, helper invocations, MSAA): compare within \
+         one report. RenderDoc and PIX label them as in brackets.\n",
+        cell(&a.name),
+        cell(&a.driver)
+    );
+    md.push_str("| tier | passes | frames |");
+    for (name, label) in sward_engine::graph::PipelineStats::NAMES {
+        let _ = write!(md, " {label} (`{name}`) |");
+    }
+    md.push_str("\n|---|---|--:|--:|--:|--:|--:|--:|\n");
+    for run in &report.runs {
+        let Some(w) = &run.gpu_work else { continue };
+        let rows = crate::work::SUBSYSTEMS
+            .iter()
+            .map(|(sub, _)| ((*sub).to_owned(), w.per_subsystem.get(*sub)))
+            .chain(w.per_pass.iter().map(|(n, s)| (format!("`{n}`"), Some(s))));
+        for (name, stats) in rows {
+            let Some(stats) = stats else { continue };
+            let _ = write!(
+                md,
+                "| {} | {} | {} |",
+                cell(&run.tier.to_string()),
+                cell(&name),
+                w.frames
+            );
+            for v in stats.median.values() {
+                let _ = write!(md, " {} |", count(v));
+            }
+            md.push('\n');
+        }
+    }
+    let with_ratios: Vec<_> = report
+        .comparisons
+        .iter()
+        .filter(|c| !c.gpu_work_ratios.is_empty())
+        .collect();
+    if with_ratios.is_empty() {
+        return;
+    }
+    md.push_str("\nAgainst the baseline (tier / baseline medians of this run):\n\n| tier |");
+    let keys = [
+        "grass.vs_invocations",
+        "grass.clipper_primitives",
+        "grass.fs_invocations",
+        "terrain.vs_invocations",
+        "terrain.clipper_primitives",
+        "frame.fs_invocations",
+        "frame.cs_invocations",
+    ];
+    for k in keys {
+        let _ = write!(md, " `{k}` |");
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"--:|".repeat(keys.len()));
+    md.push('\n');
+    for c in with_ratios {
+        let _ = write!(md, "| {} |", cell(&c.tier.to_string()));
+        for k in keys {
+            let _ = write!(md, " {} |", ratio(c.gpu_work_ratios.get(k).copied()));
+        }
+        md.push('\n');
+    }
 }
 
 /// One table of per-name medians (p95 in brackets): a row per name any run
@@ -427,6 +545,9 @@ pub fn headline_text(report: &Report) -> String {
         "grass ms",
         "gpu ms",
         "gpu grass",
+        "thread ms",
+        "fragments",
+        "allocs",
         "draws",
         "drawn",
         "tris",
@@ -451,6 +572,13 @@ pub fn headline_text(report: &Report) -> String {
             ms(Some(&run.cpu_grass_ms)),
             ms(run.gpu_frame_ms.as_ref()),
             ms(run.gpu_grass_ms.as_ref()),
+            ms(run.cpu_frame_thread_ms.as_ref()),
+            run.gpu_work
+                .as_ref()
+                .and_then(|w| w.median("frame"))
+                .map_or_else(|| "-".to_owned(), |m| count(m.fs_invocations)),
+            run.allocs_per_frame
+                .map_or_else(|| "-".to_owned(), |a| count(a.count_median)),
             count(run.draw_calls),
             count(run.instances_drawn),
             count(run.triangles),

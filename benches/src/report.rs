@@ -14,6 +14,7 @@ use sward_passes::technique::{ParamValue, TierCombo};
 
 pub use crate::stats::Hitch;
 use crate::stats::Stats;
+use crate::work::{AllocStats, GpuWork};
 
 /// The schema tag written into every report.
 pub const SCHEMA: &str = "sward-bench/1";
@@ -281,6 +282,27 @@ pub struct Run {
     /// that slides it (`--path flight`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streaming: Option<Streaming>,
+    /// The render thread's own CPU time per frame (its thread clock: time
+    /// it ran, not time it waited; ms). Absent where the platform has no
+    /// thread clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_frame_thread_ms: Option<Stats>,
+    /// The render thread's CPU time per pass closure and named step, as
+    /// `cpu_pass_ms` (ms).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cpu_pass_thread_ms: BTreeMap<String, Stats>,
+    /// Frames over the hitch bound in the render thread's CPU time, each
+    /// named by its largest section in thread time: work, not waiting.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_hitch_list: Vec<Hitch>,
+    /// GPU work counters (pipeline statistics) per pass and subsystem;
+    /// absent where the device has no pipeline statistics queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_work: Option<GpuWork>,
+    /// Heap allocations on the render thread per frame; absent without the
+    /// counting allocator (it is installed in the `sward` binary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocs_per_frame: Option<AllocStats>,
 }
 
 /// What streaming the world did during one run.
@@ -362,6 +384,11 @@ pub struct Streaming {
     /// tiles, and with `free` the workers may fall behind.
     #[serde(default)]
     pub frames_missing_tiles: u32,
+    /// Largest streaming work in one frame in the render thread's own CPU
+    /// time (loading or applying tiles plus updating the techniques; ms);
+    /// absent without a thread clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_frame_thread_ms: Option<f64>,
 }
 
 /// Per-frame times of one run, in the order the camera path visited them.
@@ -388,6 +415,13 @@ pub struct Comparison {
     pub gpu_frame_ratio: Option<f64>,
     /// `tier.gpu_grass_ms.median / baseline.gpu_grass_ms.median`.
     pub gpu_grass_ratio: Option<f64>,
+    /// `tier.cpu_frame_thread_ms.median / baseline.cpu_frame_thread_ms.median`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_frame_thread_ratio: Option<f64>,
+    /// Each median GPU work counter over the baseline's, keyed
+    /// `subsystem.counter` (`grass.vs_invocations`, `frame.fs_invocations`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub gpu_work_ratios: BTreeMap<String, f64>,
     /// Screenshot difference against the baseline's, `null` without screenshots.
     pub image_diff: Option<ImageDiff>,
 }

@@ -103,6 +103,11 @@ pub struct Hitch {
     pub section: String,
     /// That section's CPU time (ms).
     pub section_ms: f64,
+    /// `work` when the frame is also over the bound in the render thread's
+    /// own CPU time, `wait` when only its wall time is (absent without a
+    /// thread clock, and in thread-time hitch lists).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// Extra milliseconds over the median a frame needs to count as a [`Hitch`].
@@ -157,6 +162,7 @@ pub fn find_hitches(frame_ms: &[f64], sections: &[Vec<(String, f64)>]) -> Vec<Hi
                 cpu_frame_ms: t,
                 section,
                 section_ms,
+                kind: None,
             }
         })
         .collect()

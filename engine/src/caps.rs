@@ -36,11 +36,15 @@ pub enum Capability {
     /// textures upload as BC blocks; without it they are decoded to RGBA8 on
     /// the CPU first.
     TextureCompressionBc,
+    /// Pipeline statistics queries (`Features::PIPELINE_STATISTICS_QUERY`):
+    /// the GPU work counters the render graph reads per pass (vertex,
+    /// clipper, fragment and compute invocations).
+    PipelineStatistics,
 }
 
 impl Capability {
     /// Every capability, in declaration order.
-    pub const ALL: [Capability; 12] = [
+    pub const ALL: [Capability; 13] = [
         Capability::Compute,
         Capability::MultiDrawIndirect,
         Capability::MultiDrawIndirectCount,
@@ -53,6 +57,7 @@ impl Capability {
         Capability::R32FloatFilterable,
         Capability::VertexStorage,
         Capability::TextureCompressionBc,
+        Capability::PipelineStatistics,
     ];
 
     /// Short kebab-case name used in warnings, `sward info` and JSON.
@@ -70,6 +75,7 @@ impl Capability {
             Capability::R32FloatFilterable => "r32float-filterable",
             Capability::VertexStorage => "vertex-storage",
             Capability::TextureCompressionBc => "texture-compression-bc",
+            Capability::PipelineStatistics => "pipeline-statistics",
         }
     }
 }
@@ -145,7 +151,8 @@ impl Caps {
         .union(wgpu::Features::MULTI_DRAW_INDIRECT_COUNT)
         .union(wgpu::Features::INDIRECT_FIRST_INSTANCE)
         .union(wgpu::Features::FLOAT32_FILTERABLE)
-        .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
+        .union(wgpu::Features::TEXTURE_COMPRESSION_BC)
+        .union(wgpu::Features::PIPELINE_STATISTICS_QUERY);
 
     /// Detects capabilities from an adapter and the features/limits its device got.
     pub fn detect(
@@ -199,6 +206,9 @@ impl Caps {
                 }
                 Capability::TextureCompressionBc => {
                     features.contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+                }
+                Capability::PipelineStatistics => {
+                    features.contains(wgpu::Features::PIPELINE_STATISTICS_QUERY)
                 }
             }
         };

@@ -9,6 +9,7 @@ pub mod bind;
 pub mod camera;
 pub mod caps;
 pub mod context;
+pub mod cpu_clock;
 pub mod graph;
 pub mod info;
 pub mod lagged;

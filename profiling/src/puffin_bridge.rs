@@ -66,6 +66,9 @@ pub struct GpuScope {
     pub start_s: f64,
     /// End on the GPU clock (seconds).
     pub end_s: f64,
+    /// The scope's data as puffin shows it beside the name (the pass's GPU
+    /// work counters, where they were read; empty otherwise).
+    pub data: String,
     /// Scopes opened while this one was open.
     pub children: Vec<GpuScope>,
 }
@@ -105,7 +108,7 @@ fn write_scopes(
         };
         let start = align.to_puffin_ns(s.start_s);
         let end = align.to_puffin_ns(s.end_s).max(start);
-        let (offset, _) = info.stream.begin_scope(|| start, id, "");
+        let (offset, _) = info.stream.begin_scope(|| start, id, &s.data);
         write_scopes(info, ids, &s.children, align, depth + 1);
         info.stream.end_scope(offset, end);
         info.num_scopes += 1;
@@ -316,6 +319,17 @@ impl ScopeWalk<'_> {
     }
 }
 
+/// A pass's GPU work counters as a scope's data: RenderDoc's and PIX's
+/// labels with their values (`VS invocations 12288, clipper in 4096, ...`).
+pub fn work_data(stats: &sward_engine::graph::PipelineStats) -> String {
+    sward_engine::graph::PipelineStats::NAMES
+        .iter()
+        .zip(stats.values())
+        .map(|((_, label), v)| format!("{label} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Reports one frame's GPU passes into puffin. Timestamps on the CPU's
 /// monotonic clock (lavapipe) are used as they are; any other clock is aligned
 /// by pinning the frame's last GPU end to the moment the CPU saw it finish.
@@ -331,6 +345,13 @@ pub fn report_gpu_frame(
             name: p.name.clone(),
             start_s: p.start_ns as f64 * 1e-9,
             end_s: p.end_ns as f64 * 1e-9,
+            data: times
+                .work
+                .iter()
+                .flatten()
+                .find(|w| w.name == p.name)
+                .map(|w| work_data(&w.stats))
+                .unwrap_or_default(),
             children: Vec::new(),
         })
         .collect();
@@ -360,6 +381,7 @@ mod tests {
             name: name.to_owned(),
             start_s,
             end_s,
+            data: String::new(),
             children,
         }
     }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use sward_engine::graph::{Counters, FrameReport, GpuFrameTimes};
+use sward_engine::graph::{Counters, FrameReport, GpuFrameTimes, PipelineStats};
 
 /// Frames kept for the plot and the per-pass medians.
 pub const HISTORY: usize = 240;
@@ -127,6 +127,11 @@ pub struct FrameStats {
     pub passes: BTreeMap<String, PassTimes>,
     /// Counters of the last frame.
     pub counters: Counters,
+    /// GPU work counters (pipeline statistics) of the last frame whose
+    /// counters came back: the frame number and the scene's sum (the
+    /// overlay's passes left out); `None` before any, or without the
+    /// device feature.
+    pub work: Option<(u64, PipelineStats)>,
     /// Rolling medians per configuration label (A/B).
     pub ab: HashMap<String, AbSide>,
     /// Frame number of each pending GPU result -> configuration label then.
@@ -213,6 +218,13 @@ impl FrameStats {
                 .gpu
                 .push(p.ms());
         }
+        if let Some(work) = &times.work {
+            let mut sum = PipelineStats::default();
+            for w in work.iter().filter(|w| !w.name.starts_with(VIEWER_PREFIX)) {
+                sum += w.stats;
+            }
+            self.work = Some((times.frame, sum));
+        }
         self.gpu_scene.push(scene);
         self.gpu_ui.push(ui);
         self.summary.gpu_scene.push(scene);
@@ -279,11 +291,14 @@ mod tests {
                 .map(|(n, ms)| PassReport {
                     name: (*n).to_owned(),
                     cpu_ms: *ms,
+                    cpu_thread_ms: Some(*ms),
                     counters: Counters::default(),
                 })
                 .collect(),
             cpu_ms: 0.0,
+            cpu_thread_ms: Some(0.0),
             overhead: Default::default(),
+            overhead_thread_ms: Default::default(),
             counters: Counters::default(),
         }
     }
@@ -299,6 +314,7 @@ mod tests {
                     end_ns: 1_000 + us * 1_000,
                 })
                 .collect(),
+            work: None,
         }
     }
 

@@ -226,6 +226,25 @@ fn counters_section(ui: &mut Ui, stats: &FrameStats) {
                 ui.label(RichText::new(v.to_string()).monospace());
                 ui.end_row();
             }
+            match stats.work {
+                Some((frame, w)) => {
+                    ui.label(RichText::new(format!("GPU work (frame {frame})")).strong());
+                    ui.end_row();
+                    for ((_, label), v) in sward_engine::graph::PipelineStats::NAMES
+                        .iter()
+                        .zip(w.values())
+                    {
+                        ui.label(*label);
+                        ui.label(RichText::new(v.to_string()).monospace());
+                        ui.end_row();
+                    }
+                }
+                None => {
+                    ui.label("GPU work");
+                    ui.label("not counted on this device");
+                    ui.end_row();
+                }
+            }
         });
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use sward_engine::cpu_clock::ThreadTimer;
 use sward_engine::graph::{GraphExecutor, RenderGraph};
 use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
 use sward_passes::grass::{TextureUpload, TextureUploadStats};
@@ -23,6 +24,7 @@ use crate::report::{
     AdapterInfo, Report, SceneInfo, Streaming, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
     CONFIG_TEXTURE_UPLOAD, SCHEMA,
 };
+use crate::work::FrameAllocs;
 use crate::writer::{ensure_writable_dir, ReportStaging};
 
 /// What a finished bench produced.
@@ -453,6 +455,8 @@ pub(crate) struct Frame<'f> {
     /// CPU ms the last [`Self::render`] spent building the graph (the
     /// techniques' `record`, outside their pass closures).
     record_ms: f64,
+    /// The same in the render thread's own CPU time.
+    record_thread_ms: Option<f64>,
 }
 
 impl<'f> Frame<'f> {
@@ -471,6 +475,7 @@ impl<'f> Frame<'f> {
             settings,
             plan,
             record_ms: 0.0,
+            record_thread_ms: None,
         }
     }
 
@@ -491,17 +496,18 @@ impl<'f> Frame<'f> {
         self.executor.flush(self.gpu);
         let mut by_frame = HashMap::new();
         for (i, pose) in poses.iter().enumerate() {
-            let started = Instant::now();
+            let clock = FrameClock::start();
             let report = self.render(renderer, scene, pose, i as f32 * FRAME_DT, &tier)?;
-            let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+            let measured = clock.finish();
             // Serialise frames: the next frame's CPU work must not overlap this
             // frame's GPU work, or per-pass CPU times would absorb driver waits.
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
             samples.frames.push(sample_of(
                 &report,
-                cpu_frame_ms,
+                measured,
                 self.frame_sections(&report),
+                self.frame_thread_sections(&report),
             ));
             for times in self.executor.poll_gpu_times(self.gpu) {
                 attach_gpu_times(samples, &by_frame, times);
@@ -590,6 +596,7 @@ impl<'f> Frame<'f> {
             worker_wait_ms: 0.0,
             max_worker_wait_ms: 0.0,
             frames_missing_tiles: 0,
+            max_frame_thread_ms: None,
         };
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         // A terrain tier with its own view distance sets it for this run.
@@ -617,7 +624,8 @@ impl<'f> Frame<'f> {
                 stream.worker_wait_ms += waited;
                 stream.max_worker_wait_ms = stream.max_worker_wait_ms.max(waited);
             }
-            let started = Instant::now();
+            let clock = FrameClock::start();
+            let started = clock.wall;
             if let Some(tile) = coords::tile_at(x, y).filter(|t| *t != centre) {
                 centre = tile;
                 stream.slides += 1;
@@ -662,16 +670,27 @@ impl<'f> Frame<'f> {
                 }
             };
             let mut sections = Vec::new();
+            let mut thread_sections = Vec::new();
             if !changes.is_empty() {
                 let load_ms = started.elapsed().as_secs_f64() * 1e3;
+                let load_thread_ms = clock.thread.elapsed_ms();
                 stream.max_load_ms = stream.max_load_ms.max(load_ms);
                 stream.changes += 1;
+                let techniques_thread = ThreadTimer::start();
                 let r = renderer
                     .residency_changed(gpu, SceneData::from_scene(scene), &changes, prepared)
                     .map_err(|source| BenchError::Pass {
                         tier: tier.clone(),
                         source,
                     })?;
+                if let (Some(load), Some(techniques)) =
+                    (load_thread_ms, techniques_thread.elapsed_ms())
+                {
+                    thread_sections.push((section.to_owned(), load));
+                    thread_sections.push(("streaming.techniques".to_owned(), techniques));
+                    let max = stream.max_frame_thread_ms.get_or_insert(0.0);
+                    *max = max.max(load + techniques);
+                }
                 stream.techniques_applied += r.applied.len() as u32;
                 stream.techniques_rebuilt += r.rebuilt.len() as u32;
                 stream.prepared_off_thread += r.prepared_off_thread;
@@ -690,13 +709,14 @@ impl<'f> Frame<'f> {
                 }
             }
             let report = self.render(&mut renderer, scene, pose, i as f32 * FRAME_DT, &tier)?;
-            let cpu_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+            let measured = clock.finish();
             sections.extend(self.frame_sections(&report));
+            thread_sections.extend(self.frame_thread_sections(&report));
             self.gpu.wait_idle();
             by_frame.insert(report.frame, samples.frames.len());
             samples
                 .frames
-                .push(sample_of(&report, cpu_frame_ms, sections));
+                .push(sample_of(&report, measured, sections, thread_sections));
             for times in self.executor.poll_gpu_times(self.gpu) {
                 attach_gpu_times(samples, &by_frame, times);
             }
@@ -749,6 +769,7 @@ impl<'f> Frame<'f> {
             self.settings,
         );
         let started = std::time::Instant::now();
+        let started_thread = ThreadTimer::start();
         let mut graph = RenderGraph::new();
         let ids = TargetIds::import(&mut graph, self.target);
         renderer.record(
@@ -759,6 +780,7 @@ impl<'f> Frame<'f> {
             ids,
         );
         self.record_ms = started.elapsed().as_secs_f64() * 1e3;
+        self.record_thread_ms = started_thread.elapsed_ms();
         self.executor
             .execute(self.gpu, graph)
             .map_err(|source| BenchError::Graph {
@@ -773,6 +795,24 @@ impl<'f> Frame<'f> {
         std::iter::once(("frame.record", self.record_ms))
             .chain(report.overhead)
             .map(|(name, ms)| (name.to_owned(), ms))
+            .collect()
+    }
+
+    /// [`Self::frame_sections`] in the render thread's own CPU time (the
+    /// sections the platform's thread clock measured).
+    fn frame_thread_sections(
+        &self,
+        report: &sward_engine::graph::FrameReport,
+    ) -> Vec<(String, f64)> {
+        std::iter::once(("frame.record", self.record_thread_ms))
+            .chain(
+                report
+                    .overhead
+                    .iter()
+                    .zip(report.overhead_thread_ms)
+                    .map(|((name, _), ms)| (*name, ms)),
+            )
+            .filter_map(|(name, ms)| Some((name.to_owned(), ms?)))
             .collect()
     }
 
@@ -795,15 +835,72 @@ impl<'f> Frame<'f> {
     }
 }
 
-/// One measured frame's sample: its CPU time, the graph's per-pass CPU
-/// times plus `sections` (named CPU work outside the graph), its counters.
+/// Where a measured frame starts: the wall clock, the render thread's CPU
+/// clock and its allocation counts.
+struct FrameClock {
+    wall: Instant,
+    thread: ThreadTimer,
+    allocs: Option<sward_profiling::alloc::AllocCounts>,
+}
+
+/// What a [`FrameClock`] measured.
+struct FrameTimes {
+    wall_ms: f64,
+    thread_ms: Option<f64>,
+    allocs: Option<FrameAllocs>,
+}
+
+impl FrameClock {
+    fn start() -> Self {
+        FrameClock {
+            allocs: sward_profiling::alloc::thread_counts(),
+            thread: ThreadTimer::start(),
+            wall: Instant::now(),
+        }
+    }
+
+    fn finish(&self) -> FrameTimes {
+        let wall_ms = self.wall.elapsed().as_secs_f64() * 1e3;
+        let thread_ms = self.thread.elapsed_ms();
+        let allocs = match (self.allocs, sward_profiling::alloc::thread_counts()) {
+            (Some(a), Some(b)) => {
+                let d = b.since(a);
+                Some(FrameAllocs {
+                    count: d.count,
+                    bytes: d.bytes,
+                })
+            }
+            _ => None,
+        };
+        FrameTimes {
+            wall_ms,
+            thread_ms,
+            allocs,
+        }
+    }
+}
+
+/// One measured frame's sample: its CPU time (wall and thread) and
+/// allocations, the graph's per-pass CPU times plus `sections` (named CPU
+/// work outside the graph; `thread_sections` the same in thread time), its
+/// counters.
 fn sample_of(
     report: &sward_engine::graph::FrameReport,
-    cpu_frame_ms: f64,
+    measured: FrameTimes,
     sections: Vec<(String, f64)>,
+    thread_sections: Vec<(String, f64)>,
 ) -> FrameSample {
     FrameSample {
-        cpu_frame_ms,
+        cpu_frame_ms: measured.wall_ms,
+        cpu_thread_frame_ms: measured.thread_ms,
+        allocs: measured.allocs,
+        gpu_work: None,
+        cpu_thread_pass_ms: report
+            .passes
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), p.cpu_thread_ms?)))
+            .chain(thread_sections)
+            .collect(),
         cpu_pass_ms: report
             .passes
             .iter()
@@ -831,6 +928,14 @@ fn attach_gpu_times(
         let sample = &mut samples.frames[i];
         for p in &times.passes {
             *sample.gpu_pass_ms.entry(p.name.clone()).or_insert(0.0) += p.ms();
+        }
+        if let Some(work) = times.work {
+            let mut per_pass: BTreeMap<String, sward_engine::graph::PipelineStats> =
+                BTreeMap::new();
+            for w in work {
+                *per_pass.entry(w.name).or_default() += w.stats;
+            }
+            sample.gpu_work = Some(per_pass);
         }
     }
 }

@@ -46,6 +46,9 @@ pub struct SoakSample {
     pub rss_bytes: Option<u64>,
     /// GPU memory sward holds for the techniques and the models.
     pub gpu_memory_bytes: u64,
+    /// Heap bytes live in the process through the counting allocator
+    /// (sward's and the driver's `malloc`s; `None` without that allocator).
+    pub live_heap_bytes: Option<u64>,
 }
 
 /// Every sample of a soak.
@@ -180,6 +183,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                 tiles_loaded: slide.as_ref().map_or(0, |s| s.loaded.len()),
                 tiles_evicted: slide.as_ref().map_or(0, |s| s.dropped),
                 rss_bytes: rss_bytes(),
+                live_heap_bytes: sward_profiling::alloc::live_bytes(),
                 gpu_memory_bytes: renderer.gpu_memory_bytes() + renderer.models_gpu_memory_bytes(),
             });
         }
@@ -199,22 +203,27 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
 /// The samples as a text table.
 pub fn soak_text(report: &SoakReport) -> String {
     let mut out = format!(
-        "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10}\n",
-        "tier", "slide", "centre", "loaded", "evicted", "rss MiB", "gpu MiB"
+        "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10}\n",
+        "tier", "slide", "centre", "loaded", "evicted", "rss MiB", "heap MiB", "gpu MiB"
     );
     for s in &report.samples {
         let rss = s.rss_bytes.map_or_else(
             || "-".to_owned(),
             |b| format!("{:.1}", b as f64 / 1048576.0),
         );
+        let heap = s.live_heap_bytes.map_or_else(
+            || "-".to_owned(),
+            |b| format!("{:.1}", b as f64 / 1048576.0),
+        );
         out.push_str(&format!(
-            "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10.1}\n",
+            "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10.1}\n",
             s.tier,
             s.slide,
             format!("{},{}", s.centre[0], s.centre[1]),
             s.tiles_loaded,
             s.tiles_evicted,
             rss,
+            heap,
             s.gpu_memory_bytes as f64 / 1048576.0
         ));
     }

@@ -9,13 +9,15 @@ use std::time::Instant;
 
 use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
-use super::context::{Misuse, StandIns};
+use super::context::{view_of, Misuse, StandIns};
+use super::stats::{PassWork, StatsQueries};
 use super::{
     BufferId, BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph,
     ResourceId, ResourcePool, Resources, TextureId, TextureSource, TransferCtx,
 };
 use crate::caps::Capability;
 use crate::context::GpuContext;
+use crate::cpu_clock::ThreadTimer;
 
 /// CPU time and counters of one pass in one frame.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -24,6 +26,9 @@ pub struct PassReport {
     pub name: String,
     /// CPU milliseconds spent recording the pass.
     pub cpu_ms: f64,
+    /// The render thread's own CPU milliseconds recording the pass (its
+    /// thread clock; `None` where the platform has none).
+    pub cpu_thread_ms: Option<f64>,
     /// What the pass reported.
     pub counters: Counters,
 }
@@ -37,12 +42,18 @@ pub struct FrameReport {
     pub passes: Vec<PassReport>,
     /// CPU milliseconds for the whole `execute` (resolve, record, submit).
     pub cpu_ms: f64,
+    /// The render thread's own CPU milliseconds for the whole `execute`
+    /// (`None` where the platform has no thread clock).
+    pub cpu_thread_ms: Option<f64>,
     /// Where `execute`'s time outside the passes went, as named sections:
     /// `frame.setup` (validation, resolving handles, the encoder),
     /// `frame.submit` (finishing the encoder, wgpu's validation, the
     /// queue submit) and `frame.finish` (closing the profiler frame,
     /// polling the device, which frees what finished GPU work released).
     pub overhead: [(&'static str, f64); 3],
+    /// The same three sections in the render thread's own CPU time (ms;
+    /// `None` where the platform has no thread clock).
+    pub overhead_thread_ms: [Option<f64>; 3],
     /// Sum of all pass counters.
     pub counters: Counters,
 }
@@ -89,6 +100,10 @@ pub struct GpuFrameTimes {
     pub frame: u64,
     /// Timed passes in recording order.
     pub passes: Vec<GpuPassTime>,
+    /// GPU work counters of every render and compute pass, in recording
+    /// order; `None` where the device has no pipeline statistics or the
+    /// frame found no free read-back slot.
+    pub work: Option<Vec<PassWork>>,
 }
 
 impl GpuFrameTimes {
@@ -120,8 +135,13 @@ pub struct GraphExecutor {
     frame: u64,
     /// Frames handed to the profiler whose results have not come back, oldest first.
     pending: VecDeque<u64>,
+    /// Timed frames waiting for their work counters.
+    waiting: VecDeque<GpuFrameTimes>,
+    /// Work counters that came back before their frame's times.
+    ready_work: HashMap<u64, Vec<PassWork>>,
     finished: Vec<GpuFrameTimes>,
     stand_ins: StandIns,
+    stats: Option<StatsQueries>,
 }
 
 const MAX_PENDING_FRAMES: usize = 4;
@@ -159,15 +179,41 @@ impl GraphExecutor {
         };
         let profiler = GpuProfiler::new(&gpu.device, settings)
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
+        let stats = if gpu.caps.has(Capability::PipelineStatistics) {
+            Some(StatsQueries::new(&gpu.device))
+        } else {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                log::warn!(
+                    "sward: {} has no pipeline statistics queries; GPU work counters are absent",
+                    gpu.summary.name
+                )
+            });
+            None
+        };
         Ok(GraphExecutor {
             pool: ResourcePool::default(),
             profiler,
             timestamps,
             frame: 0,
             pending: VecDeque::new(),
+            waiting: VecDeque::new(),
+            ready_work: HashMap::new(),
             finished: Vec::new(),
             stand_ins: StandIns::new(&gpu.device),
+            stats,
         })
+    }
+
+    /// Whether passes get GPU work counters (pipeline statistics) on this device.
+    pub fn work_counters_enabled(&self) -> bool {
+        self.stats.is_some()
+    }
+
+    /// Frames that went without work counters because every read-back slot
+    /// was still in flight.
+    pub fn work_frames_skipped(&self) -> u64 {
+        self.stats.as_ref().map_or(0, |s| s.skipped)
     }
 
     /// Whether passes get GPU timestamps on this device.
@@ -188,6 +234,7 @@ impl GraphExecutor {
         graph: RenderGraph<'_>,
     ) -> Result<FrameReport, GraphError> {
         let started = Instant::now();
+        let started_thread = ThreadTimer::start();
         graph.validate(&gpu.caps)?;
         let (device, queue) = (&gpu.device, &gpu.queue);
 
@@ -223,13 +270,18 @@ impl GraphExecutor {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("sward.frame"),
         });
+        if let Some(s) = &mut self.stats {
+            s.begin_frame(self.frame);
+        }
         let setup_ms = started.elapsed().as_secs_f64() * 1e3;
+        let setup_thread_ms = started_thread.elapsed_ms();
         let mut passes = Vec::with_capacity(graph.passes.len());
         let mut total = Counters::default();
         let mut undeclared_access: Option<GraphError> = None;
         for node in graph.passes {
             let _scope = pass_scope(&node.name);
             let t0 = Instant::now();
+            let t0_thread = ThreadTimer::start();
             let mut counters = Counters::default();
             let mut declared: Vec<ResourceId> = node.reads.clone();
             declared.extend(&node.writes);
@@ -258,10 +310,18 @@ impl GraphExecutor {
                         .profiler
                         .begin_pass_query(node.name.as_str(), &mut encoder);
                     {
-                        let pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                             label: Some(&node.name),
                             timestamp_writes: query.compute_pass_timestamp_writes(),
                         });
+                        let counted =
+                            match self.stats.as_mut().and_then(|s| s.next_query(&node.name)) {
+                                Some((set, index)) => {
+                                    pass.begin_pipeline_statistics_query(set, index);
+                                    true
+                                }
+                                None => false,
+                            };
                         let mut ctx = ComputeCtx {
                             pass,
                             device,
@@ -270,6 +330,9 @@ impl GraphExecutor {
                             counters: &mut counters,
                         };
                         record(&mut ctx);
+                        if counted {
+                            ctx.pass.end_pipeline_statistics_query();
+                        }
                     }
                     self.profiler.end_query(&mut encoder, query);
                 }
@@ -309,13 +372,21 @@ impl GraphExecutor {
                         .or(depth.map(|d| textures[d.texture.1].sample_count()))
                         .unwrap_or(1);
                     {
-                        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                             label: Some(&node.name),
                             color_attachments: &color_attachments,
                             depth_stencil_attachment: depth_attachment,
                             timestamp_writes: query.render_pass_timestamp_writes(),
                             occlusion_query_set: None,
                         });
+                        let counted =
+                            match self.stats.as_mut().and_then(|s| s.next_query(&node.name)) {
+                                Some((set, index)) => {
+                                    pass.begin_pipeline_statistics_query(set, index);
+                                    true
+                                }
+                                None => false,
+                            };
                         let mut ctx = RenderCtx {
                             pass,
                             device,
@@ -325,6 +396,9 @@ impl GraphExecutor {
                             sample_count,
                         };
                         record(&mut ctx);
+                        if counted {
+                            ctx.pass.end_pipeline_statistics_query();
+                        }
                     }
                     self.profiler.end_query(&mut encoder, query);
                 }
@@ -368,11 +442,16 @@ impl GraphExecutor {
             passes.push(PassReport {
                 name: node.name,
                 cpu_ms: t0.elapsed().as_secs_f64() * 1e3,
+                cpu_thread_ms: t0_thread.elapsed_ms(),
                 counters,
             });
         }
         let submit_start = Instant::now();
+        let submit_thread = ThreadTimer::start();
         self.profiler.resolve_queries(&mut encoder);
+        if let Some(s) = &self.stats {
+            s.resolve(&mut encoder);
+        }
         let commands = encoder.finish();
         // Pass recording errors surface at `finish`; never submit a rejected frame.
         let error = pollster::block_on(device.pop_error_scope());
@@ -385,6 +464,9 @@ impl GraphExecutor {
             device.push_error_scope(wgpu::ErrorFilter::Validation);
             // Copies recorded since the last frame (residency changes) first.
             gpu.submit([commands]);
+            if let Some(s) = &mut self.stats {
+                s.submitted();
+            }
         }
         let error = match error {
             Some(e) => Some(e),
@@ -395,7 +477,9 @@ impl GraphExecutor {
             return Err(GraphError::Wgpu(e.to_string()));
         }
         let submit_ms = submit_start.elapsed().as_secs_f64() * 1e3;
+        let submit_thread_ms = submit_thread.elapsed_ms();
         let finish_start = Instant::now();
+        let finish_thread = ThreadTimer::start();
         self.profiler
             .end_frame()
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
@@ -410,15 +494,18 @@ impl GraphExecutor {
         let _ = device.poll(wgpu::PollType::Poll);
         self.collect(gpu);
         let finish_ms = finish_start.elapsed().as_secs_f64() * 1e3;
+        let finish_thread_ms = finish_thread.elapsed_ms();
         Ok(FrameReport {
             frame,
             passes,
             cpu_ms: started.elapsed().as_secs_f64() * 1e3,
+            cpu_thread_ms: started_thread.elapsed_ms(),
             overhead: [
                 ("frame.setup", setup_ms),
                 ("frame.submit", submit_ms),
                 ("frame.finish", finish_ms),
             ],
+            overhead_thread_ms: [setup_thread_ms, submit_thread_ms, finish_thread_ms],
             counters: total,
         })
     }
@@ -431,6 +518,9 @@ impl GraphExecutor {
         let fresh = GpuProfiler::new(device, self.profiler.settings().clone())
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
         std::mem::forget(std::mem::replace(&mut self.profiler, fresh));
+        if let Some(s) = &mut self.stats {
+            s.abandoned();
+        }
         self.pending.clear();
         self.pool.end_frame();
         self.frame += 1;
@@ -445,8 +535,31 @@ impl GraphExecutor {
             };
             let mut passes = Vec::new();
             flatten(&results, &mut passes);
-            self.finished.push(GpuFrameTimes { frame, passes });
+            self.waiting.push_back(GpuFrameTimes {
+                frame,
+                passes,
+                work: None,
+            });
         }
+        let Some(stats) = &mut self.stats else {
+            self.finished.extend(self.waiting.drain(..));
+            return;
+        };
+        self.ready_work.extend(stats.collect());
+        // A frame's times wait for its counters while they are in flight.
+        while let Some(front) = self.waiting.front() {
+            let work = self.ready_work.remove(&front.frame);
+            if work.is_none() && stats.pending(front.frame) {
+                break;
+            }
+            if let Some(mut times) = self.waiting.pop_front() {
+                times.work = work;
+                self.finished.push(times);
+            }
+        }
+        // Counters whose frame's times were dropped by the profiler.
+        let horizon = self.frame.saturating_sub(4 * MAX_PENDING_FRAMES as u64);
+        self.ready_work.retain(|&f, _| f >= horizon);
     }
 
     /// GPU times of frames that finished since the last call (non-blocking).
@@ -462,15 +575,6 @@ impl GraphExecutor {
         self.collect(gpu);
         std::mem::take(&mut self.finished)
     }
-}
-
-/// The default view of texture `i`, made on first use.
-pub(crate) fn view_of<'v>(
-    textures: &[wgpu::Texture],
-    views: &'v [std::cell::OnceCell<wgpu::TextureView>],
-    i: usize,
-) -> &'v wgpu::TextureView {
-    views[i].get_or_init(|| textures[i].create_view(&wgpu::TextureViewDescriptor::default()))
 }
 
 fn flatten(results: &[GpuTimerQueryResult], out: &mut Vec<GpuPassTime>) {

@@ -20,6 +20,7 @@ mod builder;
 mod context;
 mod executor;
 mod pool;
+mod stats;
 
 pub use builder::{
     Attachment, ComputePass, DepthAttachment, PassBuilder, RenderPass, TransferPass,
@@ -27,6 +28,7 @@ pub use builder::{
 pub use context::{ComputeCtx, Counters, RenderCtx, Resources, TransferCtx};
 pub use executor::{FrameReport, GpuFrameTimes, GpuPassTime, GraphExecutor, PassReport};
 pub use pool::ResourcePool;
+pub use stats::{work_with_prefix, PassWork, PipelineStats};
 
 use crate::caps::{Capability, Caps};
 

@@ -241,3 +241,54 @@ fn shot_writes_a_png_and_info_describes_the_device() {
     assert_eq!(json["adapter"]["name"], gpu.summary.name.as_str());
     assert_eq!(json["grass_tiers"].as_array().map(Vec::len), Some(1));
 }
+
+#[test]
+fn work_counters_are_exact_for_one_frame_and_absent_without_the_capability() {
+    let gpu = gpu_or_skip!();
+    if !sward_engine::testing::has_capabilities(
+        &gpu,
+        "GPU work counters",
+        &[Capability::PipelineStatistics],
+    ) {
+        return;
+    }
+    let work = |gpu: &sward_engine::GpuContext| {
+        render_test_pattern(gpu, 192, 108, 4, 3)
+            .unwrap()
+            .gpu
+            .and_then(|t| t.work)
+    };
+    let first = work(&gpu).expect("counters of the last frame");
+    let second = work(&gpu).expect("counters of the last frame");
+    assert_eq!(
+        first, second,
+        "the same frame twice gives the same counters"
+    );
+    let pass = |name: &str| {
+        first
+            .iter()
+            .find(|w| w.name == name)
+            .unwrap_or_else(|| panic!("no counters for {name}: {first:?}"))
+            .stats
+    };
+    let cull = pass(TestScene::PASS_CULL);
+    let draw = pass(TestScene::PASS_DRAW);
+    // One invocation per lane of every dispatched workgroup of 64.
+    let instances = sward_engine::test_scene::scene_instances().len() as u64;
+    assert_eq!(cull.cs_invocations, instances.div_ceil(64) * 64);
+    assert_eq!(cull.vs_invocations + cull.fs_invocations, 0);
+    assert_eq!(draw.cs_invocations, 0);
+    assert!(draw.vs_invocations > 0 && draw.clipper_invocations > 0 && draw.fs_invocations > 0);
+
+    // The capability forced off: one warning, and the counters are absent
+    // (not zero).
+    let mut limited = gpu.clone();
+    limited
+        .caps
+        .present
+        .retain(|c| *c != Capability::PipelineStatistics);
+    assert!(!GraphExecutor::new(&limited)
+        .unwrap()
+        .work_counters_enabled());
+    assert_eq!(work(&limited), None);
+}

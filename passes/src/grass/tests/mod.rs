@@ -11,6 +11,7 @@
 pub(crate) mod suppressed;
 mod textures;
 mod tiers;
+mod work;
 
 use glam::Vec3;
 use sward_engine::graph::FrameReport;
