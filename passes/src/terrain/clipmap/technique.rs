@@ -761,23 +761,11 @@ impl Clipmap {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        let far_texture = device.create_texture_with_data(
-            &gpu.queue,
-            &wgpu::TextureDescriptor {
-                label: Some("terrain.clipmap.far"),
-                size: wgpu::Extent3d {
-                    width: grid.size[0],
-                    height: grid.size[1],
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::R32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
+        let far_texture = data_texture(
+            gpu,
+            "terrain.clipmap.far",
+            grid.size,
+            wgpu::TextureFormat::R32Float,
             bytemuck::cast_slice(&grid.heights),
         );
         let far_view = far_texture.create_view(&Default::default());
@@ -2237,23 +2225,11 @@ fn chunk_index_texture(
             texels[(y * size[0] + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
         }
     }
-    let texture = gpu.device.create_texture_with_data(
-        &gpu.queue,
-        &wgpu::TextureDescriptor {
-            label: Some("terrain.clipmap.chunk_index"),
-            size: wgpu::Extent3d {
-                width: size[0],
-                height: size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rg32Uint,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
+    let texture = data_texture(
+        gpu,
+        "terrain.clipmap.chunk_index",
+        size,
+        wgpu::TextureFormat::Rg32Uint,
         bytemuck::cast_slice(&texels),
     );
     Ok((
@@ -2341,24 +2317,43 @@ struct BakedRefine {
 
 /// The refinement index texture of `refine` (`Rg32Uint`).
 fn refine_index_texture(gpu: &GpuContext, refine: &RefineGpu) -> wgpu::Texture {
+    data_texture(
+        gpu,
+        "terrain.clipmap.refine_index",
+        refine.size,
+        wgpu::TextureFormat::Rg32Uint,
+        bytemuck::cast_slice(&refine.index),
+    )
+}
+
+/// A `size[0] x size[1]` 2D texture of `format` the shaders read, holding
+/// `texels` (rows of `size[0]` texels from the first): the far grid, the
+/// chunk index and the refinement index.
+fn data_texture(
+    gpu: &GpuContext,
+    label: &str,
+    size: [u32; 2],
+    format: wgpu::TextureFormat,
+    texels: &[u8],
+) -> wgpu::Texture {
     gpu.device.create_texture_with_data(
         &gpu.queue,
         &wgpu::TextureDescriptor {
-            label: Some("terrain.clipmap.refine_index"),
+            label: Some(label),
             size: wgpu::Extent3d {
-                width: refine.size[0],
-                height: refine.size[1],
+                width: size[0],
+                height: size[1],
                 depth_or_array_layers: 1,
             },
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rg32Uint,
+            format,
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         },
         wgpu::util::TextureDataOrder::LayerMajor,
-        bytemuck::cast_slice(&refine.index),
+        texels,
     )
 }
 
