@@ -31,11 +31,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use glam::IVec2;
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::{BufferId, RenderGraph};
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::{TileCoord, CHUNK_CELLS, TILE_CHUNKS};
 use sward_scenes::{TileSource, World};
 use wgpu::util::DeviceExt;
+use wgpu::ShaderStages as S;
 
 use super::cull::{
     kind_index, kinds, piece_distance, piece_gpu, reset_args, CullUniforms, DrawArgs, ZTiles,
@@ -438,11 +440,7 @@ impl Clipmap {
                     source,
                 })?;
         let bind_layout = bind_group_layout(device);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(PASS),
-            bind_group_layouts: &[&bind_layout],
-            push_constant_ranges: &[],
-        });
+        let layout = bind::pipeline_layout(device, PASS, &[&bind_layout]);
         let fill = FillState::new(device)?;
         let multi = gpu
             .caps
@@ -817,28 +815,15 @@ impl Clipmap {
         levels: &wgpu::TextureView,
         refine: &wgpu::TextureView,
     ) -> wgpu::BindGroup {
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: self.uniforms.as_entire_binding(),
-        }];
-        entries.extend(self.splat.bind_entries());
-        entries.push(wgpu::BindGroupEntry {
-            binding: 6,
-            resource: wgpu::BindingResource::TextureView(levels),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 7,
-            resource: wgpu::BindingResource::TextureView(&self.chunk_index),
-        });
-        entries.push(wgpu::BindGroupEntry {
-            binding: 8,
-            resource: wgpu::BindingResource::TextureView(refine),
-        });
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS),
-            layout: &self.bind_layout,
-            entries: &entries,
-        })
+        let mut resources = vec![(0, self.uniforms.as_entire_binding())];
+        // 1..=5: the splat records, alpha atlas, layer array and samplers.
+        resources.extend(self.splat.bind_entries().map(|e| (e.binding, e.resource)));
+        resources.extend([
+            (6, wgpu::BindingResource::TextureView(levels)),
+            (7, wgpu::BindingResource::TextureView(&self.chunk_index)),
+            (8, wgpu::BindingResource::TextureView(refine)),
+        ]);
+        bind::group_at(device, PASS, &self.bind_layout, &resources)
     }
 
     /// The cull's group 1: the level texels, the height tiles and the
@@ -850,24 +835,16 @@ impl Clipmap {
         ztiles: &wgpu::Buffer,
         refine: &wgpu::TextureView,
     ) -> wgpu::BindGroup {
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("terrain.clipmap.cull.levels"),
-            layout: &self.cull.levels_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(levels),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: ztiles.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(refine),
-                },
+        bind::group(
+            device,
+            "terrain.clipmap.cull.levels",
+            &self.cull.levels_layout,
+            &[
+                wgpu::BindingResource::TextureView(levels),
+                ztiles.as_entire_binding(),
+                wgpu::BindingResource::TextureView(refine),
             ],
-        })
+        )
     }
 
     /// The fill's bind group: its uniforms and jobs, the far grid `far`,
@@ -880,34 +857,16 @@ impl Clipmap {
         levels: &wgpu::TextureView,
         refine: &wgpu::TextureView,
     ) -> wgpu::BindGroup {
-        let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: self.fill.params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: self.fill.jobs.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: wgpu::BindingResource::TextureView(far),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(levels),
-            },
+        let mut resources = vec![
+            (0, self.fill.params.as_entire_binding()),
+            (1, self.fill.jobs.as_entire_binding()),
+            (2, wgpu::BindingResource::TextureView(far)),
+            (3, wgpu::BindingResource::TextureView(levels)),
         ];
-        entries.extend(self.atlas.bind_entries(4));
-        entries.push(wgpu::BindGroupEntry {
-            binding: 8,
-            resource: wgpu::BindingResource::TextureView(refine),
-        });
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS_FILL),
-            layout: &self.fill.bind_layout,
-            entries: &entries,
-        })
+        // 4..=7: the height atlas's records, heights, normals and index.
+        resources.extend(self.atlas.bind_entries(4).map(|e| (e.binding, e.resource)));
+        resources.push((8, wgpu::BindingResource::TextureView(refine)));
+        bind::group_at(device, PASS_FILL, &self.fill.bind_layout, &resources)
     }
 
     /// Flags the refined tiles again for the resident `world` (after it
@@ -1916,61 +1875,32 @@ impl CullState {
                 technique: TECHNIQUE,
                 source,
             })?;
-        let cs = wgpu::ShaderStages::COMPUTE;
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: cs,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let entries = [
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: cs,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            storage(1, true),
-            storage(2, true),
-            storage(3, false),
-            storage(4, false),
-            storage(5, false),
-        ];
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(PASS_CULL),
-            entries: &entries,
-        });
-        let levels_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("terrain.clipmap.cull.levels"),
-            entries: &[
-                level_texels_entry(0, cs),
-                storage(1, false),
-                uint_texture_entry(2, cs),
-            ],
-        });
+        // Group 0: uniforms, kind table, pieces (read); draw args,
+        // instances, rejected parts (written).
+        let bind_layout = bind::layout(
+            device,
+            PASS_CULL,
+            &bind::entries(
+                S::COMPUTE,
+                &[
+                    Slot::Uniform,
+                    Slot::STORAGE_READ,
+                    Slot::STORAGE_READ,
+                    Slot::STORAGE_RW,
+                    Slot::STORAGE_RW,
+                    Slot::STORAGE_RW,
+                ],
+            ),
+        );
+        // Group 1: the level texels, the height tiles, the refinement index.
+        let levels_layout = bind::layout(
+            device,
+            "terrain.clipmap.cull.levels",
+            &bind::entries(S::COMPUTE, &[LEVEL_TEXELS, Slot::STORAGE_RW, INDEX]),
+        );
         // Entry point `entry` of the cull shader over bind groups `groups`.
         let pipeline_for = |groups: &[&wgpu::BindGroupLayout], entry: &str| {
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(PASS_CULL),
-                bind_group_layouts: groups,
-                push_constant_ranges: &[],
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(PASS_CULL),
-                layout: Some(&layout),
-                module: &shader,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            bind::compute_pipeline(device, PASS_CULL, groups, &shader, entry)
         };
         let pipeline = pipeline_for(&[&bind_layout, &levels_layout], "main");
         let ztiles_pipeline = pipeline_for(&[&bind_layout, &levels_layout], "ztiles_main");
@@ -2027,36 +1957,19 @@ impl CullState {
                 | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
         });
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(PASS_CULL),
-            layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: kind_table.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: pieces.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: args.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: instances.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: rejected.as_entire_binding(),
-                },
+        let bind = bind::group(
+            device,
+            PASS_CULL,
+            &bind_layout,
+            &[
+                uniforms.as_entire_binding(),
+                kind_table.as_entire_binding(),
+                pieces.as_entire_binding(),
+                args.as_entire_binding(),
+                instances.as_entire_binding(),
+                rejected.as_entire_binding(),
             ],
-        });
+        );
         let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
         Ok(CullState {
             pipeline,
@@ -2111,68 +2024,25 @@ impl FillState {
                 technique: TECHNIQUE,
                 source,
             })?;
-        let cs = wgpu::ShaderStages::COMPUTE;
-        let mut entries = vec![
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: cs,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: cs,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 2,
-                visibility: cs,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 3,
-                visibility: cs,
-                ty: wgpu::BindingType::StorageTexture {
-                    access: wgpu::StorageTextureAccess::WriteOnly,
+        // Uniforms, jobs, the far grid, the level texels (written); then
+        // the height atlas (4..=7) and the refinement index.
+        let mut entries = bind::entries(
+            S::COMPUTE,
+            &[
+                Slot::Uniform,
+                Slot::STORAGE_READ,
+                Slot::float_texture(wgpu::TextureViewDimension::D2, false),
+                Slot::StorageTexture {
                     format: wgpu::TextureFormat::Rgba32Float,
-                    view_dimension: wgpu::TextureViewDimension::D2Array,
+                    access: wgpu::StorageTextureAccess::WriteOnly,
+                    dim: wgpu::TextureViewDimension::D2Array,
                 },
-                count: None,
-            },
-        ];
-        entries.extend(HeightAtlas::layout_entries(4, cs));
-        entries.push(uint_texture_entry(8, cs));
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(PASS_FILL),
-            entries: &entries,
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(PASS_FILL),
-            bind_group_layouts: &[&bind_layout],
-            push_constant_ranges: &[],
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(PASS_FILL),
-            layout: Some(&layout),
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+            ],
+        );
+        entries.extend(HeightAtlas::layout_entries(4, S::COMPUTE));
+        entries.push(bind::entry(8, S::COMPUTE, INDEX));
+        let bind_layout = bind::layout(device, PASS_FILL, &entries);
+        let pipeline = bind::compute_pipeline(device, PASS_FILL, &[&bind_layout], &shader, "main");
         let params = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.clipmap.fill.params"),
             size: std::mem::size_of::<super::fill::FillParams>() as u64,
@@ -2239,26 +2109,15 @@ fn chunk_index_texture(
     ))
 }
 
+/// The draw pass's group: uniforms, the splat resources (1..=5), the level
+/// texels, the chunk index and the refinement index.
 fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let (vs, fs) = (wgpu::ShaderStages::VERTEX, wgpu::ShaderStages::FRAGMENT);
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: vs | fs,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
+    let mut entries = vec![bind::entry(0, S::VERTEX | S::FRAGMENT, Slot::Uniform)];
     entries.extend(SplatGpu::layout_entries());
-    entries.push(level_texels_entry(6, vs));
-    entries.push(uint_texture_entry(7, fs));
-    entries.push(uint_texture_entry(8, vs));
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(PASS),
-        entries: &entries,
-    })
+    entries.push(bind::entry(6, S::VERTEX, LEVEL_TEXELS));
+    entries.push(bind::entry(7, S::FRAGMENT, INDEX));
+    entries.push(bind::entry(8, S::VERTEX, INDEX));
+    bind::layout(device, PASS, &entries)
 }
 
 /// Flags the tiles of the levels of `cfg` whose error exceeds `bound`
@@ -2357,33 +2216,10 @@ fn data_texture(
     )
 }
 
-/// A layout entry for a 2D `u32` texture (the chunk and refinement indices).
-fn uint_texture_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Uint,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
-
-/// A layout entry for the level texture array (read with `textureLoad`).
-fn level_texels_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: false },
-            view_dimension: wgpu::TextureViewDimension::D2Array,
-            multisampled: false,
-        },
-        count: None,
-    }
-}
+/// The level texture array as the shaders bind it (read with `textureLoad`).
+const LEVEL_TEXELS: Slot = Slot::float_texture(wgpu::TextureViewDimension::D2Array, false);
+/// A 2D `u32` texture: the chunk and refinement indices.
+const INDEX: Slot = Slot::uint_texture(wgpu::TextureViewDimension::D2);
 
 /// The `block` parameter of `clipmap`.
 const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
