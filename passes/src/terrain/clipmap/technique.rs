@@ -54,6 +54,11 @@ use super::layout::{
 use super::lod;
 use super::mesh::ClipmapMeshes;
 use super::refine::{RefineGpu, RefineMask};
+use super::resources::{
+    bind_group_layout, chunk_index_texture, data_texture, jobs_buffer, levels_texture, refine_index_texture,
+    ztiles_buffer, CullOcclusion, CullState, FillState, LevelGpu, MAX_JOBS, NO_CHUNK,
+    VERTEX_ENTRIES,
+};
 use super::source::TerrainSampler;
 use super::{
     PASS, PASS_COMPUTE, PASS_CULL, PASS_CULL_READBACK, PASS_CULL_TWO, PASS_FILL, PASS_HIZ,
@@ -61,7 +66,7 @@ use super::{
 };
 
 /// Frames between two copies of the draw counts for the lagged readback.
-const READBACK_EVERY: u64 = 8;
+pub(super) const READBACK_EVERY: u64 = 8;
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
@@ -70,19 +75,6 @@ use crate::terrain::gpu::TerrainUniforms;
 use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
 use crate::terrain::StaticChunks;
 use sward_engine::lagged::LaggedReadback;
-
-/// The draw's vertex entry points, one pipeline each
-/// ([`PieceKind::vertex_entry`]).
-const VERTEX_ENTRIES: [&str; 3] = ["vs_main", "vs_seam", "vs_refined"];
-
-/// Value of the chunk index texture where no MCNK is resident.
-const NO_CHUNK: u32 = u32::MAX;
-/// Pending re-fill regions (changed tiles) kept apart before they are
-/// merged into their bounding rectangle.
-const MAX_REGIONS: usize = 16;
-/// Fill jobs one frame may dispatch: two moving strips and one job per
-/// pending region for every level.
-const MAX_JOBS: usize = MAX_LEVELS as usize * (2 + MAX_REGIONS);
 
 /// What the last recorded frame drew.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -102,95 +94,6 @@ pub struct ClipmapStats {
     /// Ring blocks listed at half resolution (screen-space error within the
     /// tier's `pixel_error`, [`super::lod`]).
     pub half_blocks: u32,
-}
-
-/// Level texture array, the far grid, and the bind groups that reference them.
-struct LevelGpu {
-    cfg: ClipmapConfig,
-    texture: wgpu::Texture,
-    /// `texture` as a 2D array (every layer, the pool's included).
-    view: wgpu::TextureView,
-    /// Refinement pool pages the texture has room for (array layers after
-    /// the levels'), and fill jobs the jobs buffer has room for.
-    pool_pages: u32,
-    job_room: usize,
-    bind_group: wgpu::BindGroup,
-    fill_bind: wgpu::BindGroup,
-    /// The fill's uniforms (rewritten with the refinement rectangles after
-    /// a bake) and its far-grid texture.
-    fill_params: FillParams,
-    far_view: wgpu::TextureView,
-    /// The far grid (also read by refinement bakes on a worker thread).
-    far: Arc<FarGrid>,
-    far_bytes: u64,
-    /// The cull's height tiles ([`ZTiles`]).
-    ztiles: wgpu::Buffer,
-    /// The cull's group 1: the level texels, the height tiles and the
-    /// refinement index.
-    cull_bind: wgpu::BindGroup,
-    /// Local refinement: which tiles of which level are drawn on the finer
-    /// lattice ([`RefineMask`]), its GPU form and index texture.
-    refine: RefineMask,
-    refine_gpu: RefineGpu,
-    refine_index: wgpu::Texture,
-    /// Tiles the bake flagged that the pool had no room for (drawn
-    /// unrefined).
-    refine_dropped: usize,
-    /// Flagged tiles one step of refinement does not bring within the
-    /// bound ([`super::refine::RefineCounts::unmet`]).
-    refine_unmet: u64,
-    /// CPU time of the last bake (ms).
-    refine_bake_ms: f64,
-}
-
-/// The GPU cull: pipeline, its buffers and the lagged readback of the
-/// per-kind instance counts.
-struct CullState {
-    pipeline: wgpu::ComputePipeline,
-    /// `ztiles_main`: the height tiles of the levels the fill changed.
-    ztiles_pipeline: wgpu::ComputePipeline,
-    bind: wgpu::BindGroup,
-    /// Layout of group 1 (the level texels, the height tiles).
-    levels_layout: wgpu::BindGroupLayout,
-    uniforms: wgpu::Buffer,
-    pieces: wgpu::Buffer,
-    /// [`ARGS`] entries: phase one's draws, phase two's, two counters.
-    args: wgpu::Buffer,
-    /// What `args` is reset to every frame.
-    reset: Vec<DrawArgs>,
-    /// The parts phase one rejected (occlusion; 16 bytes otherwise).
-    rejected: wgpu::Buffer,
-    /// Two-phase Hi-Z occlusion (`occlusion=on`).
-    occlusion: Option<CullOcclusion>,
-    /// One multi-draw-indirect (the device takes a non-zero first instance
-    /// in indirect args); else one indirect draw per kind with the instance
-    /// buffer bound at the kind's range and first instance 0.
-    multi: bool,
-    readback: Mutex<LaggedReadback>,
-    frame: u64,
-    /// Instances per kind of a recent frame (both phases).
-    counts: Option<[u32; KINDS]>,
-    /// Parts phase one rejected and parts phase two found hidden, of a
-    /// recent frame (occlusion).
-    occluded: Option<[u32; 2]>,
-    /// Every level's [`LevelFrame`] pieces as the shader reads them.
-    frame_pieces: Vec<[i32; 4]>,
-    /// `frame_pieces` changed since it was last written to `pieces`.
-    frame_pieces_stale: AtomicBool,
-}
-
-/// Two-phase Hi-Z occlusion of the cull's parts ([`super::cull`]).
-struct CullOcclusion {
-    hiz: crate::hiz::HiZ,
-    hiz_layout: wgpu::BindGroupLayout,
-    /// Group 2 over the pyramid (made again with it).
-    hiz_group: Option<wgpu::BindGroup>,
-    phase_one: wgpu::ComputePipeline,
-    phase_two: wgpu::ComputePipeline,
-    /// Whether the pyramid holds last frame's depth.
-    previous: bool,
-    /// `occlusion=auto`: runs the test only while it hides enough.
-    gate: Option<crate::occlusion_gate::OcclusionGate>,
 }
 
 /// The `occlusion` parameter of `clipmap` ([`super::cull`]).
@@ -214,17 +117,17 @@ pub const AUTO_MIN_HIDDEN: f64 = 0.2;
 
 /// A level's pieces but its trims, relative to its min corner
 /// ([`level_frame`]), for one choice of half-resolution ring blocks.
-struct LevelFrame {
+pub(super) struct LevelFrame {
     /// Bit `k`: the `k`-th ring block of [`ring_block_offsets`] is at half
     /// resolution.
-    half: u16,
-    pieces: Vec<Piece>,
+    pub(super) half: u16,
+    pub(super) pieces: Vec<Piece>,
     /// Pieces per mesh kind.
-    per_kind: [u32; KINDS],
+    pub(super) per_kind: [u32; KINDS],
 }
 
 impl LevelFrame {
-    fn new(cfg: &ClipmapConfig, level: u32, half: u16) -> Self {
+    pub(super) fn new(cfg: &ClipmapConfig, level: u32, half: u16) -> Self {
         let t = i64::from(cfg.block);
         let pieces = level_frame(cfg, level, |off| {
             ring_block_offsets(t, false)
@@ -243,90 +146,69 @@ impl LevelFrame {
     }
 }
 
-/// The compute fill: pipeline, uniforms, job list and where each level's
-/// window was last filled.
-struct FillState {
-    pipeline: wgpu::ComputePipeline,
-    bind_layout: wgpu::BindGroupLayout,
-    params: wgpu::Buffer,
-    jobs: wgpu::Buffer,
-    origins: Vec<Option<[i64; 2]>>,
-    /// Cell rectangles (`[x0, y0, x1, y1]`, global grid cells) whose
-    /// sources changed since the last frame (tiles made resident or
-    /// evicted): the next frame re-fills the texels that read them.
-    regions: Vec<[i64; 4]>,
-    /// Vertex rectangles `(level, lo, hi)` whose texels' refinement flags
-    /// changed with a re-bake: re-filled by the next frame.
-    flag_rects: Vec<(u32, [i64; 2], [i64; 2])>,
-    filled: u64,
-    /// The refinement pool must be (re)filled: after a bake, or after the
-    /// resident world changed in place.
-    pool_pending: bool,
-}
-
 /// The `clipmap` terrain technique (see the module docs).
 pub struct Clipmap {
-    block: u32,
+    pub(super) block: u32,
     /// View distance from the `distance` parameter (`None`: the frame's
     /// `RenderSettings::terrain_distance`).
-    distance: Option<f32>,
-    meshes: ClipmapMeshes,
-    vertices: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    instances: wgpu::Buffer,
-    uniforms: wgpu::Buffer,
-    chunk_texture: wgpu::Texture,
-    chunk_index: wgpu::TextureView,
-    chunk_origin: IVec2,
-    chunk_count: IVec2,
-    splat: SplatGpu,
-    bind_layout: wgpu::BindGroupLayout,
-    layout: wgpu::PipelineLayout,
-    shader: wgpu::ShaderModule,
+    pub(super) distance: Option<f32>,
+    pub(super) meshes: ClipmapMeshes,
+    pub(super) vertices: wgpu::Buffer,
+    pub(super) indices: wgpu::Buffer,
+    pub(super) instances: wgpu::Buffer,
+    pub(super) uniforms: wgpu::Buffer,
+    pub(super) chunk_texture: wgpu::Texture,
+    pub(super) chunk_index: wgpu::TextureView,
+    pub(super) chunk_origin: IVec2,
+    pub(super) chunk_count: IVec2,
+    pub(super) splat: SplatGpu,
+    pub(super) bind_layout: wgpu::BindGroupLayout,
+    pub(super) layout: wgpu::PipelineLayout,
+    pub(super) shader: wgpu::ShaderModule,
     /// Per sample count, one pipeline per vertex entry point
     /// ([`VERTEX_ENTRIES`]).
-    pipelines: HashMap<u32, Vec<wgpu::RenderPipeline>>,
-    atlas: HeightAtlas,
+    pub(super) pipelines: HashMap<u32, Vec<wgpu::RenderPipeline>>,
+    pub(super) atlas: HeightAtlas,
     /// The streaming reach the atlas, splat slots and chunk index were
     /// built for (`None`: the resident world alone; changes rebuild).
-    reach: Option<AtlasReach>,
-    fill: FillState,
-    cull: CullState,
-    level_gpu: Option<LevelGpu>,
-    fixed_gpu_bytes: u64,
-    stats: ClipmapStats,
+    pub(super) reach: Option<AtlasReach>,
+    pub(super) fill: FillState,
+    pub(super) cull: CullState,
+    pub(super) level_gpu: Option<LevelGpu>,
+    pub(super) fixed_gpu_bytes: u64,
+    pub(super) stats: ClipmapStats,
     /// Screen-space error bound (pixels) under which a ring block is drawn
     /// at half resolution; 0 never decimates.
-    pixel_error: f64,
+    pub(super) pixel_error: f64,
     /// Height error bound (world units) over which a tile of a coarse level
     /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
-    refine_bound: f64,
+    pub(super) refine_bound: f64,
     /// A refinement bake running on a worker thread after the resident
     /// world changed ([`Self::start_rebake`]).
-    pending_bake: Option<PendingBake>,
+    pub(super) pending_bake: Option<PendingBake>,
     /// The resident world of a change that came while a bake ran (a list
     /// of shared tiles): baked when that one lands, so every bake lands
     /// even while tiles keep streaming in.
-    queued_world: Option<World>,
+    pub(super) queued_world: Option<World>,
     /// Re-bakes put in place since the run began, and the longest one's
     /// worker time (ms).
-    rebakes: u64,
-    rebake_ms_max: f64,
+    pub(super) rebakes: u64,
+    pub(super) rebake_ms_max: f64,
     /// Per level: the residuals of its window (updated when it moved;
     /// `None` for levels too fine to decimate).
-    lod: Vec<Option<lod::LevelErrors>>,
+    pub(super) lod: Vec<Option<lod::LevelErrors>>,
     /// Per level, its pieces but the trims (relative to its corner), for
     /// the configuration `frames_cfg`.
-    frames: Vec<LevelFrame>,
-    frames_cfg: Option<ClipmapConfig>,
+    pub(super) frames: Vec<LevelFrame>,
+    pub(super) frames_cfg: Option<ClipmapConfig>,
     /// Where the last recorded frame placed the levels.
-    places: Vec<LevelPlacement>,
+    pub(super) places: Vec<LevelPlacement>,
     /// How many times a level was re-listed (tests).
-    listing_version: u64,
+    pub(super) listing_version: u64,
     /// Tests: which ring blocks (level, offset) are drawn at half resolution,
     /// instead of the error criterion.
     #[cfg(test)]
-    half_override: Option<fn(u32, [i64; 2]) -> bool>,
+    pub(super) half_override: Option<fn(u32, [i64; 2]) -> bool>,
 }
 
 impl Clipmap {
@@ -503,38 +385,6 @@ impl Clipmap {
         Ok(this)
     }
 
-    fn pipeline_for(&mut self, device: &wgpu::Device, samples: u32) {
-        if self.pipelines.contains_key(&samples) {
-            return;
-        }
-        let pipelines = VERTEX_ENTRIES
-            .iter()
-            .map(|entry| {
-                StaticChunks::build_pipeline(
-                    device,
-                    PASS,
-                    &self.layout,
-                    &self.shader,
-                    entry,
-                    &[
-                        wgpu::VertexBufferLayout {
-                            array_stride: 4,
-                            step_mode: wgpu::VertexStepMode::Vertex,
-                            attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
-                        },
-                        wgpu::VertexBufferLayout {
-                            array_stride: std::mem::size_of::<ClipInstance>() as u64,
-                            step_mode: wgpu::VertexStepMode::Instance,
-                            attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
-                        },
-                    ],
-                    samples,
-                )
-            })
-            .collect();
-        self.pipelines.insert(samples, pipelines);
-    }
-
     /// Sets the height error bound (world units) over which a tile of a
     /// coarse level is drawn on the finer lattice (0: never); the tiles are
     /// flagged again before the next frame.
@@ -571,7 +421,7 @@ impl Clipmap {
     /// [`LevelFrame`] only when that choice (or the level set) changed; the
     /// levels' placement does not enter it. Returns whether any level was
     /// re-listed.
-    fn update_frames(
+    pub(super) fn update_frames(
         &mut self,
         cfg: &ClipmapConfig,
         places: &[LevelPlacement],
@@ -673,7 +523,7 @@ impl Clipmap {
 
     /// (Re)allocates the level textures and bakes and uploads the far grid
     /// when the level set changes (the only far-data upload).
-    fn ensure_levels(
+    pub(super) fn ensure_levels(
         &mut self,
         gpu: &GpuContext,
         cfg: ClipmapConfig,
@@ -731,34 +581,10 @@ impl Clipmap {
         };
         let job_room = MAX_JOBS + (pool_pages as usize * per_page).max(refine_gpu.jobs.len());
         if self.fill.jobs.size() < (job_room * std::mem::size_of::<FillJob>()) as u64 {
-            self.fill.jobs = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("terrain.clipmap.fill.jobs"),
-                size: (job_room * std::mem::size_of::<FillJob>()) as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
+            self.fill.jobs = jobs_buffer(device, job_room);
         }
         self.fill.pool_pending = !refine_gpu.jobs.is_empty();
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("terrain.clipmap.levels"),
-            size: wgpu::Extent3d {
-                width: n,
-                height: n,
-                depth_or_array_layers: cfg.levels + pool_pages,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::STORAGE_BINDING
-                | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor {
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let (texture, view) = levels_texture(device, n, cfg.levels + pool_pages);
         let far_texture = data_texture(
             gpu,
             "terrain.clipmap.far",
@@ -773,13 +599,7 @@ impl Clipmap {
             .write_buffer(&self.fill.params, 0, bytemuck::bytes_of(&fill_params));
         let bind_group = self.draw_bind_group(device, &view, &refine_view);
         let fill_bind = self.fill_bind_group(device, &far_view, &view, &refine_view);
-        let tiles = ZTiles::side(&cfg) as u64;
-        let ztiles = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.cull.ztiles"),
-            size: u64::from(cfg.levels) * tiles * tiles * 8,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let ztiles = ztiles_buffer(device, &cfg);
         let cull_bind = self.cull_bind_group(device, &view, &ztiles, &refine_view);
         self.fill.origins = vec![None; cfg.levels as usize];
         self.fill.regions.clear();
@@ -807,74 +627,12 @@ impl Clipmap {
         });
     }
 
-    /// The draw pass's bind group over the level texture array `levels`
-    /// and the refinement index `refine`.
-    fn draw_bind_group(
-        &self,
-        device: &wgpu::Device,
-        levels: &wgpu::TextureView,
-        refine: &wgpu::TextureView,
-    ) -> wgpu::BindGroup {
-        let mut resources = vec![(0, self.uniforms.as_entire_binding())];
-        // 1..=5: the splat records, alpha atlas, layer array and samplers.
-        resources.extend(self.splat.bind_entries().map(|e| (e.binding, e.resource)));
-        resources.extend([
-            (6, wgpu::BindingResource::TextureView(levels)),
-            (7, wgpu::BindingResource::TextureView(&self.chunk_index)),
-            (8, wgpu::BindingResource::TextureView(refine)),
-        ]);
-        bind::group_at(device, PASS, &self.bind_layout, &resources)
-    }
-
-    /// The cull's group 1: the level texels, the height tiles and the
-    /// refinement index.
-    fn cull_bind_group(
-        &self,
-        device: &wgpu::Device,
-        levels: &wgpu::TextureView,
-        ztiles: &wgpu::Buffer,
-        refine: &wgpu::TextureView,
-    ) -> wgpu::BindGroup {
-        bind::group(
-            device,
-            "terrain.clipmap.cull.levels",
-            &self.cull.levels_layout,
-            &[
-                wgpu::BindingResource::TextureView(levels),
-                ztiles.as_entire_binding(),
-                wgpu::BindingResource::TextureView(refine),
-            ],
-        )
-    }
-
-    /// The fill's bind group: its uniforms and jobs, the far grid `far`,
-    /// the level texture `levels` (written), the height atlas and the
-    /// refinement index `refine`.
-    fn fill_bind_group(
-        &self,
-        device: &wgpu::Device,
-        far: &wgpu::TextureView,
-        levels: &wgpu::TextureView,
-        refine: &wgpu::TextureView,
-    ) -> wgpu::BindGroup {
-        let mut resources = vec![
-            (0, self.fill.params.as_entire_binding()),
-            (1, self.fill.jobs.as_entire_binding()),
-            (2, wgpu::BindingResource::TextureView(far)),
-            (3, wgpu::BindingResource::TextureView(levels)),
-        ];
-        // 4..=7: the height atlas's records, heights, normals and index.
-        resources.extend(self.atlas.bind_entries(4).map(|e| (e.binding, e.resource)));
-        resources.push((8, wgpu::BindingResource::TextureView(refine)));
-        bind::group_at(device, PASS_FILL, &self.fill.bind_layout, &resources)
-    }
-
     /// Flags the refined tiles again for the resident `world` (after it
     /// changed in place): on a worker thread now, or, while a bake for an
     /// earlier world runs, once that one landed (the latest world waits;
     /// a running bake is never dropped, so one always lands even while
     /// tiles stream in every frame).
-    fn request_rebake(&mut self, gpu: &GpuContext, world: &World) {
+    pub(super) fn request_rebake(&mut self, gpu: &GpuContext, world: &World) {
         if self.pending_bake.is_some() {
             self.queued_world = Some(world.clone());
         } else {
@@ -887,7 +645,7 @@ impl Clipmap {
     /// keeps the tiles it had: the fill writes the texels of the changed
     /// tiles with those flags and refills their pool slots, so what is
     /// drawn stays crack-free.
-    fn start_rebake(&mut self, gpu: &GpuContext, world: &World) {
+    pub(super) fn start_rebake(&mut self, gpu: &GpuContext, world: &World) {
         let Some(l) = self.level_gpu.as_ref() else {
             return;
         };
@@ -919,7 +677,7 @@ impl Clipmap {
     /// Applies a re-bake started by [`Self::start_rebake`] once its thread
     /// finished (or, with `wait`, after waiting for it), then starts the
     /// queued one, if any.
-    fn poll_rebake(&mut self, gpu: &GpuContext, wait: bool) {
+    pub(super) fn poll_rebake(&mut self, gpu: &GpuContext, wait: bool) {
         let Some(pending) = self.pending_bake.take() else {
             return;
         };
@@ -947,7 +705,7 @@ impl Clipmap {
     /// texels carry the flags). When the new pool does not fit the level
     /// texture's spare layers, the levels are built again instead; a bake
     /// for another level set is dropped.
-    fn apply_rebake(&mut self, gpu: &GpuContext, cfg: ClipmapConfig, baked: BakedRefine) {
+    pub(super) fn apply_rebake(&mut self, gpu: &GpuContext, cfg: ClipmapConfig, baked: BakedRefine) {
         let Some(l) = self.level_gpu.as_ref().filter(|l| l.cfg == cfg) else {
             return;
         };
@@ -1444,7 +1202,7 @@ impl Clipmap {
     /// The splat slots, chunk-index texels and height range of tile `t`
     /// after the atlas took it (or dropped it); the bytes written, `None`
     /// when the tile does not fit the chunk index.
-    fn set_tile_shading(
+    pub(super) fn set_tile_shading(
         &mut self,
         gpu: &GpuContext,
         world: &World,
@@ -1679,7 +1437,7 @@ impl Clipmap {
         })
     }
 
-    fn read_args(&self, gpu: &GpuContext) -> Vec<DrawArgs> {
+    pub(super) fn read_args(&self, gpu: &GpuContext) -> Vec<DrawArgs> {
         let bytes = sward_engine::targets::read_buffer(
             &gpu.device,
             &gpu.queue,
@@ -1721,19 +1479,19 @@ impl Clipmap {
 /// What a clipmap draw pass reaches: the cull's outputs, the draw uniforms
 /// and group, the shared meshes and the pipelines.
 #[derive(Clone, Copy)]
-struct DrawParts<'a> {
-    args: BufferId,
-    instances: BufferId,
-    levels: sward_engine::graph::TextureId,
-    uniforms: BufferId,
-    group: sward_engine::graph::BindGroupId,
-    vertices: &'a wgpu::Buffer,
-    indices: &'a wgpu::Buffer,
-    pipelines: &'a HashMap<u32, Vec<wgpu::RenderPipeline>>,
-    multi: bool,
+pub(super) struct DrawParts<'a> {
+    pub(super) args: BufferId,
+    pub(super) instances: BufferId,
+    pub(super) levels: sward_engine::graph::TextureId,
+    pub(super) uniforms: BufferId,
+    pub(super) group: sward_engine::graph::BindGroupId,
+    pub(super) vertices: &'a wgpu::Buffer,
+    pub(super) indices: &'a wgpu::Buffer,
+    pub(super) pipelines: &'a HashMap<u32, Vec<wgpu::RenderPipeline>>,
+    pub(super) multi: bool,
     /// Whether any tile refines (else the refined kinds' draws, always
     /// empty, are not issued).
-    refined: bool,
+    pub(super) refined: bool,
 }
 
 impl<'a> DrawParts<'a> {
@@ -1742,7 +1500,7 @@ impl<'a> DrawParts<'a> {
     /// cull's second phase found visible): one multi-draw-indirect of the
     /// kinds' draws of that phase (or one indirect draw per kind). `count`
     /// then updates the frame's counters.
-    fn record(
+    pub(super) fn record(
         self,
         graph: &mut RenderGraph<'a>,
         view: &FrameView,
@@ -1833,7 +1591,7 @@ impl<'a> DrawParts<'a> {
 /// Writes (or, when `world` no longer has it, frees) the splat records and
 /// alpha tiles of tile `t`, its MCNKs' records at their height-atlas slots;
 /// the bytes written, `None` when the splat resources have no room.
-fn splat_tile(
+pub(super) fn splat_tile(
     splat: &mut SplatGpu,
     gpu: &GpuContext,
     world: &World,
@@ -1857,267 +1615,8 @@ fn splat_tile(
 /// every point of the piece is at least that far (horizontal distance is a
 /// lower bound of the 3D distance the fog uses), so it would shade as the fog
 /// colour, which is also the clear colour: culling it leaves the image as is.
-fn cull_distance(view: &FrameView) -> f32 {
+pub(super) fn cull_distance(view: &FrameView) -> f32 {
     view.settings.fog_range[1]
-}
-
-impl CullState {
-    fn new(
-        device: &wgpu::Device,
-        block: u32,
-        meshes: &ClipmapMeshes,
-        instances: &wgpu::Buffer,
-        multi: bool,
-        occlusion: Occlusion,
-    ) -> Result<Self, PassError> {
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
-            .map_err(|source| PassError::Shader {
-                technique: TECHNIQUE,
-                source,
-            })?;
-        // Group 0: uniforms, kind table, pieces (read); draw args,
-        // instances, rejected parts (written).
-        let bind_layout = bind::layout(
-            device,
-            PASS_CULL,
-            &bind::entries(
-                S::COMPUTE,
-                &[
-                    Slot::Uniform,
-                    Slot::STORAGE_READ,
-                    Slot::STORAGE_READ,
-                    Slot::STORAGE_RW,
-                    Slot::STORAGE_RW,
-                    Slot::STORAGE_RW,
-                ],
-            ),
-        );
-        // Group 1: the level texels, the height tiles, the refinement index.
-        let levels_layout = bind::layout(
-            device,
-            "terrain.clipmap.cull.levels",
-            &bind::entries(S::COMPUTE, &[LEVEL_TEXELS, Slot::STORAGE_RW, INDEX]),
-        );
-        // Entry point `entry` of the cull shader over bind groups `groups`.
-        let pipeline_for = |groups: &[&wgpu::BindGroupLayout], entry: &str| {
-            bind::compute_pipeline(device, PASS_CULL, groups, &shader, entry)
-        };
-        let pipeline = pipeline_for(&[&bind_layout, &levels_layout], "main");
-        let ztiles_pipeline = pipeline_for(&[&bind_layout, &levels_layout], "ztiles_main");
-        let occlusion = if occlusion != Occlusion::Off {
-            let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
-            let groups = [&bind_layout, &levels_layout, &hiz_layout];
-            Some(CullOcclusion {
-                hiz: crate::hiz::HiZ::new(device, PASS_HIZ)?,
-                phase_one: pipeline_for(&groups, "phase_one"),
-                phase_two: pipeline_for(&groups, "phase_two"),
-                hiz_layout,
-                hiz_group: None,
-                previous: false,
-                gate: (occlusion == Occlusion::Auto).then(|| {
-                    crate::occlusion_gate::OcclusionGate::with_min_hidden(AUTO_MIN_HIDDEN)
-                }),
-            })
-        } else {
-            None
-        };
-        let rejected = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.cull.rejected"),
-            size: if occlusion.is_some() {
-                MAX_REJECTED * 16
-            } else {
-                16
-            },
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.cull.uniforms"),
-            size: std::mem::size_of::<CullUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let kind_table = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain.clipmap.cull.kinds"),
-            contents: bytemuck::cast_slice(&kinds(block)),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let pieces = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.cull.pieces"),
-            size: u64::from(MAX_LEVELS * MAX_FRAME_PIECES_PER_LEVEL) * 16,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let reset = reset_args(meshes, multi);
-        let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain.clipmap.args"),
-            contents: bytemuck::cast_slice(&reset),
-            usage: wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-        });
-        let bind = bind::group(
-            device,
-            PASS_CULL,
-            &bind_layout,
-            &[
-                uniforms.as_entire_binding(),
-                kind_table.as_entire_binding(),
-                pieces.as_entire_binding(),
-                args.as_entire_binding(),
-                instances.as_entire_binding(),
-                rejected.as_entire_binding(),
-            ],
-        );
-        let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
-        Ok(CullState {
-            pipeline,
-            ztiles_pipeline,
-            bind,
-            levels_layout,
-            uniforms,
-            pieces,
-            args,
-            reset,
-            rejected,
-            occlusion,
-            multi,
-            readback: Mutex::new(readback),
-            frame: 0,
-            counts: None,
-            occluded: None,
-            frame_pieces: Vec::new(),
-            frame_pieces_stale: AtomicBool::new(true),
-        })
-    }
-}
-
-impl FillState {
-    /// Adds cell rectangles whose texels the next frame re-fills, merged
-    /// into their bounding rectangle beyond [`MAX_REGIONS`].
-    fn add_regions(&mut self, rects: impl IntoIterator<Item = [i64; 4]>) {
-        for rect in rects {
-            if !self.regions.contains(&rect) {
-                self.regions.push(rect);
-            }
-        }
-        if self.regions.len() > MAX_REGIONS {
-            let all = self
-                .regions
-                .iter()
-                .fold([i64::MAX, i64::MAX, i64::MIN, i64::MIN], |a, r| {
-                    [
-                        a[0].min(r[0]),
-                        a[1].min(r[1]),
-                        a[2].max(r[2]),
-                        a[3].max(r[3]),
-                    ]
-                });
-            self.regions = vec![all];
-        }
-    }
-
-    fn new(device: &wgpu::Device) -> Result<Self, PassError> {
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
-            .map_err(|source| PassError::Shader {
-                technique: TECHNIQUE,
-                source,
-            })?;
-        // Uniforms, jobs, the far grid, the level texels (written); then
-        // the height atlas (4..=7) and the refinement index.
-        let mut entries = bind::entries(
-            S::COMPUTE,
-            &[
-                Slot::Uniform,
-                Slot::STORAGE_READ,
-                Slot::float_texture(wgpu::TextureViewDimension::D2, false),
-                Slot::StorageTexture {
-                    format: wgpu::TextureFormat::Rgba32Float,
-                    access: wgpu::StorageTextureAccess::WriteOnly,
-                    dim: wgpu::TextureViewDimension::D2Array,
-                },
-            ],
-        );
-        entries.extend(HeightAtlas::layout_entries(4, S::COMPUTE));
-        entries.push(bind::entry(8, S::COMPUTE, INDEX));
-        let bind_layout = bind::layout(device, PASS_FILL, &entries);
-        let pipeline = bind::compute_pipeline(device, PASS_FILL, &[&bind_layout], &shader, "main");
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.fill.params"),
-            size: std::mem::size_of::<super::fill::FillParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let jobs = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.clipmap.fill.jobs"),
-            size: MAX_JOBS as u64 * std::mem::size_of::<FillJob>() as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        Ok(FillState {
-            pipeline,
-            bind_layout,
-            params,
-            jobs,
-            origins: Vec::new(),
-            regions: Vec::new(),
-            flag_rects: Vec::new(),
-            filled: 0,
-            pool_pending: false,
-        })
-    }
-}
-
-/// The chunk index texture (Rg32Uint: atlas slot, holes_low_res) over the
-/// atlas's index window (the resident MCNKs' bounding rectangle, or the
-/// streaming reach); the slot is the MCNK's height-atlas slot, which is also
-/// its [`SplatGpu`] slot.
-fn chunk_index_texture(
-    gpu: &GpuContext,
-    world: &World,
-    atlas: &HeightAtlas,
-) -> Result<(wgpu::Texture, IVec2, IVec2), PassError> {
-    let window = atlas.window();
-    let (origin, size) = (window.origin, window.size);
-    let max = gpu.device.limits().max_texture_dimension_2d;
-    if size[0].max(size[1]) > max {
-        return Err(PassError::DeviceLimit {
-            technique: TECHNIQUE,
-            what: "chunk index texture side (MCNKs)".into(),
-            needed: u64::from(size[0].max(size[1])),
-            limit: u64::from(max),
-        });
-    }
-    let mut texels = vec![[NO_CHUNK, 0u32]; (size[0] * size[1]) as usize];
-    for (c, m) in world.mcnks() {
-        if let (Some([x, y]), Some(slot)) = (window.texel(c), atlas.slot_of(c)) {
-            texels[(y * size[0] + x) as usize] = [slot, u32::from(m.header.holes_low_res)];
-        }
-    }
-    let texture = data_texture(
-        gpu,
-        "terrain.clipmap.chunk_index",
-        size,
-        wgpu::TextureFormat::Rg32Uint,
-        bytemuck::cast_slice(&texels),
-    );
-    Ok((
-        texture,
-        IVec2::new(origin[0] as i32, origin[1] as i32),
-        IVec2::new(size[0] as i32, size[1] as i32),
-    ))
-}
-
-/// The draw pass's group: uniforms, the splat resources (1..=5), the level
-/// texels, the chunk index and the refinement index.
-fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let mut entries = vec![bind::entry(0, S::VERTEX | S::FRAGMENT, Slot::Uniform)];
-    entries.extend(SplatGpu::layout_entries());
-    entries.push(bind::entry(6, S::VERTEX, LEVEL_TEXELS));
-    entries.push(bind::entry(7, S::FRAGMENT, INDEX));
-    entries.push(bind::entry(8, S::VERTEX, INDEX));
-    bind::layout(device, PASS, &entries)
 }
 
 /// Flags the tiles of the levels of `cfg` whose error exceeds `bound`
@@ -2127,7 +1626,7 @@ fn bind_group_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// their GPU form, sampling on `threads` threads. Owns nothing of the
 /// technique: it also runs on a worker thread after the resident world
 /// changed ([`Clipmap::start_rebake`]).
-fn bake_refine(
+pub(super) fn bake_refine(
     cfg: &ClipmapConfig,
     bound: f64,
     max_layers: u32,
@@ -2158,68 +1657,21 @@ fn bake_refine(
 }
 
 /// A refinement bake running on a worker thread for level set `cfg`.
-struct PendingBake {
-    cfg: ClipmapConfig,
-    thread: std::thread::JoinHandle<BakedRefine>,
+pub(super) struct PendingBake {
+    pub(super) cfg: ClipmapConfig,
+    pub(super) thread: std::thread::JoinHandle<BakedRefine>,
 }
 
 /// A refinement bake ([`bake_refine`]).
-struct BakedRefine {
-    mask: RefineMask,
-    gpu: RefineGpu,
-    counts: super::refine::RefineCounts,
+pub(super) struct BakedRefine {
+    pub(super) mask: RefineMask,
+    pub(super) gpu: RefineGpu,
+    pub(super) counts: super::refine::RefineCounts,
     /// Flagged tiles the pool had no room for.
-    dropped: usize,
+    pub(super) dropped: usize,
     /// CPU time of the bake (ms).
-    ms: f64,
+    pub(super) ms: f64,
 }
-
-/// The refinement index texture of `refine` (`Rg32Uint`).
-fn refine_index_texture(gpu: &GpuContext, refine: &RefineGpu) -> wgpu::Texture {
-    data_texture(
-        gpu,
-        "terrain.clipmap.refine_index",
-        refine.size,
-        wgpu::TextureFormat::Rg32Uint,
-        bytemuck::cast_slice(&refine.index),
-    )
-}
-
-/// A `size[0] x size[1]` 2D texture of `format` the shaders read, holding
-/// `texels` (rows of `size[0]` texels from the first): the far grid, the
-/// chunk index and the refinement index.
-fn data_texture(
-    gpu: &GpuContext,
-    label: &str,
-    size: [u32; 2],
-    format: wgpu::TextureFormat,
-    texels: &[u8],
-) -> wgpu::Texture {
-    gpu.device.create_texture_with_data(
-        &gpu.queue,
-        &wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: size[0],
-                height: size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
-        texels,
-    )
-}
-
-/// The level texture array as the shaders bind it (read with `textureLoad`).
-const LEVEL_TEXELS: Slot = Slot::float_texture(wgpu::TextureViewDimension::D2Array, false);
-/// A 2D `u32` texture: the chunk and refinement indices.
-const INDEX: Slot = Slot::uint_texture(wgpu::TextureViewDimension::D2);
 
 /// The `block` parameter of `clipmap`.
 const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
