@@ -34,11 +34,13 @@ pub mod refine;
 pub mod source;
 pub mod store;
 mod technique;
+mod setup;
 mod resources;
 #[cfg(test)]
 mod tests;
 
-pub use technique::{Clipmap, ClipmapStats, Occlusion, ENTRY};
+pub use setup::{Clipmap, Occlusion};
+pub use technique::{ClipmapStats, ENTRY};
 
 /// Technique name used in errors and logs.
 pub const TECHNIQUE: &str = "terrain.clipmap";

@@ -27,7 +27,7 @@ use super::gpu::ClipInstance;
 use super::layout::{ClipmapConfig, MAX_LEVELS};
 use super::mesh::ClipmapMeshes;
 use super::refine::{RefineGpu, RefineMask};
-use super::technique::{Clipmap, Occlusion, AUTO_MIN_HIDDEN};
+use super::setup::{Clipmap, Occlusion, AUTO_MIN_HIDDEN};
 use super::{PASS, PASS_CULL, PASS_FILL, PASS_HIZ, TECHNIQUE};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
