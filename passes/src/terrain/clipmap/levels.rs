@@ -10,7 +10,7 @@ use std::sync::Arc;
 use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 
-use super::technique::bake_refine;
+use super::bake::bake_refine;
 use super::cull::{kind_index, piece_distance, KINDS};
 use super::fill::{far_extent, far_extent_of, FarGrid, FillJob};
 use super::layout::{
