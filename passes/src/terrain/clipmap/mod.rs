@@ -34,6 +34,7 @@ pub mod refine;
 pub mod source;
 pub mod store;
 mod technique;
+mod residency;
 mod bake;
 mod levels;
 mod setup;

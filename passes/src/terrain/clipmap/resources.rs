@@ -292,30 +292,6 @@ impl CullState {
 }
 
 impl FillState {
-    /// Adds cell rectangles whose texels the next frame re-fills, merged
-    /// into their bounding rectangle beyond [`MAX_REGIONS`].
-    pub(super) fn add_regions(&mut self, rects: impl IntoIterator<Item = [i64; 4]>) {
-        for rect in rects {
-            if !self.regions.contains(&rect) {
-                self.regions.push(rect);
-            }
-        }
-        if self.regions.len() > MAX_REGIONS {
-            let all = self
-                .regions
-                .iter()
-                .fold([i64::MAX, i64::MAX, i64::MIN, i64::MIN], |a, r| {
-                    [
-                        a[0].min(r[0]),
-                        a[1].min(r[1]),
-                        a[2].max(r[2]),
-                        a[3].max(r[3]),
-                    ]
-                });
-            self.regions = vec![all];
-        }
-    }
-
     pub(super) fn new(device: &wgpu::Device) -> Result<Self, PassError> {
         let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
             .map_err(|source| PassError::Shader {
