@@ -34,6 +34,8 @@ pub mod refine;
 pub mod source;
 pub mod store;
 mod technique;
+mod record;
+mod draw;
 mod residency;
 mod bake;
 mod levels;
