@@ -18,7 +18,7 @@ use super::gpu::{ClipmapParams, ClipmapUniforms};
 use super::layout::{camera_level0, level_trims, place_levels, Piece, PieceKind};
 use super::resources::CullState;
 use super::setup::Clipmap;
-use super::technique::ClipmapStats;
+use super::report::ClipmapStats;
 use super::{PASS_COMPUTE, PASS_CULL_READBACK, PASS_CULL_TWO};
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;

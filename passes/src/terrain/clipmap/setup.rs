@@ -52,7 +52,7 @@ use super::resources::{bind_group_layout, chunk_index_texture, CullState, FillSt
 use super::levels::LevelFrame;
 use super::bake::PendingBake;
 use super::residency::splat_tile;
-use super::technique::ClipmapStats;
+use super::report::ClipmapStats;
 use super::{PASS, TECHNIQUE};
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
