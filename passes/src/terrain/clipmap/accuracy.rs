@@ -12,8 +12,8 @@ use sward_scenes::World;
 
 use super::gpu::ClipmapParams;
 use super::layout::{morph_weight, ClipmapConfig, LevelPlacement};
-pub use super::mesh::quad_height;
 use super::mesh::main_diagonal;
+pub use super::mesh::quad_height;
 use super::refine::{exact_height, morphed, refined_quad_height, RefineMask};
 use super::source::TerrainSampler;
 use super::store::LevelStore;

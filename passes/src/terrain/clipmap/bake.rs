@@ -151,7 +151,12 @@ impl Clipmap {
     /// texels carry the flags). When the new pool does not fit the level
     /// texture's spare layers, the levels are built again instead; a bake
     /// for another level set is dropped.
-    pub(super) fn apply_rebake(&mut self, gpu: &GpuContext, cfg: ClipmapConfig, baked: BakedRefine) {
+    pub(super) fn apply_rebake(
+        &mut self,
+        gpu: &GpuContext,
+        cfg: ClipmapConfig,
+        baked: BakedRefine,
+    ) {
         let Some(l) = self.level_gpu.as_ref().filter(|l| l.cfg == cfg) else {
             return;
         };

@@ -58,8 +58,8 @@ mod technique;
 #[cfg(test)]
 mod tests;
 
-pub use setup::{Clipmap, Occlusion};
 pub use report::ClipmapStats;
+pub use setup::{Clipmap, Occlusion};
 pub use technique::ENTRY;
 
 /// Technique name used in errors and logs.

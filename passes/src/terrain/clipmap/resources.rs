@@ -6,7 +6,6 @@
 //! Only creation lives here; what the passes do with them is `record.rs`
 //! and `draw.rs`.
 
-
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
@@ -484,7 +483,8 @@ pub(super) fn data_texture(
 }
 
 /// The level texture array as the shaders bind it (read with `textureLoad`).
-pub(super) const LEVEL_TEXELS: Slot = Slot::float_texture(wgpu::TextureViewDimension::D2Array, false);
+pub(super) const LEVEL_TEXELS: Slot =
+    Slot::float_texture(wgpu::TextureViewDimension::D2Array, false);
 
 /// A 2D `u32` texture: the chunk and refinement indices.
 pub(super) const INDEX: Slot = Slot::uint_texture(wgpu::TextureViewDimension::D2);
