@@ -13,6 +13,7 @@ use sward_scenes::World;
 use super::gpu::ClipmapParams;
 use super::layout::{morph_weight, ClipmapConfig, LevelPlacement};
 use super::mesh::main_diagonal;
+pub use super::mesh::quad_height;
 use super::refine::{exact_height, morphed, refined_quad_height, RefineMask};
 use super::source::TerrainSampler;
 use super::store::LevelStore;
@@ -31,23 +32,6 @@ pub struct LevelError {
     /// Largest |drawn - exact| over quads outside the geomorph band (all
     /// four corners unmorphed): the level's own interpolation error.
     pub max_unmorphed: f64,
-}
-
-/// Height of the triangle containing in-quad `(u, v)` of a quad with corner
-/// heights `h00, h10, h01, h11`, split along the main diagonal or not.
-pub fn quad_height(h: [f32; 4], main: bool, u: f64, v: f64) -> f64 {
-    let [h00, h10, h01, h11] = h.map(f64::from);
-    if main {
-        if u >= v {
-            h00 + u * (h10 - h00) + v * (h11 - h10)
-        } else {
-            h00 + v * (h01 - h00) + u * (h11 - h01)
-        }
-    } else if u + v <= 1.0 {
-        h00 + u * (h10 - h00) + v * (h01 - h00)
-    } else {
-        h11 + (1.0 - u) * (h01 - h11) + (1.0 - v) * (h10 - h11)
-    }
 }
 
 /// Max and RMS error per level for the levels `store` holds at `places`,
@@ -143,28 +127,6 @@ pub fn height_error_refined(
         });
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quad_height_reproduces_corners_and_planes() {
-        let h = [1.0, 3.0, 5.0, 7.0];
-        for main in [true, false] {
-            assert_eq!(quad_height(h, main, 0.0, 0.0), 1.0);
-            assert_eq!(quad_height(h, main, 1.0, 0.0), 3.0);
-            assert_eq!(quad_height(h, main, 0.0, 1.0), 5.0);
-            assert_eq!(quad_height(h, main, 1.0, 1.0), 7.0);
-            // A plane (h = 1 + 2u + 4v) is reproduced by either split.
-            assert!((quad_height(h, main, 0.3, 0.6) - (1.0 + 0.6 + 2.4)).abs() < 1e-12);
-        }
-        // A saddle differs between the two splits at the centre.
-        let s = [0.0, 1.0, 1.0, 0.0];
-        assert_eq!(quad_height(s, true, 0.5, 0.5), 0.0);
-        assert_eq!(quad_height(s, false, 0.5, 0.5), 1.0);
-    }
 }
 
 /// The per-level error table of one named view of a scene.

@@ -24,6 +24,7 @@ use sward_scenes::window::WindowError;
 use sward_scenes::world::coords::{ChunkCoord, CHUNK_CELLS, UNIT_SIZE};
 use sward_scenes::{AdtTile, TileCoord, TileSource, World};
 
+pub use super::gpu::FillJob;
 use super::layout::ClipmapConfig;
 use super::refine::RefineMask;
 use super::source::TerrainSampler;
@@ -59,30 +60,6 @@ pub struct FillParams {
     /// Per level: its rectangle in the refinement index
     /// ([`super::refine::RefineGpu::rects`]), for the texels' flags.
     pub refine: [[i32; 4]; super::layout::MAX_LEVELS as usize],
-}
-
-/// One strip to fill (WGSL `FillJob`): vertices `origin .. origin + size`
-/// of `level`, in level units.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct FillJob {
-    /// First vertex `(I, J)`.
-    pub origin: [i32; 2],
-    /// Vertices along `I` and `J`.
-    pub size: [u32; 2],
-    /// Level (array layer).
-    pub level: u32,
-    /// Where a refinement pool job stores its texels: array layer (0: a
-    /// level strip, stored toroidally in layer `level`), then the first
-    /// texel's x and y.
-    pub dest: [u32; 3],
-}
-
-impl FillJob {
-    /// Texels the job writes.
-    pub fn texels(&self) -> u64 {
-        u64::from(self.size[0]) * u64::from(self.size[1])
-    }
 }
 
 /// The jobs that bring `level` from window `old` (min corner, level units;

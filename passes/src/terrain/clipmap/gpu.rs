@@ -1,7 +1,9 @@
 //! Rust mirrors of the clipmap shader structs: `ClipmapParams` (in
 //! `clipmap_level.wgsl`), `ClipmapUniforms` (in `terrain_clipmap.wgsl`, both
-//! encase) and the per-piece instance record (bytemuck vertex attribute),
-//! with layout tests against naga's reflection.
+//! encase), the per-piece instance record (bytemuck vertex attribute) and
+//! the fill's job record `FillJob` (`clipmap_fill.wgsl`, bytemuck; built by
+//! the fill and by the refinement pool, its layout test sits with the fill's
+//! uniforms in `fill.rs`), with layout tests against naga's reflection.
 
 use glam::{IVec2, IVec4, Vec4};
 
@@ -107,6 +109,30 @@ pub struct ClipInstance {
     pub level: i32,
     /// Stitched edges and quads of the piece ([`super::cull::instance_word`]).
     pub word: i32,
+}
+
+/// One strip to fill (WGSL `FillJob`): vertices `origin .. origin + size`
+/// of `level`, in level units.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FillJob {
+    /// First vertex `(I, J)`.
+    pub origin: [i32; 2],
+    /// Vertices along `I` and `J`.
+    pub size: [u32; 2],
+    /// Level (array layer).
+    pub level: u32,
+    /// Where a refinement pool job stores its texels: array layer (0: a
+    /// level strip, stored toroidally in layer `level`), then the first
+    /// texel's x and y.
+    pub dest: [u32; 3],
+}
+
+impl FillJob {
+    /// Texels the job writes.
+    pub fn texels(&self) -> u64 {
+        u64::from(self.size[0]) * u64::from(self.size[1])
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,9 @@
 //! drawn as two coplanar halves: level 0 is the exact surface. Triangles wind
 //! counter-clockwise in `(I, J)`, which is clockwise seen from +Z in world
 //! space (`x = O - J s`, `y = O - I s` mirrors), like `static-chunks`.
+//! [`main_diagonal`] says which way a quad splits and [`quad_height`] is the
+//! height the two triangles give inside it (the CPU models of the drawn
+//! surface, [`super::refine`] and [`super::accuracy`], read both).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -97,6 +100,23 @@ impl ClipmapMeshes {
 /// odd-odd corners.
 pub fn main_diagonal(i: i64, j: i64) -> bool {
     (i + j).rem_euclid(2) == 0
+}
+
+/// Height of the triangle containing in-quad `(u, v)` of a quad with corner
+/// heights `h00, h10, h01, h11`, split along the main diagonal or not.
+pub fn quad_height(h: [f32; 4], main: bool, u: f64, v: f64) -> f64 {
+    let [h00, h10, h01, h11] = h.map(f64::from);
+    if main {
+        if u >= v {
+            h00 + u * (h10 - h00) + v * (h11 - h10)
+        } else {
+            h00 + v * (h01 - h00) + u * (h11 - h01)
+        }
+    } else if u + v <= 1.0 {
+        h00 + u * (h10 - h00) + v * (h01 - h00)
+    } else {
+        h11 + (1.0 - u) * (h01 - h11) + (1.0 - v) * (h10 - h11)
+    }
 }
 
 /// A `w x h`-quad grid: vertices row-major (`j * (w + 1) + i`), two
@@ -233,5 +253,22 @@ mod tests {
         // Block 8: blocks are drawn as 2 x 2 sub-blocks of 4 quads.
         assert_eq!(m.range(PieceKind::Block).triangles(), 2 * 16);
         assert_eq!(m.range(PieceKind::Block2).triangles(), 2 * 4);
+    }
+
+    #[test]
+    fn quad_height_reproduces_corners_and_planes() {
+        let h = [1.0, 3.0, 5.0, 7.0];
+        for main in [true, false] {
+            assert_eq!(quad_height(h, main, 0.0, 0.0), 1.0);
+            assert_eq!(quad_height(h, main, 1.0, 0.0), 3.0);
+            assert_eq!(quad_height(h, main, 0.0, 1.0), 5.0);
+            assert_eq!(quad_height(h, main, 1.0, 1.0), 7.0);
+            // A plane (h = 1 + 2u + 4v) is reproduced by either split.
+            assert!((quad_height(h, main, 0.3, 0.6) - (1.0 + 0.6 + 2.4)).abs() < 1e-12);
+        }
+        // A saddle differs between the two splits at the centre.
+        let s = [0.0, 1.0, 1.0, 0.0];
+        assert_eq!(quad_height(s, true, 0.5, 0.5), 0.0);
+        assert_eq!(quad_height(s, false, 0.5, 0.5), 1.0);
     }
 }

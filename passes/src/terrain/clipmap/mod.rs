@@ -21,23 +21,46 @@
 //! - [`refine`]: local refinement of coarse levels over cliffs (CPU model).
 //! - [`accuracy`]: height error per level against `height_at`.
 //! - [`gpu`]: Rust mirrors of the shader structs.
-//! - `technique`: [`Clipmap`], the pass.
+//!
+//! The pass itself, [`Clipmap`], one `impl Clipmap` block per job:
+//!
+//! - `setup`: the struct, its constructors and settings.
+//! - `resources`: its GPU objects (textures, buffers, layouts, bind groups,
+//!   pipelines) and how they are made.
+//! - `levels`: where each level stands and what it lists (level set, far
+//!   grid, half-resolution ring blocks).
+//! - `record`: what a frame records (fill, cull, occlusion); `draw`: the
+//!   draw of the cull's parts.
+//! - `residency`: what a tile made resident or evicted changes.
+//! - `bake`: the refinement bake and its re-bake worker.
+//! - `report`: stats, facts, GPU memory, readbacks for tests.
+//! - `technique`: the registry entry ([`ENTRY`]) and the `Technique` impl.
 
 pub mod accuracy;
+mod bake;
 pub mod cull;
+mod draw;
 pub mod fill;
 pub mod gpu;
 pub mod layout;
+mod levels;
 pub mod lod;
 pub mod mesh;
+mod record;
 pub mod refine;
+mod report;
+mod residency;
+mod resources;
+mod setup;
 pub mod source;
 pub mod store;
 mod technique;
 #[cfg(test)]
 mod tests;
 
-pub use technique::{Clipmap, ClipmapStats, Occlusion, ENTRY};
+pub use report::ClipmapStats;
+pub use setup::{Clipmap, Occlusion};
+pub use technique::ENTRY;
 
 /// Technique name used in errors and logs.
 pub const TECHNIQUE: &str = "terrain.clipmap";

@@ -44,10 +44,9 @@
 use sward_scenes::world::coords::grid_to_world;
 use sward_scenes::World;
 
-use super::accuracy::quad_height;
-use super::fill::FillJob;
+use super::gpu::FillJob;
 use super::layout::{morph_weight_at, ClipmapConfig, MAX_LEVELS};
-use super::mesh::main_diagonal;
+use super::mesh::{main_diagonal, quad_height};
 use super::source::TerrainSampler;
 use super::store::LevelStore;
 

@@ -1,0 +1,424 @@
+//! What a frame records ([`Clipmap::record`]): the level placement and
+//! listing, the lagged readback of the cull's counts, the occlusion gate,
+//! then the `terrain.clipmap.compute` pass (the fill jobs of the strips that
+//! entered a window, of changed tiles and of the refinement pool; the height
+//! tiles; the cull), the draw ([`super::draw`]) and, with occlusion, the
+//! Hi-Z pyramid, the second cull phase and its draw.
+
+use std::sync::atomic::Ordering;
+
+use sward_engine::graph::{BufferId, RenderGraph};
+use sward_engine::GpuContext;
+use sward_scenes::{TileSource, World};
+
+use super::cull::{kind_index, piece_gpu, CullUniforms, HIDDEN, KINDS, REJECTED};
+use super::draw::DrawParts;
+use super::fill::{level_jobs, region_job, vertex_job, FillJob};
+use super::gpu::{ClipmapParams, ClipmapUniforms};
+use super::layout::{camera_level0, level_trims, place_levels, Piece, PieceKind};
+use super::report::ClipmapStats;
+use super::resources::CullState;
+use super::setup::Clipmap;
+use super::{PASS_COMPUTE, PASS_CULL_READBACK, PASS_CULL_TWO};
+use crate::frame::{FrameView, PassTargets};
+use crate::terrain::gpu::TerrainUniforms;
+
+/// Frames between two copies of the draw counts for the lagged readback.
+const READBACK_EVERY: u64 = 8;
+
+/// Horizontal distance beyond which a piece is culled: the fog end. Past it
+/// every point of the piece is at least that far (horizontal distance is a
+/// lower bound of the 3D distance the fog uses), so it would shade as the fog
+/// colour, which is also the clear colour: culling it leaves the image as is.
+fn cull_distance(view: &FrameView) -> f32 {
+    view.settings.fog_range[1]
+}
+
+impl Clipmap {
+    /// Adds `terrain.clipmap.compute` (level placement, compute fill of the
+    /// strips that entered a window, GPU piece cull), every 8th frame
+    /// `terrain.clipmap.cull.readback`, and `terrain.clipmap` (one
+    /// multi-draw-indirect of the shared meshes). `world` is the resident
+    /// world the technique was built for; `far` answers heights beyond it
+    /// (baked into the far grid when the level set changes).
+    pub fn record<'a>(
+        &'a mut self,
+        gpu: &'a GpuContext,
+        graph: &mut RenderGraph<'a>,
+        view: &FrameView,
+        targets: PassTargets,
+        world: &'a World,
+        far: Option<&'a dyn TileSource>,
+    ) {
+        self.pipeline_for(&gpu.device, view.sample_count);
+        let cfg = self.config_for(view);
+        // A finished re-bake first: the levels are built again (below) when
+        // its pool does not fit.
+        self.poll_rebake(gpu, false);
+        self.ensure_levels(gpu, cfg, world, far);
+        let eye = view.eye();
+        let cam0 = camera_level0(f64::from(eye.x), f64::from(eye.y));
+        let places = place_levels(&cfg, cam0);
+        if self.update_frames(&cfg, &places, view) {
+            self.cull.frame_pieces = self
+                .frames
+                .iter()
+                .flat_map(|f| &f.pieces)
+                .map(piece_gpu)
+                .collect();
+            self.cull.frame_pieces_stale.store(true, Ordering::Relaxed);
+            self.listing_version += 1;
+        }
+        let trims: Vec<Piece> = places
+            .iter()
+            .enumerate()
+            .flat_map(|(l, p)| level_trims(&cfg, l as u32, p))
+            .collect();
+        // Per kind, what was listed (the counters until a readback arrives).
+        let mut listed_per_kind = [0u64; KINDS];
+        for f in &self.frames {
+            for (sum, n) in listed_per_kind.iter_mut().zip(f.per_kind) {
+                *sum += u64::from(n);
+            }
+        }
+        for p in &trims {
+            listed_per_kind[kind_index(p.kind)] += 1;
+        }
+        let half_blocks = listed_per_kind[kind_index(PieceKind::Block2)] as u32;
+        let piece_count = listed_per_kind.iter().sum::<u64>() as u32;
+        self.places.clone_from(&places);
+        let view = *view;
+        let Clipmap {
+            meshes,
+            vertices,
+            indices,
+            instances,
+            uniforms,
+            chunk_origin,
+            chunk_count,
+            pipelines,
+            fill,
+            cull,
+            level_gpu,
+            stats,
+            ..
+        } = self;
+        let Some(level_gpu) = level_gpu.as_ref() else {
+            return;
+        };
+        let (meshes, vertices, indices, instances, uniforms) =
+            (&*meshes, &*vertices, &*indices, &*instances, &*uniforms);
+        let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
+        cull.frame += 1;
+        let frame = cull.frame;
+        let mut copy_now = false;
+        // (copy frame, parts drawn, parts occlusion hid) of the newest readback.
+        let mut latest = None;
+        if let Ok(readback) = cull.readback.get_mut() {
+            readback.poll(frame);
+            if let Some(words) = readback.latest() {
+                let count = |draw: usize| words.get(5 * draw + 1).copied().unwrap_or(0);
+                let counts: [u32; KINDS] = std::array::from_fn(|k| count(k) + count(KINDS + k));
+                cull.counts = Some(counts);
+                cull.occluded = cull
+                    .occlusion
+                    .is_some()
+                    .then(|| [count(REJECTED), count(HIDDEN)]);
+                latest = readback
+                    .latest_frame()
+                    .map(|f| (f, counts.iter().sum::<u32>(), count(HIDDEN)));
+            }
+            copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
+        }
+        // Occlusion: whether this frame tests (`auto` rests the test while
+        // it hides next to nothing), and the pyramid for this target (a new
+        // one, or one left during a rest, holds nothing of last frame).
+        let mut previous = false;
+        let mut test_now = false;
+        if let Some(o) = cull.occlusion.as_mut() {
+            test_now = o.gate.as_mut().is_none_or(|g| g.decide(frame, latest));
+            if test_now {
+                if o.hiz
+                    .ensure_group(&gpu.device, view.size, &o.hiz_layout, &mut o.hiz_group)
+                {
+                    o.previous = false;
+                }
+                previous = o.previous;
+                if !previous {
+                    // Nothing to test against: this frame only builds the
+                    // pyramid, its counts say nothing about the test.
+                    if let Some(g) = o.gate.as_mut() {
+                        g.unjudged(frame);
+                    }
+                }
+            }
+            o.previous = test_now;
+        }
+        let cull: &'a CullState = cull;
+        let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
+        let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
+        let levels = graph.import_texture("terrain.clipmap.levels", &level_gpu.texture);
+        let jobs_id = graph.import_buffer("terrain.clipmap.fill.jobs", &fill.jobs);
+        let cull_uniforms = graph.import_buffer("terrain.clipmap.cull.uniforms", &cull.uniforms);
+        let pieces_id = graph.import_buffer("terrain.clipmap.cull.pieces", &cull.pieces);
+        let ztiles_id = graph.import_buffer("terrain.clipmap.cull.ztiles", &level_gpu.ztiles);
+        let rejected_id = graph.import_buffer("terrain.clipmap.cull.rejected", &cull.rejected);
+        let draw_uniforms = graph.import_buffer("terrain.clipmap.uniforms", uniforms);
+        let fill_group = graph.import_bind_group(
+            "terrain.clipmap.fill.group",
+            &level_gpu.fill_bind,
+            &[jobs_id.into(), levels.into()],
+        );
+        let cull_group = graph.import_bind_group(
+            "terrain.clipmap.cull.group",
+            &cull.bind,
+            &[
+                cull_uniforms.into(),
+                pieces_id.into(),
+                args.into(),
+                instance_id.into(),
+                rejected_id.into(),
+            ],
+        );
+        let cull_levels = graph.import_bind_group(
+            "terrain.clipmap.cull.levels",
+            &level_gpu.cull_bind,
+            &[levels.into(), ztiles_id.into()],
+        );
+        // With occlusion: the object, the pyramid and group 2 over it.
+        let occ = cull.occlusion.as_ref().filter(|_| test_now).and_then(|o| {
+            let pyramid = o.hiz.import(graph)?;
+            let group = graph.import_bind_group(
+                "terrain.clipmap.cull.hiz",
+                o.hiz_group.as_ref()?,
+                &[pyramid.into()],
+            );
+            Some((o, pyramid, group))
+        });
+        let draw_group = graph.import_bind_group(
+            "terrain.clipmap.group",
+            &level_gpu.bind_group,
+            &[draw_uniforms.into(), levels.into()],
+        );
+        // One compute pass: the fill of the strips that entered a window,
+        // the height tiles of the levels it changed, then the cull.
+        let mut compute = graph
+            .add_compute_pass(PASS_COMPUTE)
+            .read(jobs_id)
+            .read_write(levels)
+            .read(cull_uniforms)
+            .read(pieces_id)
+            .read_write(ztiles_id)
+            .read_write(args)
+            .read_write(instance_id)
+            .read_write(rejected_id)
+            .needs(sward_engine::Capability::Compute);
+        if let Some((_, pyramid, _)) = occ {
+            compute = compute.read(pyramid);
+        }
+        compute.record(move |ctx| {
+            let n = i64::from(cfg.texels());
+            let mut jobs: Vec<FillJob> = Vec::new();
+            for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
+                jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+                // Texels kept from earlier frames that read a changed tile.
+                if old.is_some() {
+                    jobs.extend(
+                        fill.regions
+                            .iter()
+                            .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
+                    );
+                }
+                *old = Some(place.origin);
+            }
+            // Texels whose refinement flag changed with a re-bake (those
+            // outside the windows get theirs when they enter).
+            for (level, lo, hi) in fill.flag_rects.drain(..) {
+                if let Some(p) = places.get(level as usize) {
+                    jobs.extend(vertex_job(level, p.origin, n, lo, hi));
+                }
+            }
+            // The refinement pool after a bake, or after the resident world
+            // changed in place (its texels read the same sources).
+            if fill.pool_pending || !fill.regions.is_empty() {
+                jobs.extend_from_slice(&level_gpu.refine_gpu.jobs);
+                fill.pool_pending = false;
+            }
+            fill.regions.clear();
+            fill.filled = jobs.iter().map(FillJob::texels).sum();
+            if !jobs.is_empty() {
+                let bytes: &[u8] = bytemuck::cast_slice(&jobs);
+                ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+                let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+                ctx.pass.set_pipeline(&fill.pipeline);
+                ctx.pass
+                    .set_bind_group(0, ctx.res.bind_group(fill_group), &[]);
+                ctx.pass
+                    .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
+            }
+            let update = jobs.iter().fold(0u32, |m, j| m | 1 << j.level);
+            let stored = cull.frame_pieces.len() as u32;
+            let mut u = CullUniforms::new(
+                &view.frustum,
+                eye,
+                cull_distance(&view),
+                &cfg,
+                update,
+                stored,
+                places.iter().map(|p| p.origin),
+                &trims,
+            );
+            u.refine = level_gpu.refine_gpu.rects;
+            if let Some((o, ..)) = occ {
+                let (pixels, _, hiz_levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
+                u.view_proj = view.view_proj.to_cols_array_2d();
+                u.hiz = [
+                    pixels[0] as f32,
+                    pixels[1] as f32,
+                    hiz_levels as f32,
+                    f32::from(u8::from(previous)),
+                ];
+            }
+            let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
+            let writes: [Option<(BufferId, &[u8])>; 3] = [
+                Some((cull_uniforms, bytemuck::bytes_of(&u))),
+                Some((args, bytemuck::cast_slice(&cull.reset))),
+                stale.then(|| (pieces_id, bytemuck::cast_slice(&cull.frame_pieces))),
+            ];
+            for (buffer, bytes) in writes.into_iter().flatten() {
+                ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
+                ctx.counters.bytes_uploaded += bytes.len() as u64;
+            }
+            ctx.pass
+                .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
+            ctx.pass
+                .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
+            if update != 0 {
+                ctx.pass.set_pipeline(&cull.ztiles_pipeline);
+                ctx.pass
+                    .dispatch_workgroups((u.tiles * u.tiles).div_ceil(64), cfg.levels, 1);
+            }
+            let invocations = stored + u.trim_count;
+            match occ {
+                Some((o, _, group)) => {
+                    ctx.pass.set_pipeline(&o.phase_one);
+                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
+                }
+                None => ctx.pass.set_pipeline(&cull.pipeline),
+            }
+            ctx.pass
+                .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
+            ctx.counters.instances_submitted += u64::from(invocations);
+        });
+        let draws = DrawParts {
+            args,
+            instances: instance_id,
+            levels,
+            uniforms: draw_uniforms,
+            group: draw_group,
+            vertices,
+            indices,
+            pipelines,
+            multi: cull.multi,
+            refined: !level_gpu.refine.is_empty(),
+        };
+        let mut params = ClipmapParams::new(&cfg, cam0);
+        params.refine = level_gpu.refine_gpu.rects.map(glam::IVec4::from_array);
+        let uniform_bytes = ClipmapUniforms {
+            terrain: TerrainUniforms::from_view(&view),
+            clip: params,
+            chunk_origin,
+            chunk_count,
+        }
+        .to_bytes();
+        draws.record(
+            graph,
+            &view,
+            targets,
+            0,
+            Some(uniform_bytes),
+            move |counters| {
+                // Instances (a split block counts once per sub-block drawn);
+                // until the first readback arrives, every part listed.
+                let (mut drawn, mut triangles) = (0u64, 0u64);
+                for kind in PieceKind::ALL {
+                    let k = kind_index(kind);
+                    let count = match cull.counts {
+                        Some(c) => u64::from(c[k]),
+                        None => {
+                            let n = kind.split(i64::from(cfg.block)) as u64;
+                            listed_per_kind[k] * n * n
+                        }
+                    };
+                    drawn += count;
+                    if !kind.is_seam() {
+                        triangles += meshes.range(kind).triangles() * count;
+                    }
+                }
+                counters.instances_drawn += drawn;
+                counters.triangles += triangles;
+                *stats = ClipmapStats {
+                    levels: cfg.levels,
+                    pieces: piece_count as usize,
+                    pieces_drawn: drawn as usize,
+                    triangles,
+                    texels_filled: 0,
+                    half_blocks,
+                };
+            },
+        );
+        if let Some((o, pyramid, group)) = occ {
+            o.hiz
+                .record_into(graph, pyramid, targets.depth, view.sample_count);
+            // Later passes (grass occlusion) may test against it: it holds
+            // this frame's terrain except what phase two adds, so a test
+            // against it can only hide less than one after phase two.
+            graph.publish_texture(crate::hiz::TERRAIN_PYRAMID, pyramid);
+            // Phase two over at most every part listed.
+            let parts: u64 = PieceKind::ALL
+                .iter()
+                .map(|k| {
+                    let n = k.split(i64::from(cfg.block)) as u64;
+                    listed_per_kind[kind_index(*k)] * n * n
+                })
+                .sum();
+            graph
+                .add_compute_pass(PASS_CULL_TWO)
+                .read(cull_uniforms)
+                .read(pieces_id)
+                .read(levels)
+                .read(ztiles_id)
+                .read(rejected_id)
+                .read(pyramid)
+                .read_write(args)
+                .read_write(instance_id)
+                .needs(sward_engine::Capability::Compute)
+                .record(move |ctx| {
+                    ctx.pass.set_pipeline(&o.phase_two);
+                    ctx.pass
+                        .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
+                    ctx.pass
+                        .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
+                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
+                    ctx.pass
+                        .dispatch_workgroups((parts as u32).div_ceil(64).max(1), 1, 1);
+                });
+            let after = PassTargets {
+                clear: false,
+                ..targets
+            };
+            draws.record(graph, &view, after, 1, None, |_| {});
+        }
+        if copy_now {
+            graph
+                .add_transfer_pass(PASS_CULL_READBACK)
+                .read(args)
+                .record(move |ctx| {
+                    if let Ok(mut readback) = cull.readback.lock() {
+                        readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
+                    }
+                });
+        }
+    }
+}
