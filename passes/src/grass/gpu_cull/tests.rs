@@ -1316,7 +1316,8 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
 #[test]
 fn staged_descriptors_land_in_their_pages_through_pool_growth() {
     use super::pool::{own_slot, place_descriptors};
-    use super::{Capacity, PreparedPatches, DESCRIPTOR_BYTES};
+    use super::descriptor::DESCRIPTOR_BYTES;
+    use super::{Capacity, PreparedPatches};
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
     };
