@@ -3,17 +3,16 @@
 //! occlusion off, and [`GpuCull::rebind`], which remakes them when a pool
 //! grows.
 
-use sward_engine::GpuContext;
+use sward_engine::{bind, GpuContext};
 
 use super::draw::{self, CullPipelines, InstancePipelines};
 use super::{Compaction, GpuCull};
 use crate::atlas::HeightAtlas;
 
-fn bind(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-    wgpu::BindGroupEntry {
-        binding,
-        resource: buffer.as_entire_binding(),
-    }
+/// The height atlas's bindings from `first` on (chunk table, heights,
+/// normals, index), as `(binding, resource)` pairs.
+pub(super) fn atlas_at(atlas: &HeightAtlas, first: u32) -> [(u32, wgpu::BindingResource<'_>); 4] {
+    atlas.bind_entries(first).map(|e| (e.binding, e.resource))
 }
 
 /// Group 1 of the per-instance cull with occlusion off: a 1x1 stand-in
@@ -46,17 +45,18 @@ pub(super) fn patch_group(
     pipelines: &CullPipelines,
     [uniform, entries, models, args, counts]: [&wgpu::Buffer; 5],
 ) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(draw::PASS_CULL),
-        layout: &pipelines.layout,
-        entries: &[
-            bind(0, uniform),
-            bind(1, entries),
-            bind(2, models),
-            bind(3, args),
-            bind(4, counts),
+    bind::group(
+        device,
+        draw::PASS_CULL,
+        &pipelines.layout,
+        &[
+            uniform.as_entire_binding(),
+            entries.as_entire_binding(),
+            models.as_entire_binding(),
+            args.as_entire_binding(),
+            counts.as_entire_binding(),
         ],
-    })
+    )
 }
 
 /// The per-instance cull's groups: `cull_patches`' group 0,
@@ -68,34 +68,36 @@ pub(super) fn instance_groups(
     [descriptors, patches]: [&wgpu::Buffer; 2],
     atlas: &HeightAtlas,
 ) -> [wgpu::BindGroup; 3] {
-    let patch_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(draw::PASS_CULL),
-        layout: &pipelines.patch_layout,
-        entries: &[
-            bind(0, uniform),
-            bind(1, entries),
-            bind(2, models),
-            bind(3, state),
-            bind(5, dispatch),
+    let patch_group = bind::group_at(
+        device,
+        draw::PASS_CULL,
+        &pipelines.patch_layout,
+        &[
+            (0, uniform.as_entire_binding()),
+            (1, entries.as_entire_binding()),
+            (2, models.as_entire_binding()),
+            (3, state.as_entire_binding()),
+            (5, dispatch.as_entire_binding()),
         ],
-    });
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(draw::PASS_CULL),
-        layout: &pipelines.layout,
-        entries: &[
-            bind(0, uniform),
-            bind(1, entries),
-            bind(2, models),
-            bind(3, state),
-            bind(4, visible),
+    );
+    let bind_group = bind::group(
+        device,
+        draw::PASS_CULL,
+        &pipelines.layout,
+        &[
+            uniform.as_entire_binding(),
+            entries.as_entire_binding(),
+            models.as_entire_binding(),
+            state.as_entire_binding(),
+            visible.as_entire_binding(),
         ],
-    });
-    let [c0, c1, c2, c3] = atlas.bind_entries(2);
-    let roots_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("grass.cull.roots"),
-        layout: &pipelines.roots,
-        entries: &[bind(0, descriptors), bind(1, patches), c0, c1, c2, c3],
-    });
+    );
+    let mut roots = vec![
+        (0, descriptors.as_entire_binding()),
+        (1, patches.as_entire_binding()),
+    ];
+    roots.extend(atlas_at(atlas, 2));
+    let roots_group = bind::group_at(device, "grass.cull.roots", &pipelines.roots, &roots);
     [patch_group, bind_group, roots_group]
 }
 
@@ -109,17 +111,16 @@ pub(super) fn draw_group(
     visible: Option<&wgpu::Buffer>,
     cull_uniform: &wgpu::Buffer,
 ) -> wgpu::BindGroup {
-    let [a0, a1, a2, a3] = atlas.bind_entries(2);
-    let mut entries = vec![bind(0, descriptors), bind(1, patches), a0, a1, a2, a3];
+    let mut entries = vec![
+        (0, descriptors.as_entire_binding()),
+        (1, patches.as_entire_binding()),
+    ];
+    entries.extend(atlas_at(atlas, 2));
     if let Some(v) = visible {
-        entries.push(bind(6, v));
+        entries.push((6, v.as_entire_binding()));
     }
-    entries.push(bind(7, cull_uniform));
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("grass.gpu-cull.draw"),
-        layout,
-        entries: &entries,
-    })
+    entries.push((7, cull_uniform.as_entire_binding()));
+    bind::group_at(device, "grass.gpu-cull.draw", layout, &entries)
 }
 
 impl GpuCull {
