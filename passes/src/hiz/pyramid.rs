@@ -4,10 +4,14 @@
 //! pass reads the whole pyramid through ([`pyramid_layout`],
 //! [`pyramid_group`]).
 
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::{RenderGraph, TextureId};
 
 use super::{base_size, level_count, level_size, HIZ_FORMAT, PASS_HIZ};
 use crate::error::PassError;
+
+/// Every binding here is seen by compute.
+const CS: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
 
 /// The pyramid texture and the compute pipelines that build it.
 pub struct HiZ {
@@ -40,34 +44,20 @@ struct Pyramid {
     reduce_groups: Vec<wgpu::BindGroup>,
 }
 
-fn texture_entry(
-    binding: u32,
-    sample_type: wgpu::TextureSampleType,
-    multisampled: bool,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Texture {
-            sample_type,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled,
-        },
-        count: None,
-    }
-}
+/// The pyramid's texels as a test reads them (every level, unfiltered).
+const PYRAMID: Slot = Slot::float_texture(wgpu::TextureViewDimension::D2, false);
+
+/// A level the build writes (`hiz_dst`).
+const LEVEL_OUT: Slot = Slot::StorageTexture {
+    format: HIZ_FORMAT,
+    access: wgpu::StorageTextureAccess::WriteOnly,
+    dim: wgpu::TextureViewDimension::D2,
+};
 
 /// The bind group layout of a compute pass that tests against a pyramid:
 /// the whole pyramid (every level) at binding 0, as `hiz_test` reads it.
 pub fn pyramid_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &[texture_entry(
-            0,
-            wgpu::TextureSampleType::Float { filterable: false },
-            false,
-        )],
-    })
+    bind::layout(device, label, &[bind::entry(0, CS, PYRAMID)])
 }
 
 /// A [`pyramid_layout`] bind group over `view` (a pyramid, or a stand-in).
@@ -76,27 +66,12 @@ pub fn pyramid_group(
     layout: &wgpu::BindGroupLayout,
     view: &wgpu::TextureView,
 ) -> wgpu::BindGroup {
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("hiz.pyramid"),
+    bind::group(
+        device,
+        "hiz.pyramid",
         layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::TextureView(view),
-        }],
-    })
-}
-
-fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::StorageTexture {
-            access: wgpu::StorageTextureAccess::WriteOnly,
-            format: HIZ_FORMAT,
-            view_dimension: wgpu::TextureViewDimension::D2,
-        },
-        count: None,
-    }
+        &[wgpu::BindingResource::TextureView(view)],
+    )
 }
 
 impl HiZ {
@@ -108,45 +83,31 @@ impl HiZ {
                 technique: "hi-z pyramid",
                 source,
             })?;
-        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
-            device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(label),
-                entries,
-            })
+        let depth = Slot::depth_texture(wgpu::TextureViewDimension::D2);
+        let depth_ms = Slot::Texture {
+            sample: wgpu::TextureSampleType::Depth,
+            dim: wgpu::TextureViewDimension::D2,
+            multisampled: true,
         };
-        let unfilterable = wgpu::TextureSampleType::Float { filterable: false };
-        let depth_layout = layout(
+        // Bindings of `hiz.wgsl`: 0 hiz_depth, 1 hiz_depth_ms, 2 hiz_src
+        // (the level below), 3 hiz_dst (the level written).
+        let depth_layout = bind::layout(
+            device,
             "hiz.depth",
-            &[
-                texture_entry(0, wgpu::TextureSampleType::Depth, false),
-                storage_entry(3),
-            ],
+            &[bind::entry(0, CS, depth), bind::entry(3, CS, LEVEL_OUT)],
         );
-        let depth_ms_layout = layout(
+        let depth_ms_layout = bind::layout(
+            device,
             "hiz.depth_ms",
-            &[
-                texture_entry(1, wgpu::TextureSampleType::Depth, true),
-                storage_entry(3),
-            ],
+            &[bind::entry(1, CS, depth_ms), bind::entry(3, CS, LEVEL_OUT)],
         );
-        let reduce_layout = layout(
+        let reduce_layout = bind::layout(
+            device,
             "hiz.reduce",
-            &[texture_entry(2, unfilterable, false), storage_entry(3)],
+            &[bind::entry(2, CS, PYRAMID), bind::entry(3, CS, LEVEL_OUT)],
         );
         let pipeline = |bgl: &wgpu::BindGroupLayout, entry: &str| {
-            let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(PASS_HIZ),
-                bind_group_layouts: &[bgl],
-                push_constant_ranges: &[],
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(PASS_HIZ),
-                layout: Some(&pl),
-                module: &shader,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            bind::compute_pipeline(device, PASS_HIZ, &[bgl], &shader, entry)
         };
         Ok(HiZ {
             name,
@@ -221,20 +182,15 @@ impl HiZ {
             .collect();
         let reduce_groups = (1..count as usize)
             .map(|l| {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("hiz.reduce"),
-                    layout: &self.reduce_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: wgpu::BindingResource::TextureView(&levels[l - 1]),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::TextureView(&levels[l]),
-                        },
+                bind::group_at(
+                    device,
+                    "hiz.reduce",
+                    &self.reduce_layout,
+                    &[
+                        (2, wgpu::BindingResource::TextureView(&levels[l - 1])),
+                        (3, wgpu::BindingResource::TextureView(&levels[l])),
                     ],
-                })
+                )
             })
             .collect();
         self.pyramid = Some(Pyramid {
@@ -338,24 +294,20 @@ impl HiZ {
                         aspect: wgpu::TextureAspect::DepthOnly,
                         ..Default::default()
                     });
-                    let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("hiz.depth"),
-                        layout: if ms {
-                            &self.depth_ms_layout
-                        } else {
-                            &self.depth_layout
-                        },
-                        entries: &[
-                            wgpu::BindGroupEntry {
-                                binding: if ms { 1 } else { 0 },
-                                resource: wgpu::BindingResource::TextureView(&depth_view),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 3,
-                                resource: wgpu::BindingResource::TextureView(&p.levels[0]),
-                            },
+                    let (layout, binding) = if ms {
+                        (&self.depth_ms_layout, 1)
+                    } else {
+                        (&self.depth_layout, 0)
+                    };
+                    let group = bind::group_at(
+                        ctx.device,
+                        "hiz.depth",
+                        layout,
+                        &[
+                            (binding, wgpu::BindingResource::TextureView(&depth_view)),
+                            (3, wgpu::BindingResource::TextureView(&p.levels[0])),
                         ],
-                    });
+                    );
                     *cache = Some((depth_texture.clone(), group));
                 }
                 let Some((_, group0)) = cache.as_ref() else {

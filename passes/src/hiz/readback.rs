@@ -5,6 +5,8 @@
 
 #[cfg(test)]
 use glam::Mat4;
+#[cfg(test)]
+use sward_engine::bind;
 
 #[cfg(test)]
 use super::HiZ;
@@ -85,6 +87,8 @@ pub(crate) fn probe_sphere_tests(
     let (pixels, _, levels) = hiz.shape().expect("pyramid made");
     let shader =
         sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_HIZ).unwrap();
+    // Its layout derived from the shader (`bind` builds pipelines over
+    // explicit layouts only).
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("probe.hiz"),
         layout: None,
@@ -112,28 +116,17 @@ pub(crate) fn probe_sphere_tests(
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe.hiz"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(hiz.view().unwrap()),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: uniform.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: input.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: out.as_entire_binding(),
-            },
+    let group = bind::group(
+        device,
+        "probe.hiz",
+        &pipeline.get_bind_group_layout(0),
+        &[
+            wgpu::BindingResource::TextureView(hiz.view().unwrap()), // probe_pyramid
+            uniform.as_entire_binding(),                             // probe
+            input.as_entire_binding(),                               // probe_spheres
+            out.as_entire_binding(),                                 // probe_out
         ],
-    });
+    );
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
