@@ -12,8 +12,8 @@ use sward_engine::bind;
 use super::HiZ;
 use super::{level_count, level_size, Level};
 
-/// Reads every level of `texture` (an [`HIZ_FORMAT`](super::HIZ_FORMAT) pyramid with level 0
-/// of `size`) back to the CPU (tests).
+/// Reads every level of `texture` (an [`HIZ_FORMAT`](super::HIZ_FORMAT)
+/// pyramid with level 0 of `size`) back to the CPU (tests).
 pub fn read_levels(
     device: &wgpu::Device,
     queue: &wgpu::Queue,

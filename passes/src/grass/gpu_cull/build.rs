@@ -11,13 +11,15 @@ use sward_scenes::{Placements, TileCoord, World};
 
 use super::cull::{CullModel, GRASS_CULL_BYTES};
 use super::descriptor::DESCRIPTOR_BYTES;
-use super::draw::{cull_pipelines, instance_pipelines, root_group_layout, DrawPipelines, CULL_WORKGROUP};
+use super::draw::{
+    cull_pipelines, instance_pipelines, root_group_layout, DrawPipelines, CULL_WORKGROUP,
+};
 use super::groups::{draw_group, instance_groups, no_hiz_group, patch_group};
 use super::patches::{ModelReach, PatchSet};
 use super::pool::{PagePool, Pools};
 use super::{
-    gate, instances, Capacity, Compaction, CullMode, GpuCull, GpuCullOptions, MultiDraw,
-    PatchSize, ARGS_BYTES, DESC_PAGE, ENTRY_BYTES, ENTRY_PAGE, PATCH_BYTES,
+    gate, instances, Capacity, Compaction, CullMode, GpuCull, GpuCullOptions, MultiDraw, PatchSize,
+    ARGS_BYTES, DESC_PAGE, ENTRY_BYTES, ENTRY_PAGE, PATCH_BYTES,
 };
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;

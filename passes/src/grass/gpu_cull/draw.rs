@@ -54,17 +54,18 @@ pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError>
         &bind::entries(
             wgpu::ShaderStages::COMPUTE,
             &[
-                Slot::Uniform,     // 0 cull (uniforms)
+                Slot::Uniform,      // 0 cull (uniforms)
                 Slot::STORAGE_READ, // 1 entries
                 Slot::STORAGE_READ, // 2 models
-                Slot::STORAGE_RW,  // 3 args
-                Slot::STORAGE_RW,  // 4 counts
+                Slot::STORAGE_RW,   // 3 args
+                Slot::STORAGE_RW,   // 4 counts
             ],
         ),
     );
     let pipeline_layout = bind::pipeline_layout(device, PASS_CULL, &[&layout]);
-    let pipeline =
-        |entry: &str| bind::compute_pipeline_with(device, PASS_CULL, &pipeline_layout, &shader, entry);
+    let pipeline = |entry: &str| {
+        bind::compute_pipeline_with(device, PASS_CULL, &pipeline_layout, &shader, entry)
+    };
     Ok(CullPipelines {
         reset: pipeline("reset"),
         cull: pipeline("cull_entries"),
@@ -128,11 +129,11 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
         &bind::entries(
             cs,
             &[
-                Slot::Uniform,     // 0 cull (uniforms)
+                Slot::Uniform,      // 0 cull (uniforms)
                 Slot::STORAGE_READ, // 1 entries
                 Slot::STORAGE_READ, // 2 models
-                Slot::STORAGE_RW,  // 3 state
-                Slot::STORAGE_RW,  // 4 visible
+                Slot::STORAGE_RW,   // 3 state
+                Slot::STORAGE_RW,   // 4 visible
             ],
         ),
     );

@@ -17,7 +17,10 @@ pub(super) fn atlas_at(atlas: &HeightAtlas, first: u32) -> [(u32, wgpu::BindingR
 
 /// Group 1 of the per-instance cull with occlusion off: a 1x1 stand-in
 /// pyramid.
-pub(super) fn no_hiz_group(device: &wgpu::Device, pipelines: &InstancePipelines) -> wgpu::BindGroup {
+pub(super) fn no_hiz_group(
+    device: &wgpu::Device,
+    pipelines: &InstancePipelines,
+) -> wgpu::BindGroup {
     let stand_in = device.create_texture(&wgpu::TextureDescriptor {
         label: Some("grass.hiz.off"),
         size: wgpu::Extent3d {

@@ -70,8 +70,7 @@ pub use self::options::{Capacity, CullMode, GpuCullOptions, MultiDraw};
 pub use self::patches::PatchSize;
 pub use self::residency::PreparedPatches;
 pub use self::technique::{
-    GpuCullTier, CULL_PARAM, ENTRY, LOD_FLOOR_PARAM, LOD_START_PARAM, OCCLUSION_PARAM,
-    PATCH_PARAM,
+    GpuCullTier, CULL_PARAM, ENTRY, LOD_FLOOR_PARAM, LOD_START_PARAM, OCCLUSION_PARAM, PATCH_PARAM,
 };
 
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
-//! The choices a [`GpuCull`](super::GpuCull) is built with: which multi-draw call consumes
-//! the cull ([`MultiDraw`]), patch or per-instance culling ([`CullMode`]),
-//! the construction options ([`GpuCullOptions`]) and the pool capacities
-//! of a new tier ([`Capacity`]).
+//! The choices a [`GpuCull`](super::GpuCull) is built with: which
+//! multi-draw call consumes the cull ([`MultiDraw`]), patch or per-instance
+//! culling ([`CullMode`]), the construction options ([`GpuCullOptions`])
+//! and the pool capacities of a new tier ([`Capacity`]).
 
 use super::{DistanceLod, PatchSize};
 
@@ -30,8 +30,8 @@ impl MultiDraw {
 pub enum CullMode {
     /// Whole (patch, model) entries: one indirect draw per visible entry.
     Patch,
-    /// Every clump of a visible entry ([`instances`](super::instances)): one indirect draw
-    /// per model over the compacted visible list.
+    /// Every clump of a visible entry ([`instances`](super::instances)):
+    /// one indirect draw per model over the compacted visible list.
     #[default]
     Instance,
 }

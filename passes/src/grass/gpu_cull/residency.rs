@@ -292,7 +292,6 @@ impl GpuCull {
         Ok(())
     }
 
-
     /// Publishes the resident tiles to the cull: each model's args region
     /// and visible-list region (prefix sums of its live entries and
     /// clumps, in model order), the per-model table (one small write), the

@@ -9,8 +9,7 @@ use sward_scenes::{Placements, TileCoord, World};
 use super::patches::PatchSet;
 use super::pool::Pools;
 use super::{
-    Capacity, CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw, PatchSize,
-    PreparedPatches,
+    Capacity, CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw, PatchSize, PreparedPatches,
 };
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;

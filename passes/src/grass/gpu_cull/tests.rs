@@ -10,8 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use glam::Vec3;
-use sward_engine::graph::FrameReport;
 use sward_engine::bind::{self, Slot};
+use sward_engine::graph::FrameReport;
 use sward_engine::GpuContext;
 use sward_scenes::Scene;
 
@@ -294,12 +294,9 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
     let shader =
         sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_GRASS_ROOT).unwrap();
     let empty = bind::layout(device, "probe.empty", &[]);
-    let group2 = super::draw::draw_group_layout(device, wgpu::ShaderStages::COMPUTE);
-    let out_layout = bind::layout(
-        device,
-        "probe.out",
-        &[bind::entry(0, wgpu::ShaderStages::COMPUTE, Slot::STORAGE_RW)],
-    );
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let group2 = super::draw::draw_group_layout(device, cs);
+    let out_layout = bind::layout(device, "probe.out", &bind::entries(cs, &[Slot::STORAGE_RW]));
     let pipeline = bind::compute_pipeline(
         device,
         "probe.grass_root",
@@ -1275,8 +1272,8 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
 /// draws.
 #[test]
 fn staged_descriptors_land_in_their_pages_through_pool_growth() {
-    use super::pool::{own_slot, place_descriptors};
     use super::descriptor::DESCRIPTOR_BYTES;
+    use super::pool::{own_slot, place_descriptors};
     use super::{Capacity, PreparedPatches};
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
