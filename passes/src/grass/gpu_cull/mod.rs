@@ -34,7 +34,6 @@
 //! the previous cull left into a readback ring (`sward_engine::lagged`), which feeds
 //! the `instances_drawn` / `triangles` counters a few frames late.
 //!
-//!
 //! Files, one job each: `options` (construction options, pool
 //! capacities), `build` (the buffers and pipelines of a new tier),
 //! `groups` (the bind groups over those buffers), `residency` (tiles in
