@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use sward_engine::bind::{self, Slot};
 use sward_engine::GpuContext;
 
 use super::super::gpu::vertex_layouts;
@@ -25,23 +26,6 @@ pub const PASS_READBACK: &str = "grass.readback";
 pub const READBACK_EVERY: u64 = 4;
 /// Workgroup size of `cull_entries`.
 pub const CULL_WORKGROUP: u32 = 64;
-
-fn buffer_entry(
-    binding: u32,
-    ty: wgpu::BufferBindingType,
-    visibility: wgpu::ShaderStages,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
 
 fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
     PassError::Shader {
@@ -64,33 +48,23 @@ pub struct CullPipelines {
 pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError> {
     let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL)
         .map_err(shader_error)?;
-    let cs = wgpu::ShaderStages::COMPUTE;
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    let write = wgpu::BufferBindingType::Storage { read_only: false };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(PASS_CULL),
-        entries: &[
-            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
-            buffer_entry(1, read, cs),
-            buffer_entry(2, read, cs),
-            buffer_entry(3, write, cs),
-            buffer_entry(4, write, cs),
-        ],
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(PASS_CULL),
-        bind_group_layouts: &[&layout],
-        push_constant_ranges: &[],
-    });
+    let layout = bind::layout(
+        device,
+        PASS_CULL,
+        &bind::entries(
+            wgpu::ShaderStages::COMPUTE,
+            &[
+                Slot::Uniform,      // 0 cull (uniforms)
+                Slot::STORAGE_READ, // 1 entries
+                Slot::STORAGE_READ, // 2 models
+                Slot::STORAGE_RW,   // 3 args
+                Slot::STORAGE_RW,   // 4 counts
+            ],
+        ),
+    );
+    let pipeline_layout = bind::pipeline_layout(device, PASS_CULL, &[&layout]);
     let pipeline = |entry: &str| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(PASS_CULL),
-            layout: Some(&pipeline_layout),
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
+        bind::compute_pipeline_with(device, PASS_CULL, &pipeline_layout, &shader, entry)
     };
     Ok(CullPipelines {
         reset: pipeline("reset"),
@@ -103,19 +77,9 @@ pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError>
 /// (2..=5), visible to `vs` (the vertex stage; compute for the root probe
 /// and the per-instance cull).
 pub fn draw_group_layout(device: &wgpu::Device, vs: wgpu::ShaderStages) -> wgpu::BindGroupLayout {
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    let [a0, a1, a2, a3] = HeightAtlas::layout_entries(2, vs);
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.gpu-cull.roots"),
-        entries: &[
-            buffer_entry(0, read, vs),
-            buffer_entry(1, read, vs),
-            a0,
-            a1,
-            a2,
-            a3,
-        ],
-    })
+    let mut entries = bind::entries(vs, &[Slot::STORAGE_READ, Slot::STORAGE_READ]);
+    entries.extend(HeightAtlas::layout_entries(2, vs));
+    bind::layout(device, "grass.gpu-cull.roots", &entries)
 }
 
 /// The draw's group 2: [`draw_group_layout`] for the vertex stage, the cull
@@ -126,24 +90,13 @@ pub fn root_group_layout(
     vs: wgpu::ShaderStages,
     instances: bool,
 ) -> wgpu::BindGroupLayout {
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    let [a0, a1, a2, a3] = HeightAtlas::layout_entries(2, vs);
-    let mut entries = vec![
-        buffer_entry(0, read, vs),
-        buffer_entry(1, read, vs),
-        a0,
-        a1,
-        a2,
-        a3,
-        buffer_entry(7, wgpu::BufferBindingType::Uniform, vs),
-    ];
+    let mut entries = bind::entries(vs, &[Slot::STORAGE_READ, Slot::STORAGE_READ]);
+    entries.extend(HeightAtlas::layout_entries(2, vs));
+    entries.push(bind::entry(7, vs, Slot::Uniform));
     if instances {
-        entries.push(buffer_entry(6, read, vs));
+        entries.push(bind::entry(6, vs, Slot::STORAGE_READ));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.gpu-cull.draw"),
-        entries: &entries,
-    })
+    bind::layout(device, "grass.gpu-cull.draw", &entries)
 }
 
 /// The compute pipelines of `grass.cull` with `cull=instance`.
@@ -152,7 +105,7 @@ pub struct InstancePipelines {
     /// visible list.
     pub layout: wgpu::BindGroupLayout,
     /// Group 0 of `cull_patches`: uniforms, entries, models, state, the
-    /// indirect dispatch.
+    /// dispatch.
     pub patch_layout: wgpu::BindGroupLayout,
     /// Group 1: the Hi-Z pyramid (a 1x1 stand-in with occlusion off).
     pub hiz: wgpu::BindGroupLayout,
@@ -170,49 +123,37 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
         sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL_INSTANCES)
             .map_err(shader_error)?;
     let cs = wgpu::ShaderStages::COMPUTE;
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    let write = wgpu::BufferBindingType::Storage { read_only: false };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(PASS_CULL),
-        entries: &[
-            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
-            buffer_entry(1, read, cs),
-            buffer_entry(2, read, cs),
-            buffer_entry(3, write, cs),
-            buffer_entry(4, write, cs),
+    let layout = bind::layout(
+        device,
+        PASS_CULL,
+        &bind::entries(
+            cs,
+            &[
+                Slot::Uniform,      // 0 cull (uniforms)
+                Slot::STORAGE_READ, // 1 entries
+                Slot::STORAGE_READ, // 2 models
+                Slot::STORAGE_RW,   // 3 state
+                Slot::STORAGE_RW,   // 4 visible
+            ],
+        ),
+    );
+    let patch_layout = bind::layout(
+        device,
+        PASS_CULL,
+        &[
+            bind::entry(0, cs, Slot::Uniform),      // cull (uniforms)
+            bind::entry(1, cs, Slot::STORAGE_READ), // entries
+            bind::entry(2, cs, Slot::STORAGE_READ), // models
+            bind::entry(3, cs, Slot::STORAGE_RW),   // state
+            bind::entry(5, cs, Slot::STORAGE_RW),   // dispatch
         ],
-    });
-    let patch_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(PASS_CULL),
-        entries: &[
-            buffer_entry(0, wgpu::BufferBindingType::Uniform, cs),
-            buffer_entry(1, read, cs),
-            buffer_entry(2, read, cs),
-            buffer_entry(3, write, cs),
-            buffer_entry(5, write, cs),
-        ],
-    });
+    );
     let hiz = crate::hiz::pyramid_layout(device, "grass.cull.hiz");
     let roots = draw_group_layout(device, cs);
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(PASS_CULL),
-        bind_group_layouts: &[&layout, &hiz, &roots],
-        push_constant_ranges: &[],
-    });
-    let patch_pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(PASS_CULL),
-        bind_group_layouts: &[&patch_layout],
-        push_constant_ranges: &[],
-    });
+    let pipeline_layout = bind::pipeline_layout(device, PASS_CULL, &[&layout, &hiz, &roots]);
+    let patch_pipeline_layout = bind::pipeline_layout(device, PASS_CULL, &[&patch_layout]);
     let pipeline = |layout: &wgpu::PipelineLayout, entry: &str| {
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(PASS_CULL),
-            layout: Some(layout),
-            module: &shader,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
+        bind::compute_pipeline_with(device, PASS_CULL, layout, &shader, entry)
     };
     Ok(InstancePipelines {
         patches: pipeline(&patch_pipeline_layout, "cull_patches"),
@@ -248,11 +189,11 @@ impl DrawPipelines {
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_GPU_CULL)
                 .map_err(shader_error)?;
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("grass.gpu-cull.draw"),
-            bind_group_layouts: &[&models.frame_layout, &models.model_layout, group2],
-            push_constant_ranges: &[],
-        });
+        let layout = bind::pipeline_layout(
+            device,
+            "grass.gpu-cull.draw",
+            &[&models.frame_layout, &models.model_layout, group2],
+        );
         Ok(DrawPipelines {
             shader,
             entry,

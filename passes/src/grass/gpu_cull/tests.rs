@@ -10,6 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use glam::Vec3;
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::FrameReport;
 use sward_engine::GpuContext;
 use sward_scenes::Scene;
@@ -292,37 +293,17 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
     let device = &gpu.device;
     let shader =
         sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_GRASS_ROOT).unwrap();
-    let empty = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("probe.empty"),
-        entries: &[],
-    });
-    let group2 = super::draw::draw_group_layout(device, wgpu::ShaderStages::COMPUTE);
-    let out_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("probe.out"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("probe.grass_root"),
-        bind_group_layouts: &[&empty, &empty, &group2, &out_layout],
-        push_constant_ranges: &[],
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("probe.grass_root"),
-        layout: Some(&layout),
-        module: &shader,
-        entry_point: Some("probe"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let empty = bind::layout(device, "probe.empty", &[]);
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let group2 = super::draw::draw_group_layout(device, cs);
+    let out_layout = bind::layout(device, "probe.out", &bind::entries(cs, &[Slot::STORAGE_RW]));
+    let pipeline = bind::compute_pipeline(
+        device,
+        "probe.grass_root",
+        &[&empty, &empty, &group2, &out_layout],
+        &shader,
+        "probe",
+    );
     let n = t.instance_count();
     let out = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("probe.roots"),
@@ -330,38 +311,14 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
-    let [a0, a1, a2, a3] = atlas.bind_entries(2);
-    let g2 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe.grass_root"),
-        layout: &group2,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: t.descriptor_buffer().as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: t.patch_buffer().as_entire_binding(),
-            },
-            a0,
-            a1,
-            a2,
-            a3,
-        ],
-    });
-    let g3 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe.out"),
-        layout: &out_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
-    let g0 = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe.empty"),
-        layout: &empty,
-        entries: &[],
-    });
+    let mut roots = vec![
+        (0, t.descriptor_buffer().as_entire_binding()),
+        (1, t.patch_buffer().as_entire_binding()),
+    ];
+    roots.extend(super::groups::atlas_at(atlas, 2));
+    let g2 = bind::group_at(device, "probe.grass_root", &group2, &roots);
+    let g3 = bind::group(device, "probe.out", &out_layout, &[out.as_entire_binding()]);
+    let g0 = bind::group(device, "probe.empty", &empty, &[]);
     let mut encoder = device.create_command_encoder(&Default::default());
     {
         let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -1315,8 +1272,9 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
 /// draws.
 #[test]
 fn staged_descriptors_land_in_their_pages_through_pool_growth() {
+    use super::descriptor::DESCRIPTOR_BYTES;
     use super::pool::{own_slot, place_descriptors};
-    use super::{Capacity, PreparedPatches, DESCRIPTOR_BYTES};
+    use super::{Capacity, PreparedPatches};
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
     };
