@@ -12,10 +12,10 @@ use sward_scenes::World;
 
 use super::fill::FarGrid;
 use super::layout::ClipmapConfig;
-use super::refine::{RefineCounts, RefineGpu, RefineMask};
-use super::resources::{refine_index_texture, MAX_JOBS};
-use super::setup::Clipmap;
+use super::refine::RefineMask;
+use super::resources::refine_index_texture;
 use super::source::TerrainSampler;
+use super::state::{BakedRefine, Clipmap, PendingBake, MAX_JOBS};
 use super::TECHNIQUE;
 
 /// Flags the tiles of the levels of `cfg` whose error exceeds `bound`
@@ -53,23 +53,6 @@ pub(super) fn bake_refine(
         dropped,
         ms: baking.elapsed().as_secs_f64() * 1e3,
     }
-}
-
-/// A refinement bake running on a worker thread for level set `cfg`.
-pub(super) struct PendingBake {
-    pub(super) cfg: ClipmapConfig,
-    pub(super) thread: std::thread::JoinHandle<BakedRefine>,
-}
-
-/// A refinement bake ([`bake_refine`]).
-pub(super) struct BakedRefine {
-    pub(super) mask: RefineMask,
-    pub(super) gpu: RefineGpu,
-    pub(super) counts: RefineCounts,
-    /// Flagged tiles the pool had no room for.
-    pub(super) dropped: usize,
-    /// CPU time of the bake (ms).
-    pub(super) ms: f64,
 }
 
 impl Clipmap {

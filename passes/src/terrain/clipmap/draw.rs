@@ -9,7 +9,7 @@ use sward_engine::graph::{BufferId, RenderGraph};
 
 use super::cull::{DrawArgs, INSTANCES_PER_KIND, KINDS, SECOND};
 use super::layout::PieceKind;
-use super::resources::VERTEX_ENTRIES;
+use super::state::VERTEX_ENTRIES;
 use super::{PASS, PASS_TWO};
 use crate::frame::{FrameView, PassTargets};
 

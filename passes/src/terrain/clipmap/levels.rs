@@ -18,25 +18,13 @@ use super::layout::{
 };
 use super::lod;
 use super::resources::{
-    data_texture, jobs_buffer, levels_texture, refine_index_texture, ztiles_buffer, LevelGpu,
-    MAX_JOBS,
+    data_texture, jobs_buffer, levels_texture, refine_index_texture, ztiles_buffer,
 };
-use super::setup::Clipmap;
 use super::source::TerrainSampler;
+use super::state::{Clipmap, LevelFrame, LevelGpu, MAX_JOBS};
 use super::TECHNIQUE;
 use crate::frame::FrameView;
 use crate::terrain::splat_gpu::texture_bytes;
-
-/// A level's pieces but its trims, relative to its min corner
-/// ([`level_frame`]), for one choice of half-resolution ring blocks.
-pub(super) struct LevelFrame {
-    /// Bit `k`: the `k`-th ring block of [`ring_block_offsets`] is at half
-    /// resolution.
-    pub(super) half: u16,
-    pub(super) pieces: Vec<Piece>,
-    /// Pieces per mesh kind.
-    pub(super) per_kind: [u32; KINDS],
-}
 
 impl LevelFrame {
     pub(super) fn new(cfg: &ClipmapConfig, level: u32, half: u16) -> Self {

@@ -53,13 +53,13 @@ mod residency;
 mod resources;
 mod setup;
 pub mod source;
+mod state;
 pub mod store;
 mod technique;
 #[cfg(test)]
 mod tests;
 
-pub use report::ClipmapStats;
-pub use setup::{Clipmap, Occlusion};
+pub use state::{Clipmap, ClipmapStats, Occlusion};
 pub use technique::ENTRY;
 
 /// Technique name used in errors and logs.

@@ -15,29 +15,9 @@ use super::layout::PieceKind;
 #[cfg(test)]
 use super::layout::MAX_LEVELS;
 use super::refine::RefineMask;
-use super::setup::Clipmap;
+use super::state::{Clipmap, ClipmapStats};
 use super::PASS_CULL;
 use crate::terrain::splat_gpu::texture_bytes;
-
-/// What the last recorded frame drew.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ClipmapStats {
-    /// Levels in use.
-    pub levels: u32,
-    /// Pieces considered and drawn.
-    pub pieces: usize,
-    /// Instances that passed the GPU cull: pieces, a block counting once per
-    /// sub-block drawn ([`super::cull::parts`]); read back a few frames late,
-    /// every part listed until the first readback arrives.
-    pub pieces_drawn: usize,
-    /// Triangles drawn (same lag).
-    pub triangles: u64,
-    /// Texels the compute fill wrote this frame (level windows that moved).
-    pub texels_filled: u64,
-    /// Ring blocks listed at half resolution (screen-space error within the
-    /// tier's `pixel_error`, [`super::lod`]).
-    pub half_blocks: u32,
-}
 
 impl Clipmap {
     /// What the last recorded frame drew (`texels_filled`: the compute

@@ -4,12 +4,11 @@
 //! the next compute fill re-fills ([`FillState::add_regions`]) and a
 //! refinement re-bake ([`Clipmap::apply_residency`]).
 
+use super::state::{Clipmap, FillState, MAX_REGIONS, NO_CHUNK};
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::{TileCoord, CHUNK_CELLS, TILE_CHUNKS};
 use sward_scenes::World;
 
-use super::resources::{FillState, MAX_REGIONS, NO_CHUNK};
-use super::setup::Clipmap;
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::technique::{Residency, ResidencyChange};

@@ -7,7 +7,7 @@
 //! and `draw.rs`.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use glam::IVec2;
 use sward_engine::bind::{self, Slot};
@@ -18,145 +18,22 @@ use wgpu::util::DeviceExt;
 use wgpu::ShaderStages as S;
 
 use super::cull::{
-    kinds, reset_args, CullUniforms, DrawArgs, ZTiles, KINDS, MAX_FRAME_PIECES_PER_LEVEL,
-    MAX_REJECTED,
+    kinds, reset_args, CullUniforms, ZTiles, MAX_FRAME_PIECES_PER_LEVEL, MAX_REJECTED,
 };
-use super::fill::{FarGrid, FillJob, FillParams};
+use super::fill::FillJob;
 use super::gpu::ClipInstance;
 use super::layout::{ClipmapConfig, MAX_LEVELS};
 use super::mesh::ClipmapMeshes;
-use super::refine::{RefineGpu, RefineMask};
-use super::setup::{Clipmap, Occlusion, AUTO_MIN_HIDDEN};
+use super::refine::RefineGpu;
+use super::state::{
+    Clipmap, CullOcclusion, CullState, FillState, Occlusion, AUTO_MIN_HIDDEN, MAX_JOBS, NO_CHUNK,
+    VERTEX_ENTRIES,
+};
 use super::{PASS, PASS_CULL, PASS_FILL, PASS_HIZ, TECHNIQUE};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::terrain::splat_gpu::SplatGpu;
 use crate::terrain::StaticChunks;
-
-/// The draw's vertex entry points, one pipeline each
-/// ([`PieceKind::vertex_entry`]).
-pub(super) const VERTEX_ENTRIES: [&str; 3] = ["vs_main", "vs_seam", "vs_refined"];
-
-/// Value of the chunk index texture where no MCNK is resident.
-pub(super) const NO_CHUNK: u32 = u32::MAX;
-
-/// Pending re-fill regions (changed tiles) kept apart before they are
-/// merged into their bounding rectangle.
-pub(super) const MAX_REGIONS: usize = 16;
-
-/// Fill jobs one frame may dispatch: two moving strips and one job per
-/// pending region for every level.
-pub(super) const MAX_JOBS: usize = MAX_LEVELS as usize * (2 + MAX_REGIONS);
-
-/// Level texture array, the far grid, and the bind groups that reference them.
-pub(super) struct LevelGpu {
-    pub(super) cfg: ClipmapConfig,
-    pub(super) texture: wgpu::Texture,
-    /// `texture` as a 2D array (every layer, the pool's included).
-    pub(super) view: wgpu::TextureView,
-    /// Refinement pool pages the texture has room for (array layers after
-    /// the levels'), and fill jobs the jobs buffer has room for.
-    pub(super) pool_pages: u32,
-    pub(super) job_room: usize,
-    pub(super) bind_group: wgpu::BindGroup,
-    pub(super) fill_bind: wgpu::BindGroup,
-    /// The fill's uniforms (rewritten with the refinement rectangles after
-    /// a bake) and its far-grid texture.
-    pub(super) fill_params: FillParams,
-    pub(super) far_view: wgpu::TextureView,
-    /// The far grid (also read by refinement bakes on a worker thread).
-    pub(super) far: Arc<FarGrid>,
-    pub(super) far_bytes: u64,
-    /// The cull's height tiles ([`ZTiles`]).
-    pub(super) ztiles: wgpu::Buffer,
-    /// The cull's group 1: the level texels, the height tiles and the
-    /// refinement index.
-    pub(super) cull_bind: wgpu::BindGroup,
-    /// Local refinement: which tiles of which level are drawn on the finer
-    /// lattice ([`RefineMask`]), its GPU form and index texture.
-    pub(super) refine: RefineMask,
-    pub(super) refine_gpu: RefineGpu,
-    pub(super) refine_index: wgpu::Texture,
-    /// Tiles the bake flagged that the pool had no room for (drawn
-    /// unrefined).
-    pub(super) refine_dropped: usize,
-    /// Flagged tiles one step of refinement does not bring within the
-    /// bound ([`super::refine::RefineCounts::unmet`]).
-    pub(super) refine_unmet: u64,
-    /// CPU time of the last bake (ms).
-    pub(super) refine_bake_ms: f64,
-}
-
-/// The GPU cull: pipeline, its buffers and the lagged readback of the
-/// per-kind instance counts.
-pub(super) struct CullState {
-    pub(super) pipeline: wgpu::ComputePipeline,
-    /// `ztiles_main`: the height tiles of the levels the fill changed.
-    pub(super) ztiles_pipeline: wgpu::ComputePipeline,
-    pub(super) bind: wgpu::BindGroup,
-    /// Layout of group 1 (the level texels, the height tiles).
-    pub(super) levels_layout: wgpu::BindGroupLayout,
-    pub(super) uniforms: wgpu::Buffer,
-    pub(super) pieces: wgpu::Buffer,
-    /// [`ARGS`] entries: phase one's draws, phase two's, two counters.
-    pub(super) args: wgpu::Buffer,
-    /// What `args` is reset to every frame.
-    pub(super) reset: Vec<DrawArgs>,
-    /// The parts phase one rejected (occlusion; 16 bytes otherwise).
-    pub(super) rejected: wgpu::Buffer,
-    /// Two-phase Hi-Z occlusion (`occlusion=on`).
-    pub(super) occlusion: Option<CullOcclusion>,
-    /// One multi-draw-indirect (the device takes a non-zero first instance
-    /// in indirect args); else one indirect draw per kind with the instance
-    /// buffer bound at the kind's range and first instance 0.
-    pub(super) multi: bool,
-    pub(super) readback: Mutex<LaggedReadback>,
-    pub(super) frame: u64,
-    /// Instances per kind of a recent frame (both phases).
-    pub(super) counts: Option<[u32; KINDS]>,
-    /// Parts phase one rejected and parts phase two found hidden, of a
-    /// recent frame (occlusion).
-    pub(super) occluded: Option<[u32; 2]>,
-    /// Every level's [`LevelFrame`] pieces as the shader reads them.
-    pub(super) frame_pieces: Vec<[i32; 4]>,
-    /// `frame_pieces` changed since it was last written to `pieces`.
-    pub(super) frame_pieces_stale: AtomicBool,
-}
-
-/// Two-phase Hi-Z occlusion of the cull's parts ([`super::cull`]).
-pub(super) struct CullOcclusion {
-    pub(super) hiz: crate::hiz::HiZ,
-    pub(super) hiz_layout: wgpu::BindGroupLayout,
-    /// Group 2 over the pyramid (made again with it).
-    pub(super) hiz_group: Option<wgpu::BindGroup>,
-    pub(super) phase_one: wgpu::ComputePipeline,
-    pub(super) phase_two: wgpu::ComputePipeline,
-    /// Whether the pyramid holds last frame's depth.
-    pub(super) previous: bool,
-    /// `occlusion=auto`: runs the test only while it hides enough.
-    pub(super) gate: Option<crate::occlusion_gate::OcclusionGate>,
-}
-
-/// The compute fill: pipeline, uniforms, job list and where each level's
-/// window was last filled.
-pub(super) struct FillState {
-    pub(super) pipeline: wgpu::ComputePipeline,
-    pub(super) bind_layout: wgpu::BindGroupLayout,
-    pub(super) params: wgpu::Buffer,
-    pub(super) jobs: wgpu::Buffer,
-    pub(super) origins: Vec<Option<[i64; 2]>>,
-    /// Cell rectangles (`[x0, y0, x1, y1]`, global grid cells) whose
-    /// sources changed since the last frame (tiles made resident or
-    /// evicted): the next frame re-fills the texels that read them.
-    pub(super) regions: Vec<[i64; 4]>,
-    /// Vertex rectangles `(level, lo, hi)` whose texels' refinement flags
-    /// changed with a re-bake: re-filled by the next frame.
-    pub(super) flag_rects: Vec<(u32, [i64; 2], [i64; 2])>,
-    pub(super) filled: u64,
-    /// The refinement pool must be (re)filled: after a bake, or after the
-    /// resident world changed in place.
-    pub(super) pool_pending: bool,
-}
 
 impl CullState {
     pub(super) fn new(

@@ -1,5 +1,5 @@
-//! The [`Clipmap`] terrain technique: its state, its constructors and the
-//! settings a tier's parameters give. The technique owns the static meshes,
+//! The [`Clipmap`] terrain technique's constructors and the settings a
+//! tier's parameters give (its state is in `state.rs`). The technique owns the static meshes,
 //! the level texture array and its CPU mirror, the chunk index texture
 //! (resident MCNK slot and hole mask per MCNK), the shared splat resources,
 //! and records the `terrain.clipmap.compute` pass (fill, then cull) and the
@@ -37,110 +37,23 @@
 
 use std::collections::HashMap;
 
-use glam::IVec2;
 use sward_engine::bind;
 use sward_engine::GpuContext;
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
-use super::bake::PendingBake;
 use super::cull::SECOND;
 use super::gpu::ClipmapUniforms;
-use super::layout::{ClipmapConfig, LevelPlacement, DEFAULT_BLOCK};
-use super::levels::LevelFrame;
+use super::layout::{ClipmapConfig, DEFAULT_BLOCK};
 use super::lod;
 use super::mesh::ClipmapMeshes;
-use super::report::ClipmapStats;
 use super::residency::splat_tile;
-use super::resources::{bind_group_layout, chunk_index_texture, CullState, FillState, LevelGpu};
+use super::resources::{bind_group_layout, chunk_index_texture};
+use super::state::{Clipmap, ClipmapStats, CullState, FillState, Occlusion};
 use super::{PASS, TECHNIQUE};
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
-
-/// The `occlusion` parameter of `clipmap` ([`super::cull`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Occlusion {
-    /// No occlusion test.
-    Off,
-    /// Two-phase Hi-Z occlusion every frame.
-    On,
-    /// As `On` while the test hides at least [`AUTO_MIN_HIDDEN`] of the
-    /// parts it tests ([`crate::occlusion_gate`]).
-    Auto,
-}
-
-/// Share of the parts in view `occlusion=auto` must hide to keep testing.
-/// Unlike grass (a look-up per clump), the clipmap's test has a fixed cost,
-/// the depth pyramid and a second cull and draw pass: on lavapipe 8-12 ms of
-/// a 60-95 ms terrain pass at 960 x 540 with 4x MSAA, so it pays only when it
-/// removes more than about a fifth of the parts.
-pub const AUTO_MIN_HIDDEN: f64 = 0.2;
-
-/// The `clipmap` terrain technique (see the module docs).
-pub struct Clipmap {
-    pub(super) block: u32,
-    /// View distance from the `distance` parameter (`None`: the frame's
-    /// `RenderSettings::terrain_distance`).
-    pub(super) distance: Option<f32>,
-    pub(super) meshes: ClipmapMeshes,
-    pub(super) vertices: wgpu::Buffer,
-    pub(super) indices: wgpu::Buffer,
-    pub(super) instances: wgpu::Buffer,
-    pub(super) uniforms: wgpu::Buffer,
-    pub(super) chunk_texture: wgpu::Texture,
-    pub(super) chunk_index: wgpu::TextureView,
-    pub(super) chunk_origin: IVec2,
-    pub(super) chunk_count: IVec2,
-    pub(super) splat: SplatGpu,
-    pub(super) bind_layout: wgpu::BindGroupLayout,
-    pub(super) layout: wgpu::PipelineLayout,
-    pub(super) shader: wgpu::ShaderModule,
-    /// Per sample count, one pipeline per vertex entry point
-    /// ([`VERTEX_ENTRIES`]).
-    pub(super) pipelines: HashMap<u32, Vec<wgpu::RenderPipeline>>,
-    pub(super) atlas: HeightAtlas,
-    /// The streaming reach the atlas, splat slots and chunk index were
-    /// built for (`None`: the resident world alone; changes rebuild).
-    pub(super) reach: Option<AtlasReach>,
-    pub(super) fill: FillState,
-    pub(super) cull: CullState,
-    pub(super) level_gpu: Option<LevelGpu>,
-    pub(super) fixed_gpu_bytes: u64,
-    pub(super) stats: ClipmapStats,
-    /// Screen-space error bound (pixels) under which a ring block is drawn
-    /// at half resolution; 0 never decimates.
-    pub(super) pixel_error: f64,
-    /// Height error bound (world units) over which a tile of a coarse level
-    /// is drawn on the finer lattice ([`super::refine`]); 0: no refinement.
-    pub(super) refine_bound: f64,
-    /// A refinement bake running on a worker thread after the resident
-    /// world changed ([`Self::start_rebake`]).
-    pub(super) pending_bake: Option<PendingBake>,
-    /// The resident world of a change that came while a bake ran (a list
-    /// of shared tiles): baked when that one lands, so every bake lands
-    /// even while tiles keep streaming in.
-    pub(super) queued_world: Option<World>,
-    /// Re-bakes put in place since the run began, and the longest one's
-    /// worker time (ms).
-    pub(super) rebakes: u64,
-    pub(super) rebake_ms_max: f64,
-    /// Per level: the residuals of its window (updated when it moved;
-    /// `None` for levels too fine to decimate).
-    pub(super) lod: Vec<Option<lod::LevelErrors>>,
-    /// Per level, its pieces but the trims (relative to its corner), for
-    /// the configuration `frames_cfg`.
-    pub(super) frames: Vec<LevelFrame>,
-    pub(super) frames_cfg: Option<ClipmapConfig>,
-    /// Where the last recorded frame placed the levels.
-    pub(super) places: Vec<LevelPlacement>,
-    /// How many times a level was re-listed (tests).
-    pub(super) listing_version: u64,
-    /// Tests: which ring blocks (level, offset) are drawn at half resolution,
-    /// instead of the error criterion.
-    #[cfg(test)]
-    pub(super) half_override: Option<fn(u32, [i64; 2]) -> bool>,
-}
 
 impl Clipmap {
     /// Builds the technique for the resident `world` with the default block size.

@@ -11,7 +11,7 @@ use sward_engine::GpuContext;
 
 use super::layout::DEFAULT_BLOCK;
 use super::lod;
-use super::setup::{Clipmap, Occlusion};
+use super::state::{Clipmap, Occlusion};
 use super::TECHNIQUE;
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
