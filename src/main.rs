@@ -438,7 +438,15 @@ macro_rules! print_report {
 
 fn run(cli: Cli) -> Result<()> {
     use sward_scenes::formats::{inspect_files, maps};
-    if cli.map.is_some() || cli.at.is_some() || cli.tile.is_some() {
+    // `inspect placements` takes --tile without --data: the tile of the
+    // preset's own world whose placements are listed.
+    let tile_of_preset = matches!(
+        cli.command,
+        Command::Inspect {
+            what: InspectCommand::Placements { .. }
+        }
+    ) && cli.data.is_none();
+    if cli.map.is_some() || cli.at.is_some() || (cli.tile.is_some() && !tile_of_preset) {
         if cli.data.is_none() {
             bail!("--map, --at and --tile choose the world of --data DIR; give --data");
         }
@@ -749,23 +757,40 @@ fn run(cli: Cli) -> Result<()> {
                     print_report!(inspect_files::inspect_blp(&read(&file)?)?, json)
                 }
                 InspectCommand::Placements { preset, mcnk, json } => {
-                    let Some(tile) = cli.tile.as_deref() else {
-                        bail!("`inspect placements` needs --tile X,Y (the tile of the MCNKs)");
-                    };
-                    let (tx, ty) = parse_pair("--tile", tile)?;
-                    if tx >= 64 || ty >= 64 {
-                        bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                    let tile = cli
+                        .tile
+                        .as_deref()
+                        .map(|t| parse_pair("--tile", t))
+                        .transpose()?;
+                    if let Some((tx, ty)) = tile {
+                        if tx >= 64 || ty >= 64 {
+                            bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                        }
                     }
                     let mcnks = mcnk
                         .iter()
                         .map(|m| parse_pair("--mcnk", m))
                         .collect::<Result<Vec<_>>>()?;
-                    let preset = sward_scenes::presets::Preset::by_name(&preset)?;
+                    let preset_name = preset;
+                    let preset = sward_scenes::presets::Preset::by_name(&preset_name)?;
                     let scene = match &cli.data {
                         None => preset.build()?,
                         Some(dir) => {
                             sward_scenes::formats::load_scene(dir, None, *preset.policy())?
                         }
+                    };
+                    let Some((tx, ty)) = tile else {
+                        let tiles: Vec<String> = scene
+                            .world()
+                            .tiles()
+                            .iter()
+                            .map(|t| format!("{},{}", t.coord.x, t.coord.y))
+                            .collect();
+                        bail!(
+                            "`inspect placements` needs --tile X,Y (the tile of the MCNKs; {} has {})",
+                            if cli.data.is_some() { "the data's window" } else { preset_name.as_str() },
+                            tiles.join(" ")
+                        );
                     };
                     let records =
                         scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;
