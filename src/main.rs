@@ -39,6 +39,11 @@ struct Cli {
     /// of Map_X_Y.adt).
     #[arg(long, global = true, value_name = "X,Y")]
     tile: Option<String>,
+    /// With --data: the client version the data is read as (1.12 or 3.3.5;
+    /// 0.5.3 for the alpha's tables). Default: decided from the data
+    /// (Map.dbc's field count, the archives' names); `sward maps` says which.
+    #[arg(long, global = true, value_name = "VERSION")]
+    client: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -468,6 +473,14 @@ fn run(cli: Cli) -> Result<()> {
             tile,
         });
     }
+    if let Some(v) = cli.client.as_deref() {
+        if cli.data.is_none() {
+            bail!("--client says which client wrote --data DIR; give --data");
+        }
+        let v = sward_scenes::formats::ClientVersion::parse(v)
+            .map_err(|e| anyhow::anyhow!("--client: {e}"))?;
+        sward_scenes::formats::version::set_client_override(Some(v));
+    }
     match cli.command {
         Command::Info { json } => {
             let opts = sward_engine::GpuOptions {
@@ -478,10 +491,28 @@ fn run(cli: Cli) -> Result<()> {
                 &opts,
                 sward_passes::technique::tier_support,
             )?;
+            let client = match data_source(&cli.data)? {
+                Some(src) => Some((
+                    src.root().display().to_string(),
+                    sward_scenes::formats::client_version(&src)?,
+                )),
+                None => None,
+            };
             let text = if json {
-                serde_json::to_string_pretty(&info)? + "\n"
+                let mut v = serde_json::to_value(&info)?;
+                if let (Some((dir, c)), Some(obj)) = (&client, v.as_object_mut()) {
+                    obj.insert(
+                        "data".into(),
+                        serde_json::json!({ "dir": dir, "client": c.version, "reason": c.reason }),
+                    );
+                }
+                serde_json::to_string_pretty(&v)? + "\n"
             } else {
-                info.to_text()
+                let mut t = info.to_text();
+                if let Some((dir, c)) = &client {
+                    t.push_str(&format!("data: {dir}, client {c}\n"));
+                }
+                t
             };
             // A closed pipe (`sward info | head`) is an error, not a panic.
             std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
@@ -686,6 +717,7 @@ fn run(cli: Cli) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string_pretty(&list)?);
             } else {
+                println!("client {}", sward_scenes::formats::client_version(&src)?);
                 println!("{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
                 for m in &list {
                     let id = m.id.map_or("-".to_owned(), |i| i.to_string());

@@ -456,8 +456,24 @@ impl GroundEffects {
         raw: &RawTable<'_>,
         doodads: Vec<GroundEffectDoodad>,
     ) -> Result<Self, EffectError> {
+        Self::from_raw_as(raw, doodads, None)
+    }
+
+    /// [`Self::from_raw`] in layout `prefer` (the client version's, see
+    /// `crate::formats::version`) when the table has that layout's shape;
+    /// otherwise, or without `prefer`, the layout [`choose_layout`] finds.
+    pub fn from_raw_as(
+        raw: &RawTable<'_>,
+        doodads: Vec<GroundEffectDoodad>,
+        prefer: Option<GroundEffectLayout>,
+    ) -> Result<Self, EffectError> {
         let known: HashSet<u32> = doodads.iter().map(|d| d.id).collect();
-        let layout = choose_layout(raw, Some(&known))?;
+        let shaped = raw.rows.len() == raw.record_count as usize * raw.field_count as usize
+            && raw.record_size == raw.field_count * 4;
+        let layout = match prefer.filter(|l| shaped && l.field_count() == raw.field_count) {
+            Some(l) => l,
+            None => choose_layout(raw, Some(&known))?,
+        };
         let textures = (0..raw.record_count as usize)
             .map(|i| GroundEffectTexture::from_fields(layout, raw.row(i)))
             .collect::<Result<Vec<_>, _>>()?;
