@@ -714,14 +714,16 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("`sward maps` lists the maps of --data DIR; give --data");
             };
             let list = sward_scenes::formats::list_maps(&src)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&list)?);
+            let text = if json {
+                serde_json::to_string_pretty(&list)? + "\n"
             } else {
-                println!("client {}", sward_scenes::formats::client_version(&src)?);
-                println!("{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
+                use std::fmt::Write as _;
+                let mut t = format!("client {}\n", sward_scenes::formats::client_version(&src)?);
+                let _ = writeln!(t, "{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
                 for m in &list {
                     let id = m.id.map_or("-".to_owned(), |i| i.to_string());
-                    println!(
+                    let _ = writeln!(
+                        t,
                         "{:<24} {:>5} {:>5}  {}",
                         m.name,
                         m.tiles,
@@ -730,9 +732,12 @@ fn run(cli: Cli) -> Result<()> {
                     );
                 }
                 if list.is_empty() {
-                    println!("(no map: no World\\Maps\\NAME\\NAME.wdt found)");
+                    t.push_str("(no map: no World\\Maps\\NAME\\NAME.wdt found)\n");
                 }
-            }
+                t
+            };
+            // A closed pipe (`sward maps | head -1`) is an error, not a panic.
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())
         }
         Command::Inspect { what } => {
