@@ -39,6 +39,11 @@ struct Cli {
     /// of Map_X_Y.adt).
     #[arg(long, global = true, value_name = "X,Y")]
     tile: Option<String>,
+    /// With --data: the client version the data is read as (1.12 or 3.3.5;
+    /// 0.5.3 for the alpha's tables). Default: decided from the data
+    /// (Map.dbc's field count, the archives' names); `sward maps` says which.
+    #[arg(long, global = true, value_name = "VERSION")]
+    client: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -443,7 +448,15 @@ macro_rules! print_report {
 
 fn run(cli: Cli) -> Result<()> {
     use sward_scenes::formats::{inspect_files, maps};
-    if cli.map.is_some() || cli.at.is_some() || cli.tile.is_some() {
+    // `inspect placements` takes --tile without --data: the tile of the
+    // preset's own world whose placements are listed.
+    let tile_of_preset = matches!(
+        cli.command,
+        Command::Inspect {
+            what: InspectCommand::Placements { .. }
+        }
+    ) && cli.data.is_none();
+    if cli.map.is_some() || cli.at.is_some() || (cli.tile.is_some() && !tile_of_preset) {
         if cli.data.is_none() {
             bail!("--map, --at and --tile choose the world of --data DIR; give --data");
         }
@@ -465,6 +478,14 @@ fn run(cli: Cli) -> Result<()> {
             tile,
         });
     }
+    if let Some(v) = cli.client.as_deref() {
+        if cli.data.is_none() {
+            bail!("--client says which client wrote --data DIR; give --data");
+        }
+        let v = sward_scenes::formats::ClientVersion::parse(v)
+            .map_err(|e| anyhow::anyhow!("--client: {e}"))?;
+        sward_scenes::formats::version::set_client_override(Some(v));
+    }
     match cli.command {
         Command::Info { json } => {
             let opts = sward_engine::GpuOptions {
@@ -475,10 +496,28 @@ fn run(cli: Cli) -> Result<()> {
                 &opts,
                 sward_passes::technique::tier_support,
             )?;
+            let client = match data_source(&cli.data)? {
+                Some(src) => Some((
+                    src.root().display().to_string(),
+                    sward_scenes::formats::client_version(&src)?,
+                )),
+                None => None,
+            };
             let text = if json {
-                serde_json::to_string_pretty(&info)? + "\n"
+                let mut v = serde_json::to_value(&info)?;
+                if let (Some((dir, c)), Some(obj)) = (&client, v.as_object_mut()) {
+                    obj.insert(
+                        "data".into(),
+                        serde_json::json!({ "dir": dir, "client": c.version, "reason": c.reason }),
+                    );
+                }
+                serde_json::to_string_pretty(&v)? + "\n"
             } else {
-                info.to_text()
+                let mut t = info.to_text();
+                if let Some((dir, c)) = &client {
+                    t.push_str(&format!("data: {dir}, client {c}\n"));
+                }
+                t
             };
             // A closed pipe (`sward info | head`) is an error, not a panic.
             std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
@@ -680,13 +719,16 @@ fn run(cli: Cli) -> Result<()> {
                 bail!("`sward maps` lists the maps of --data DIR; give --data");
             };
             let list = sward_scenes::formats::list_maps(&src)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&list)?);
+            let text = if json {
+                serde_json::to_string_pretty(&list)? + "\n"
             } else {
-                println!("{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
+                use std::fmt::Write as _;
+                let mut t = format!("client {}\n", sward_scenes::formats::client_version(&src)?);
+                let _ = writeln!(t, "{:<24} {:>5} {:>5}  name", "map", "tiles", "id");
                 for m in &list {
                     let id = m.id.map_or("-".to_owned(), |i| i.to_string());
-                    println!(
+                    let _ = writeln!(
+                        t,
                         "{:<24} {:>5} {:>5}  {}",
                         m.name,
                         m.tiles,
@@ -695,9 +737,12 @@ fn run(cli: Cli) -> Result<()> {
                     );
                 }
                 if list.is_empty() {
-                    println!("(no map: no World\\Maps\\NAME\\NAME.wdt found)");
+                    t.push_str("(no map: no World\\Maps\\NAME\\NAME.wdt found)\n");
                 }
-            }
+                t
+            };
+            // A closed pipe (`sward maps | head -1`) is an error, not a panic.
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())
         }
         Command::Inspect { what } => {
@@ -754,23 +799,40 @@ fn run(cli: Cli) -> Result<()> {
                     print_report!(inspect_files::inspect_blp(&read(&file)?)?, json)
                 }
                 InspectCommand::Placements { preset, mcnk, json } => {
-                    let Some(tile) = cli.tile.as_deref() else {
-                        bail!("`inspect placements` needs --tile X,Y (the tile of the MCNKs)");
-                    };
-                    let (tx, ty) = parse_pair("--tile", tile)?;
-                    if tx >= 64 || ty >= 64 {
-                        bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                    let tile = cli
+                        .tile
+                        .as_deref()
+                        .map(|t| parse_pair("--tile", t))
+                        .transpose()?;
+                    if let Some((tx, ty)) = tile {
+                        if tx >= 64 || ty >= 64 {
+                            bail!("--tile {tx},{ty}: tile coordinates are 0..64 each");
+                        }
                     }
                     let mcnks = mcnk
                         .iter()
                         .map(|m| parse_pair("--mcnk", m))
                         .collect::<Result<Vec<_>>>()?;
-                    let preset = sward_scenes::presets::Preset::by_name(&preset)?;
+                    let preset_name = preset;
+                    let preset = sward_scenes::presets::Preset::by_name(&preset_name)?;
                     let scene = match &cli.data {
                         None => preset.build()?,
                         Some(dir) => {
                             sward_scenes::formats::load_scene(dir, None, *preset.policy())?
                         }
+                    };
+                    let Some((tx, ty)) = tile else {
+                        let tiles: Vec<String> = scene
+                            .world()
+                            .tiles()
+                            .iter()
+                            .map(|t| format!("{},{}", t.coord.x, t.coord.y))
+                            .collect();
+                        bail!(
+                            "`inspect placements` needs --tile X,Y (the tile of the MCNKs; {} has {})",
+                            if cli.data.is_some() { "the data's window" } else { preset_name.as_str() },
+                            tiles.join(" ")
+                        );
                     };
                     let records =
                         scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;

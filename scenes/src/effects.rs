@@ -335,6 +335,73 @@ fn is_plausible(
     any_slot
 }
 
+/// The layout [`GroundEffects::from_raw`] reads `raw` in: [`detect_layout`]'s
+/// answer where it has one. Where every layout of the shape is implausible,
+/// a dangling doodad reference (a slot naming a key `known_doodads` lacks)
+/// does not rule a layout out, as the client only skips those doodads: of
+/// the layouts that are plausible apart from such slots (densities and
+/// weights in range, at least one slot naming a known doodad), the one with
+/// the fewest dangling slots is taken; a tie is ambiguous. A table is
+/// refused only when its shape fits no layout or its values fit none.
+pub fn choose_layout(
+    raw: &RawTable<'_>,
+    known_doodads: Option<&HashSet<u32>>,
+) -> Result<GroundEffectLayout, EffectError> {
+    let candidates = match detect_layout(raw, known_doodads) {
+        Err(EffectError::Implausible { candidates }) => candidates,
+        other => return other,
+    };
+    let Some(known) = known_doodads else {
+        return Err(EffectError::Implausible { candidates });
+    };
+    let mut scored: Vec<(usize, GroundEffectLayout)> = candidates
+        .iter()
+        .filter_map(|&l| dangling_slots(raw, l, known).map(|n| (n, l)))
+        .collect();
+    scored.sort_by_key(|&(n, _)| n);
+    match scored.as_slice() {
+        [] => Err(EffectError::Implausible { candidates }),
+        [(n, a), (m, b), ..] if n == m => Err(EffectError::Ambiguous {
+            candidates: vec![*a, *b],
+        }),
+        [(_, l), ..] => Ok(*l),
+    }
+}
+
+/// Slots of `raw` read as `layout` that name a doodad `known` lacks; `None`
+/// when the layout is implausible for another reason (a density above
+/// 1000, a 3.3.5a weight above 65536, or no slot naming a known doodad).
+fn dangling_slots(
+    raw: &RawTable<'_>,
+    layout: GroundEffectLayout,
+    known: &HashSet<u32>,
+) -> Option<usize> {
+    let (mut dangling, mut any_known) = (0, false);
+    for i in 0..raw.record_count as usize {
+        let row = raw.row(i);
+        for &v in &row[layout.doodad_fields()] {
+            if slot_is_empty(v) && !known.contains(&v) {
+                continue;
+            }
+            if known.contains(&v) {
+                any_known = true;
+            } else {
+                dangling += 1;
+            }
+        }
+        let density = match layout {
+            GroundEffectLayout::Classic1121 => row[5],
+            _ => row[9],
+        };
+        if density > 1000
+            || (layout == GroundEffectLayout::Wotlk335 && row[5..9].iter().any(|&w| w > 0x1_0000))
+        {
+            return None;
+        }
+    }
+    any_known.then_some(dangling)
+}
+
 /// The two ground-effect tables, indexed by id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroundEffects {
@@ -382,14 +449,31 @@ impl GroundEffects {
         })
     }
 
-    /// Decodes GroundEffectTexture rows (layout detected with the doodad ids
-    /// as the plausibility oracle) and indexes both tables.
+    /// Decodes GroundEffectTexture rows (layout chosen by [`choose_layout`]
+    /// with the doodad ids as the plausibility oracle) and indexes both
+    /// tables.
     pub fn from_raw(
         raw: &RawTable<'_>,
         doodads: Vec<GroundEffectDoodad>,
     ) -> Result<Self, EffectError> {
+        Self::from_raw_as(raw, doodads, None)
+    }
+
+    /// [`Self::from_raw`] in layout `prefer` (the client version's, see
+    /// `crate::formats::version`) when the table has that layout's shape;
+    /// otherwise, or without `prefer`, the layout [`choose_layout`] finds.
+    pub fn from_raw_as(
+        raw: &RawTable<'_>,
+        doodads: Vec<GroundEffectDoodad>,
+        prefer: Option<GroundEffectLayout>,
+    ) -> Result<Self, EffectError> {
         let known: HashSet<u32> = doodads.iter().map(|d| d.id).collect();
-        let layout = detect_layout(raw, Some(&known))?;
+        let shaped = raw.rows.len() == raw.record_count as usize * raw.field_count as usize
+            && raw.record_size == raw.field_count * 4;
+        let layout = match prefer.filter(|l| shaped && l.field_count() == raw.field_count) {
+            Some(l) => l,
+            None => choose_layout(raw, Some(&known))?,
+        };
         let textures = (0..raw.record_count as usize)
             .map(|i| GroundEffectTexture::from_fields(layout, raw.row(i)))
             .collect::<Result<Vec<_>, _>>()?;
@@ -420,9 +504,24 @@ impl GroundEffects {
         v == u32::MAX || (v == 0 && self.doodad(0).is_none())
     }
 
+    /// The doodad slots that name a GroundEffectDoodad key the table lacks
+    /// (`(effect id, slot value)`, table order): dangling references, which
+    /// the client keeps drawing for and draws nothing from. Patched and
+    /// repacked installs whose GroundEffectDoodad is older than their
+    /// GroundEffectTexture have them.
+    pub fn dangling_doodads(&self) -> Vec<(u32, u32)> {
+        self.textures
+            .iter()
+            .flat_map(|t| t.doodads.iter().map(move |&d| (t.id, d)))
+            .filter(|&(_, d)| !self.slot_is_empty(d) && self.doodad(d).is_none())
+            .collect()
+    }
+
     /// Resolves every effect's slots to indices in `model_paths` (matched
-    /// case-insensitively after [`normalize_model_path`]). A slot naming an
-    /// unknown doodad or a model not in the list is an error.
+    /// case-insensitively after [`normalize_model_path`]). A slot naming a
+    /// doodad the GroundEffectDoodad table lacks is dangling
+    /// ([`ResolvedEffect::dangling`]: its draws happen, nothing is placed);
+    /// a known doodad whose model is not in the list is an error.
     pub fn resolve(&self, model_paths: &[&str]) -> Result<ResolvedEffects, EffectError> {
         let by_path: HashMap<String, u16> = model_paths
             .iter()
@@ -432,14 +531,15 @@ impl GroundEffects {
         let mut effects = Vec::with_capacity(self.textures.len());
         for t in &self.textures {
             let mut slots = [None; 4];
-            for (slot, &d) in slots.iter_mut().zip(&t.doodads) {
+            let mut dangling = [false; 4];
+            for ((slot, dangles), &d) in slots.iter_mut().zip(&mut dangling).zip(&t.doodads) {
                 if self.slot_is_empty(d) {
                     continue;
                 }
-                let doodad = self.doodad(d).ok_or(EffectError::UnknownDoodad {
-                    effect: t.id,
-                    doodad: d,
-                })?;
+                let Some(doodad) = self.doodad(d) else {
+                    *dangles = true;
+                    continue;
+                };
                 let path = doodad.model_path();
                 *slot = Some(*by_path.get(&path.to_ascii_lowercase()).ok_or(
                     EffectError::UnknownModel {
@@ -449,10 +549,10 @@ impl GroundEffects {
                 )?);
             }
             let weighted = self.layout == GroundEffectLayout::Wotlk335;
-            let weights = std::array::from_fn(|i| match slots[i] {
-                Some(_) if weighted => t.weights[i],
-                Some(_) => 1,
-                None => 0,
+            let weights = std::array::from_fn(|i| match (slots[i], dangling[i]) {
+                (Some(_), _) | (None, true) if weighted => t.weights[i],
+                (Some(_), _) | (None, true) => 1,
+                (None, false) => 0,
             });
             effects.push(ResolvedEffect {
                 id: t.id,
@@ -461,6 +561,7 @@ impl GroundEffects {
                 doodads: t.doodads,
                 slots,
                 weights,
+                dangling,
             });
         }
         let index = effects
@@ -483,10 +584,15 @@ pub struct ResolvedEffect {
     pub stored_density: u32,
     /// The slots' GroundEffectDoodad keys as stored.
     pub doodads: [u32; 4],
-    /// Model index per slot; `None` for an empty slot.
+    /// Model index per slot; `None` for an empty or dangling slot.
     pub slots: [Option<u16>; 4],
-    /// Selection weight per slot (0 for empty slots).
+    /// Selection weight per slot (0 for empty slots; a dangling slot keeps
+    /// its weight, so that the draws that pick it still happen).
     pub weights: [u32; 4],
+    /// Slots that name a GroundEffectDoodad key the table lacks: as in the
+    /// client, the routine still makes the draws of a doodad there, and
+    /// draws nothing.
+    pub dangling: [bool; 4],
 }
 
 impl ResolvedEffect {
@@ -809,6 +915,58 @@ mod tests {
             Some(&[99].into()),
         );
         assert!(matches!(e, Err(EffectError::Implausible { .. })), "{e:?}");
+    }
+
+    /// Slots naming doodads the table lacks do not refuse a table: the
+    /// only layout of its shape is taken, and of two, the one with fewer
+    /// dangling slots. A table whose slots name no known doodad at all, or
+    /// whose values fit no layout, is still refused.
+    #[test]
+    fn dangling_slots_do_not_refuse_a_table() {
+        let rows = record(1).to_fields(GroundEffectLayout::Classic1121);
+        let raw7 = raw(GroundEffectLayout::Classic1121, &rows, 1);
+        let known: HashSet<u32> = [11].into();
+        assert!(matches!(
+            detect_layout(&raw7, Some(&known)),
+            Err(EffectError::Implausible { .. })
+        ));
+        assert_eq!(
+            choose_layout(&raw7, Some(&known)).ok(),
+            Some(GroundEffectLayout::Classic1121)
+        );
+        assert!(matches!(
+            choose_layout(&raw7, Some(&[99].into())),
+            Err(EffectError::Implausible { .. })
+        ));
+        let mut dense = rows.clone();
+        dense[5] = 5000;
+        assert!(choose_layout(
+            &raw(GroundEffectLayout::Classic1121, &dense, 1),
+            Some(&known)
+        )
+        .is_err());
+        // 11 fields: read as 3.3.5a, slots 11, 12 (12 dangling); read as
+        // 0.5.3, slots are the weights 3, 1, 0, 0 (3 and 1 dangling).
+        let rows = record(1).to_fields(GroundEffectLayout::Wotlk335);
+        let raw11 = raw(GroundEffectLayout::Wotlk335, &rows, 1);
+        assert_eq!(
+            choose_layout(&raw11, Some(&known)).ok(),
+            Some(GroundEffectLayout::Wotlk335)
+        );
+        // Tied: ambiguous.
+        let tie: HashSet<u32> = [11, 3].into();
+        assert!(matches!(
+            choose_layout(&raw11, Some(&tie)),
+            Err(EffectError::Ambiguous { .. })
+        ));
+        // The whole table: the dangling slot is reported.
+        let doodads = vec![GroundEffectDoodad {
+            id: 11,
+            model: "A.mdl".into(),
+            flags: 0,
+        }];
+        let fx = GroundEffects::from_raw(&raw7, doodads).expect("loads");
+        assert_eq!(fx.dangling_doodads(), vec![(1, 12)]);
     }
 
     #[test]

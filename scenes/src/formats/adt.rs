@@ -11,6 +11,14 @@
 //! layer), an empty MCRF and MCAL (uncompressed 8-bit 64x64 maps, 4096 bytes
 //! per layer above 0; the WDT sets the big-alpha flag). The reader also
 //! accepts 4-bit (2048-byte) and RLE-compressed alpha maps.
+//!
+//! The reader finds an MCNK's sub-chunks as the client does: through the
+//! MCNK header's offsets (relative to the MCNK's tag) and sizes, never by
+//! walking the sub-chunks' own size fields ([`read_adt_layouts`],
+//! [`McnkLayout`]). MCAL's extent comes from the header's `sizeAlpha` where
+//! MCAL's size field disagrees, and each layer's map ends where the next
+//! layer's map begins. MCSH, MCLQ and MCSE are located (and checked) only
+//! where the header says the MCNK has them; their contents are not used.
 
 use super::bytes::{u32_of, Chunk, Out, Reader};
 use super::FormatError;
@@ -28,6 +36,8 @@ pub const MCNK_HEADER_SIZE: usize = 128;
 pub const MCLY_USE_ALPHA: u32 = 0x100;
 /// MCLY flag: the alpha map is RLE-compressed.
 pub const MCLY_ALPHA_COMPRESSED: u32 = 0x200;
+/// MCNK flag: the MCNK has an MCSH shadow map.
+pub const MCNK_HAS_MCSH: u32 = 0x1;
 /// MCNK flag: 4-bit alpha maps are stored complete (no last row/column fix).
 pub const MCNK_DO_NOT_FIX_ALPHA: u32 = 0x8000;
 /// Bytes of MCNR data counted in its size field (145 x 3).
@@ -214,6 +224,25 @@ pub fn read_adt_with(
     coord: Option<TileCoord>,
     big_alpha: Option<bool>,
 ) -> Result<AdtTile, FormatError> {
+    read_adt_layouts(data, file, coord, big_alpha).map(|(tile, _)| tile)
+}
+
+/// [`read_adt_with`], also returning where each MCNK's sub-chunks lie (in
+/// the order of the tile's MCNKs, row-major).
+///
+/// Sub-chunks are found as the client finds them: through the MCNK header's
+/// offsets (relative to the MCNK's tag) and sizes, not by walking the
+/// sub-chunks' own size fields (MCNR's size field leaves out its 13 padding
+/// bytes in pre-Cataclysm files; some files carry an MCAL size field far
+/// below the header's `sizeAlpha`). See [`McnkLayout`]. Where the header and
+/// the data cannot both be right, the error names the MCNK (file index and
+/// `(index_x, index_y)`), the header field and both values.
+pub fn read_adt_layouts(
+    data: &[u8],
+    file: &str,
+    coord: Option<TileCoord>,
+    big_alpha: Option<bool>,
+) -> Result<(AdtTile, Vec<McnkLayout>), FormatError> {
     let r = Reader::new(data, file);
     let mver = r.expect_chunk("file", 0, b"MVER")?;
     let version = r.u32("MVER", mver.data)?;
@@ -237,12 +266,12 @@ pub fn read_adt_with(
     }
     let mtex = r.expect_chunk("MHDR.ofsMTEX", at(0x08)?, b"MTEX")?;
     let textures = read_mtex(&r, &mtex)?;
-    let mut slots: Vec<Option<Mcnk>> = vec![None; TILE_MCNKS];
+    let mut slots: Vec<Option<(Mcnk, McnkLayout)>> = vec![None; TILE_MCNKS];
     for i in 0..TILE_MCNKS {
         let entry = mcin.data + 16 * i;
         let ofs = r.u32("MCIN", entry)? as usize;
         let c = r.expect_chunk(&format!("MCIN entry {i}"), ofs, b"MCNK")?;
-        let m = read_mcnk(&r, &c, textures.len(), big_alpha)?;
+        let (m, layout) = read_mcnk(&r, &c, i, textures.len(), big_alpha)?;
         let (ix, iy) = (m.header.index_x, m.header.index_y);
         let slot = (iy * TILE_CHUNKS + ix) as usize;
         if slots[slot].is_some() {
@@ -252,9 +281,9 @@ pub fn read_adt_with(
                 format!("index ({ix}, {iy}) appears twice"),
             ));
         }
-        slots[slot] = Some(m);
+        slots[slot] = Some((m, layout));
     }
-    let mcnks: Vec<Mcnk> = slots.into_iter().flatten().collect();
+    let (mcnks, layouts): (Vec<Mcnk>, Vec<McnkLayout>) = slots.into_iter().flatten().unzip();
     let coord = match coord {
         Some(c) => c,
         None => derive_coord(&r, &mcnks)?,
@@ -282,7 +311,7 @@ pub fn read_adt_with(
         file: file.to_owned(),
         source,
     })?;
-    Ok(tile)
+    Ok((tile, layouts))
 }
 
 fn derive_coord(r: &Reader<'_>, mcnks: &[Mcnk]) -> Result<TileCoord, FormatError> {
@@ -316,53 +345,267 @@ fn read_mtex(r: &Reader<'_>, c: &Chunk) -> Result<Vec<String>, FormatError> {
     Ok(out)
 }
 
-/// A sub-chunk of `mcnk` at header offset field `field`, with its tag checked
-/// and at least `min_size` bytes of data.
-fn sub_chunk(
-    r: &Reader<'_>,
-    mcnk: &Chunk,
-    field: usize,
-    tag: &[u8; 4],
-    min_size: usize,
-) -> Result<Chunk, FormatError> {
-    let ofs = r.u32("MCNK", mcnk.data + field)? as usize;
-    let at = mcnk.offset + ofs;
-    if ofs < 8 + MCNK_HEADER_SIZE || at >= mcnk.end() {
-        return Err(r.err(
-            "MCNK",
-            mcnk.data + field,
-            format!(
-                "{} offset {ofs:#x} is outside the MCNK (size {:#x})",
+/// Where one sub-chunk of an MCNK lies: the offset of its tag from the MCNK's
+/// tag (the header's offset field) and the bytes of data read from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Span {
+    /// Offset of the sub-chunk's tag from the MCNK's tag.
+    pub offset: u32,
+    /// Bytes of data (after the sub-chunk's 8-byte header) that belong to it.
+    pub size: u32,
+}
+
+/// The sub-chunks of one MCNK as its header locates them (the client's
+/// rule: the header's offsets and sizes, never the sub-chunks' own size
+/// fields). `None`: the header says the MCNK has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct McnkLayout {
+    /// MCVT (145 heights, 580 bytes).
+    pub mcvt: Span,
+    /// MCNR (145 normals, 435 bytes; pre-Cataclysm files pad it with 13
+    /// bytes its size field does not count).
+    pub mcnr: Span,
+    /// MCLY (16 bytes per layer); `None` without layers.
+    pub mcly: Option<Span>,
+    /// MCAL, its extent reconciled with the header's `sizeAlpha`; `None`
+    /// with fewer than two layers.
+    pub mcal: Option<Span>,
+    /// MCSH (baked shadow), when flag 0x1, `ofsShadow` and `sizeShadow` say
+    /// there is one.
+    pub mcsh: Option<Span>,
+    /// MCLQ (pre-3.x water), when `ofsLiquid` is set and `sizeLiquid`
+    /// (which counts MCLQ's 8-byte header) is above 8.
+    pub mclq: Option<Span>,
+    /// MCSE (sound emitters), when `ofsSndEmitters` and `nSndEmitters` are
+    /// set.
+    pub mcse: Option<Span>,
+}
+
+/// One MCNK being read: the reader, the chunk, its place in the file and
+/// its indices, for errors that name it.
+struct McnkCtx<'r, 'a> {
+    r: &'r Reader<'a>,
+    c: Chunk,
+    /// Position in the MCIN (file order).
+    index: usize,
+    x: u32,
+    y: u32,
+}
+
+impl McnkCtx<'_, '_> {
+    fn err(&self, offset: usize, reason: impl Into<String>) -> FormatError {
+        self.r.err(
+            &format!("MCNK {} ({}, {})", self.index, self.x, self.y),
+            offset,
+            reason,
+        )
+    }
+
+    fn header_u32(&self, field: usize) -> Result<u32, FormatError> {
+        self.r.u32("MCNK", self.c.data + field)
+    }
+
+    /// Bytes from `data` to the end of the MCNK (0 when `data` is past it).
+    fn room(&self, data: usize) -> usize {
+        self.c.end().saturating_sub(data)
+    }
+
+    /// The sub-chunk at header offset field `field` (named `name`): its tag
+    /// must be `tag` and its 8-byte header must lie inside the MCNK. Returns
+    /// the file offset of the tag and the sub-chunk's own size field (which
+    /// the caller reconciles with the header, or ignores as the client does).
+    fn locate(&self, field: usize, name: &str, tag: &[u8; 4]) -> Result<(usize, u32), FormatError> {
+        let ofs = self.header_u32(field)? as usize;
+        let at = self.c.offset.saturating_add(ofs);
+        let first = 8 + MCNK_HEADER_SIZE;
+        if ofs < first || at.saturating_add(8) > self.c.end() {
+            return Err(self.err(
+                self.c.data + field,
+                format!(
+                    "{name} {ofs:#x} but the MCNK's sub-chunks lie at {first:#x}..{:#x} (MCNK size {:#x})",
+                    8 + self.c.size,
+                    self.c.size
+                ),
+            ));
+        }
+        let raw: [u8; 4] = self.r.array("MCNK", at)?;
+        let found = [raw[3], raw[2], raw[1], raw[0]];
+        if &found != tag {
+            return Err(self.err(
+                at,
+                format!(
+                    "{name} {ofs:#x} points at {}, not {}",
+                    super::bytes::tag_name(found),
+                    super::bytes::tag_name(*tag)
+                ),
+            ));
+        }
+        Ok((at, self.r.u32("MCNK", at + 4)?))
+    }
+
+    /// Checks that `want` bytes of data after the sub-chunk header at `at`
+    /// lie inside the MCNK (`what` names the claim for the error).
+    fn fits(&self, at: usize, want: usize, what: &str) -> Result<Span, FormatError> {
+        let room = self.room(at + 8);
+        if want > room {
+            return Err(self.err(
+                at,
+                format!(
+                    "{what} is {want} bytes but the MCNK ends {room} bytes after the sub-chunk's header"
+                ),
+            ));
+        }
+        Ok(self.span(at, want))
+    }
+
+    fn span(&self, at: usize, size: usize) -> Span {
+        Span {
+            offset: u32_of(at - self.c.offset),
+            size: u32_of(size),
+        }
+    }
+
+    /// A sub-chunk the reader needs: located through the header, with a
+    /// fixed extent `want` (the sub-chunk's own size field is not used).
+    fn fixed(
+        &self,
+        field: usize,
+        name: &str,
+        tag: &[u8; 4],
+        want: usize,
+    ) -> Result<Span, FormatError> {
+        let (at, _) = self.locate(field, name, tag)?;
+        self.fits(
+            at,
+            want,
+            &format!(
+                "{} (at {name} {:#x})",
                 super::bytes::tag_name(*tag),
-                mcnk.size
+                at - self.c.offset
             ),
-        ));
+        )
     }
-    let c = r.expect_chunk("MCNK", at, tag)?;
-    if c.size < min_size {
-        return Err(r.err(
-            &super::bytes::tag_name(*tag),
-            c.offset,
-            format!("size {} < {min_size}", c.size),
-        ));
+
+    /// MCAL: located through `ofsAlpha`; its extent reconciled with
+    /// `sizeAlpha`. Files in the wild count `sizeAlpha` with MCAL's 8-byte
+    /// header (the usual case) or without it, and some carry an MCAL size
+    /// field that disagrees with both (too small). The client reads each map
+    /// at its layer's offset and checks neither, so: when the size field
+    /// agrees with `sizeAlpha` (either convention) it is the extent;
+    /// otherwise `sizeAlpha` is (taken without the header, cut at the MCNK's
+    /// end, which only the 8 bytes of the other convention may reach). A
+    /// `sizeAlpha` whose smaller reading still runs past the MCNK's end, with
+    /// a size field that disagrees, cannot be right together with the data:
+    /// an error naming both.
+    fn mcal(&self) -> Result<Span, FormatError> {
+        let (at, own) = self.locate(hdr::OFS_ALPHA, "ofsAlpha", b"MCAL")?;
+        let own = own as usize;
+        let size_alpha = self.header_u32(hdr::SIZE_ALPHA)? as usize;
+        let room = self.room(at + 8);
+        let agrees = own + 8 == size_alpha || own == size_alpha;
+        if agrees && own <= room {
+            return Ok(self.span(at, own));
+        }
+        let smallest = size_alpha.saturating_sub(8);
+        if smallest > room || (size_alpha < 8 && own > room) {
+            return Err(self.err(
+                self.c.data + hdr::SIZE_ALPHA,
+                format!(
+                    "sizeAlpha {size_alpha} and the MCAL size field {own} disagree, and the MCNK ends {room} bytes after MCAL's header (at ofsAlpha {:#x})",
+                    at - self.c.offset
+                ),
+            ));
+        }
+        // The size field is the one that disagrees: sizeAlpha decides, or
+        // the size field where sizeAlpha is below MCAL's own header.
+        let extent = if size_alpha < 8 {
+            own
+        } else {
+            size_alpha.min(room)
+        };
+        Ok(self.span(at, extent))
     }
-    // MCNR's padding is not counted in its size, so only the counted data must fit.
-    if c.end() > mcnk.end() {
-        return Err(r.err(
-            &super::bytes::tag_name(*tag),
-            c.offset,
-            "runs past the end of its MCNK",
-        ));
+
+    /// An optional sub-chunk: located only when `present`; its extent `want`
+    /// comes from the header.
+    fn optional(
+        &self,
+        present: bool,
+        field: usize,
+        name: &str,
+        tag: &[u8; 4],
+        want: impl FnOnce(u32) -> usize,
+        what: &str,
+    ) -> Result<Option<Span>, FormatError> {
+        if !present {
+            return Ok(None);
+        }
+        let (at, own) = self.locate(field, name, tag)?;
+        self.fits(at, want(own), what).map(Some)
     }
-    Ok(c)
+
+    /// The MCNK's layout (see [`McnkLayout`]).
+    fn layout(&self, n_layers: usize, flags: u32) -> Result<McnkLayout, FormatError> {
+        let mcvt = self.fixed(hdr::OFS_HEIGHT, "ofsHeight", b"MCVT", MCVT_COUNT * 4)?;
+        let mcnr = self.fixed(hdr::OFS_NORMAL, "ofsNormal", b"MCNR", MCNR_SIZE)?;
+        let mcly = if n_layers > 0 {
+            Some(self.fixed(hdr::OFS_LAYER, "ofsLayer", b"MCLY", n_layers * 16)?)
+        } else {
+            None
+        };
+        let mcal = if n_layers > 1 {
+            Some(self.mcal()?)
+        } else {
+            None
+        };
+        let size_shadow = self.header_u32(hdr::SIZE_SHADOW)?;
+        let mcsh = self.optional(
+            flags & MCNK_HAS_MCSH != 0
+                && self.header_u32(hdr::OFS_SHADOW)? != 0
+                && size_shadow != 0,
+            hdr::OFS_SHADOW,
+            "ofsShadow",
+            b"MCSH",
+            |_| size_shadow as usize,
+            &format!("sizeShadow {size_shadow}"),
+        )?;
+        let size_liquid = self.header_u32(hdr::SIZE_LIQUID)?;
+        let mclq = self.optional(
+            self.header_u32(hdr::OFS_LIQUID)? != 0 && size_liquid > 8,
+            hdr::OFS_LIQUID,
+            "ofsLiquid",
+            b"MCLQ",
+            |_| size_liquid as usize - 8,
+            &format!("sizeLiquid {size_liquid} (less MCLQ's header)"),
+        )?;
+        let n_sound = self.header_u32(hdr::N_SND_EMITTERS)?;
+        let mcse = self.optional(
+            self.header_u32(hdr::OFS_SND_EMITTERS)? != 0 && n_sound != 0,
+            hdr::OFS_SND_EMITTERS,
+            "ofsSndEmitters",
+            b"MCSE",
+            |own| own as usize,
+            &format!("MCSE's data ({n_sound} emitters)"),
+        )?;
+        Ok(McnkLayout {
+            mcvt,
+            mcnr,
+            mcly,
+            mcal,
+            mcsh,
+            mclq,
+            mcse,
+        })
+    }
 }
 
 fn read_mcnk(
     r: &Reader<'_>,
     c: &Chunk,
+    index: usize,
     n_textures: usize,
     big_alpha: Option<bool>,
-) -> Result<Mcnk, FormatError> {
+) -> Result<(Mcnk, McnkLayout), FormatError> {
     if c.size < MCNK_HEADER_SIZE {
         return Err(r.err("MCNK", c.offset, format!("size {} < 128", c.size)));
     }
@@ -393,23 +636,31 @@ fn read_mcnk(
         pred_tex: PredTex::from_bytes(r.array("MCNK", h + hdr::PRED_TEX)?),
         no_effect_doodad: NoEffectDoodad(r.array("MCNK", h + hdr::NO_EFFECT_DOODAD)?),
     };
-    let mcvt = sub_chunk(r, c, hdr::OFS_HEIGHT, b"MCVT", MCVT_COUNT * 4)?;
+    let ctx = McnkCtx {
+        r,
+        c: *c,
+        index,
+        x: index_x,
+        y: index_y,
+    };
+    let layout = ctx.layout(n_layers, header.flags)?;
+    let data_of = |s: Span| c.offset + s.offset as usize + 8;
     let mut heights = [0f32; MCVT_COUNT];
+    let mcvt = data_of(layout.mcvt);
     for (i, v) in heights.iter_mut().enumerate() {
-        *v = r.f32("MCVT", mcvt.data + 4 * i)?;
+        *v = r.f32("MCVT", mcvt + 4 * i)?;
     }
-    let mcnr = sub_chunk(r, c, hdr::OFS_NORMAL, b"MCNR", MCNR_SIZE)?;
-    let raw = r.bytes("MCNR", mcnr.data, MCNR_SIZE)?;
+    let raw = r.bytes("MCNR", data_of(layout.mcnr), MCNR_SIZE)?;
     let mut normals = [[0i8; 3]; MCVT_COUNT];
     for (n, b) in normals.iter_mut().zip(raw.chunks_exact(3)) {
         *n = [b[0] as i8, b[1] as i8, b[2] as i8];
     }
     let mut layers = Vec::with_capacity(n_layers);
-    if n_layers > 0 {
-        let mcly = sub_chunk(r, c, hdr::OFS_LAYER, b"MCLY", n_layers * 16)?;
+    if let Some(mcly) = layout.mcly {
+        let mcly = data_of(mcly);
         let entries: Vec<[u32; 4]> = (0..n_layers)
             .map(|k| {
-                let e = mcly.data + 16 * k;
+                let e = mcly + 16 * k;
                 Ok([
                     r.u32("MCLY", e)?,
                     r.u32("MCLY", e + 4)?,
@@ -418,17 +669,18 @@ fn read_mcnk(
                 ])
             })
             .collect::<Result<_, FormatError>>()?;
-        let mcal = if n_layers > 1 {
-            Some(sub_chunk(r, c, hdr::OFS_ALPHA, b"MCAL", 0)?)
-        } else {
-            None
-        };
+        let mcal = layout.mcal.map(|s| Chunk {
+            tag: *b"MCAL",
+            offset: c.offset + s.offset as usize,
+            data: data_of(s),
+            size: s.size as usize,
+        });
         for (k, e) in entries.iter().enumerate() {
             let [texture_id, flags, ofs_alpha, effect_id] = *e;
             if texture_id as usize >= n_textures {
                 return Err(r.err(
                     "MCLY",
-                    mcly.data + 16 * k,
+                    mcly + 16 * k,
                     format!("layer {k} texture {texture_id} but MTEX has {n_textures} names"),
                 ));
             }
@@ -438,16 +690,24 @@ fn read_mcnk(
                     if flags & MCLY_USE_ALPHA == 0 {
                         return Err(r.err(
                             "MCLY",
-                            mcly.data + 16 * k + 4,
+                            mcly + 16 * k + 4,
                             format!("layer {k} has no alpha map (flag 0x100 clear)"),
                         ));
                     }
+                    // A map ends where the next layer's map begins (or at
+                    // the end of MCAL).
                     let next = entries
                         .get(k + 1)
                         .map_or(mcal.size, |n| (n[2] as usize).min(mcal.size));
+                    let end = if next > ofs_alpha as usize {
+                        next
+                    } else {
+                        mcal.size
+                    };
+                    let view = Chunk { size: end, ..*mcal };
                     Some(super::adt_alpha::read_alpha(
                         r,
-                        mcal,
+                        &view,
                         ofs_alpha as usize,
                         next,
                         big_alpha,
@@ -465,10 +725,13 @@ fn read_mcnk(
             });
         }
     }
-    Ok(Mcnk {
-        header,
-        heights,
-        normals,
-        layers,
-    })
+    Ok((
+        Mcnk {
+            header,
+            heights,
+            normals,
+            layers,
+        },
+        layout,
+    ))
 }

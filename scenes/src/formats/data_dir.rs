@@ -21,7 +21,11 @@
 //! present but malformed is an error naming it. A model (or its texture, or its `.skin`) that is absent from
 //! the data is not fatal: one warning names the file and the effects that
 //! use it, its doodad slots are emptied and [`DataSet::missing`] lists it. A
-//! file that is present but malformed is an error naming it.
+//! file that is present but malformed is an error naming it. The
+//! GroundEffectTexture layout follows the data's client version where the
+//! table's shape allows ([`super::version`]). A doodad slot
+//! naming no GroundEffectDoodad record is a dangling reference: one warning
+//! counts them, and they draw nothing ([`GroundEffects::dangling_doodads`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -311,7 +315,39 @@ pub fn load_effects_and_models(
 ) -> Result<(GroundEffects, Vec<DetailModel>, Vec<MissingModel>), FormatError> {
     let tex = src.require(TEXTURE_DBC)?;
     let doo = src.require(DOODAD_DBC)?;
-    let mut effects = dbc::read_ground_effects(&tex.bytes, &tex.name, &doo.bytes, &doo.name)?;
+    let client = super::version::client_version(src)?;
+    log::info!("{}: client {client}", src.root().display());
+    let prefer = client.version.map(|v| v.ground_effect_layout());
+    let mut effects =
+        dbc::read_ground_effects_as(&tex.bytes, &tex.name, &doo.bytes, &doo.name, prefer)?;
+    if let Some(v) = client
+        .version
+        .filter(|v| v.ground_effect_layout() != effects.layout)
+    {
+        log::info!(
+            "{}: {} is in the {} layout, not client {v}'s (client {client})",
+            src.root().display(),
+            tex.name,
+            effects.layout.name()
+        );
+    }
+    let dangling = effects.dangling_doodads();
+    if !dangling.is_empty() {
+        let mut ids: Vec<u32> = dangling.iter().map(|&(_, d)| d).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let shown: Vec<String> = ids.iter().take(8).map(u32::to_string).collect();
+        log::warn!(
+            "{}: {} doodad slots of {} name no record of {} ({} ids: {}{}); as in the client they draw nothing",
+            src.root().display(),
+            dangling.len(),
+            tex.name,
+            doo.name,
+            ids.len(),
+            shown.join(", "),
+            if ids.len() > shown.len() { ", ..." } else { "" }
+        );
+    }
     let used: HashSet<u32> = effects
         .textures
         .iter()
@@ -349,7 +385,9 @@ pub fn load_effects_and_models(
                     if !m.effects.contains(&t.id) {
                         m.effects.push(t.id);
                     }
-                    *slot = 0;
+                    // 0xFFFFFFFF is empty in every version (0 is a
+                    // doodad in 1.12, whose slots name internal ids).
+                    *slot = u32::MAX;
                 }
             }
         }

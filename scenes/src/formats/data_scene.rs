@@ -182,7 +182,7 @@ pub fn load_scene_from(
     )
     .map_err(window_err(dir))?;
     let (views, path) = views(window.world(), centre);
-    Ok(Scene {
+    let scene = Scene {
         grass: crate::presets::GrassRange::for_policy(&policy),
         name: map,
         adts,
@@ -199,7 +199,19 @@ pub fn load_scene_from(
         path,
         flights: Vec::new(),
         first_load,
-    })
+    };
+    let (layers, ids) = scene.dangling_effects();
+    if layers > 0 {
+        let shown: Vec<String> = ids.iter().take(8).map(u32::to_string).collect();
+        log::warn!(
+            "{}: {layers} texture layers of the resident tiles name ground effects GroundEffectTexture lacks ({} ids: {}{}); as in the client they grow nothing",
+            dir.display(),
+            ids.len(),
+            shown.join(", "),
+            if ids.len() > shown.len() { ", ..." } else { "" }
+        );
+    }
+    Ok(scene)
 }
 
 fn views(world: &World, centre: TileCoord) -> (Vec<ViewPose>, CameraPath) {

@@ -190,7 +190,8 @@ pub fn write_map_dbc(maps: &[(u32, &str)]) -> Result<Vec<u8>, FormatError> {
     Ok(DbcTable::write(5, &rows, &strings))
 }
 
-fn looks_like_model(s: Option<&str>) -> bool {
+/// Whether a string field holds a model path (`.mdl`, `.mdx` or `.m2`).
+pub(crate) fn looks_like_model(s: Option<&str>) -> bool {
     s.is_some_and(|s| {
         let l = s.to_ascii_lowercase();
         [".mdl", ".mdx", ".m2"].iter().any(|e| l.ends_with(e))
@@ -242,9 +243,22 @@ pub fn read_ground_effects(
     doodad: &[u8],
     doodad_file: &str,
 ) -> Result<GroundEffects, FormatError> {
+    read_ground_effects_as(texture, texture_file, doodad, doodad_file, None)
+}
+
+/// [`read_ground_effects`] with GroundEffectTexture read in layout `prefer`
+/// (the client version's) when the table has its shape
+/// ([`GroundEffects::from_raw_as`]).
+pub fn read_ground_effects_as(
+    texture: &[u8],
+    texture_file: &str,
+    doodad: &[u8],
+    doodad_file: &str,
+    prefer: Option<GroundEffectLayout>,
+) -> Result<GroundEffects, FormatError> {
     let doodads = read_ground_effect_doodad(doodad, doodad_file)?;
     let t = read_dbc(texture, texture_file)?;
-    GroundEffects::from_raw(&t.raw(), doodads).map_err(|source| FormatError::Effects {
+    GroundEffects::from_raw_as(&t.raw(), doodads, prefer).map_err(|source| FormatError::Effects {
         file: format!("{texture_file} (doodad ids from {doodad_file})"),
         source,
     })

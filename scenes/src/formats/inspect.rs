@@ -42,6 +42,9 @@ pub struct McnkReport {
     pub no_effect_doodad: [[bool; 8]; 8],
     /// The 145 MCVT values in file order.
     pub heights: Vec<f32>,
+    /// Where the header locates the sub-chunks (offsets from the MCNK's
+    /// tag, sizes of the data read).
+    pub sub_chunks: super::adt::McnkLayout,
 }
 
 /// `sward inspect adt FILE --json`: `{"file", "mcnks": [...]}`.
@@ -82,11 +85,13 @@ pub fn tile_from_file_name(file: &str) -> Option<TileCoord> {
 /// coordinate comes from the file name when it has the `Map_x_y.adt` form,
 /// otherwise from the MCNK positions.
 pub fn inspect_adt(data: &[u8], file: &str) -> Result<AdtReport, FormatError> {
-    let tile = super::read_adt(data, file, tile_from_file_name(file))?;
+    let (tile, layouts) =
+        super::adt::read_adt_layouts(data, file, tile_from_file_name(file), None)?;
     let mcnks = tile
         .mcnks
         .iter()
-        .map(|m| McnkReport {
+        .zip(layouts)
+        .map(|(m, sub_chunks)| McnkReport {
             index_x: m.header.index_x,
             index_y: m.header.index_y,
             flags: m.header.flags,
@@ -104,6 +109,7 @@ pub fn inspect_adt(data: &[u8], file: &str) -> Result<AdtReport, FormatError> {
             pred_tex: m.header.pred_tex.to_grid(),
             no_effect_doodad: m.header.no_effect_doodad.to_grid(),
             heights: m.heights.to_vec(),
+            sub_chunks,
         })
         .collect();
     Ok(AdtReport {

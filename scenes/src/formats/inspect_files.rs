@@ -295,8 +295,54 @@ pub struct BlpReport {
     /// (a DXT file with its whole mip chain, uploaded as a BC texture where
     /// the device has `texture-compression-bc`) or `RGBA8`.
     pub stored: String,
-    /// Mean RGBA of level 0 after decoding.
+    /// Mean RGBA of level 0 after decoding (`levels[0].mean_rgba`).
     pub mean_rgba: [f32; 4],
+    /// Statistics of every mip level after decoding (rebuilt levels
+    /// included), level 0 first.
+    pub levels: Vec<BlpLevelStats>,
+}
+
+/// Statistics of one decoded mip level of a BLP (`sward inspect blp`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BlpLevelStats {
+    /// Mip level (0 = full size).
+    pub level: usize,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Mean of each channel over the level's texels, 0..=255.
+    pub mean_rgba: [f32; 4],
+    /// Smallest alpha in the level.
+    pub min_alpha: u8,
+    /// Largest alpha in the level.
+    pub max_alpha: u8,
+}
+
+impl BlpLevelStats {
+    /// The statistics of one RGBA8 level. Channel sums are exact integers
+    /// (a sum of f32 values loses the low bits past 2^24 and drifts: a
+    /// 512x512 level of alpha 255 summed in f32 averaged 255.7).
+    fn of(level: usize, width: u32, height: u32, rgba: &[u8]) -> Self {
+        let mut sum = [0u64; 4];
+        let (mut lo, mut hi) = (u8::MAX, 0u8);
+        for px in rgba.chunks_exact(4) {
+            for (s, &v) in sum.iter_mut().zip(px) {
+                *s += u64::from(v);
+            }
+            lo = lo.min(px[3]);
+            hi = hi.max(px[3]);
+        }
+        let n = (rgba.len() / 4).max(1) as f64;
+        Self {
+            level,
+            width,
+            height,
+            mean_rgba: sum.map(|s| (s as f64 / n) as f32),
+            min_alpha: if rgba.is_empty() { 0 } else { lo },
+            max_alpha: hi,
+        }
+    }
 }
 
 /// Parses and decodes a BLP2.
@@ -311,19 +357,18 @@ pub fn inspect_blp(f: &DataFile) -> Result<BlpReport, FormatError> {
         (2, 7) => "DXT5".to_owned(),
         _ => "BGRA".to_owned(),
     };
-    let l0 = t.rgba_level(0).map_err(|e| FormatError::Malformed {
-        file: f.name.clone(),
-        chunk: "BLP mip 0".into(),
-        offset: 0,
-        reason: e,
-    })?;
-    let n = (l0.len() / 4).max(1) as f32;
-    let mut mean = [0f32; 4];
-    for px in l0.chunks_exact(4) {
-        for (m, v) in mean.iter_mut().zip(px) {
-            *m += *v as f32;
-        }
-    }
+    let levels = (0..t.mip_count())
+        .map(|l| {
+            let rgba = t.rgba_level(l).map_err(|e| FormatError::Malformed {
+                file: f.name.clone(),
+                chunk: format!("BLP mip {l}"),
+                offset: 0,
+                reason: e,
+            })?;
+            let (w, h) = ((t.width >> l).max(1), (t.height >> l).max(1));
+            Ok(BlpLevelStats::of(l, w, h, &rgba))
+        })
+        .collect::<Result<Vec<_>, FormatError>>()?;
     Ok(BlpReport {
         file: f.name.clone(),
         encoding: enc,
@@ -337,7 +382,8 @@ pub fn inspect_blp(f: &DataFile) -> Result<BlpReport, FormatError> {
             Some(bc) => format!("{} blocks", bc.name()),
             None => "RGBA8".into(),
         },
-        mean_rgba: mean.map(|m| m / n),
+        mean_rgba: levels.first().map_or([0.0; 4], |l| l.mean_rgba),
+        levels,
     })
 }
 
@@ -345,7 +391,7 @@ impl BlpReport {
     /// A readable summary.
     pub fn text(&self) -> String {
         let m = self.mean_rgba;
-        format!(
+        let mut s = format!(
             "{}: BLP2 {}x{} {} (encoding {}, alpha depth {}, alpha encoding {}), {} mips, held as {}, mean RGBA ({:.1}, {:.1}, {:.1}, {:.1})\n",
             self.file,
             self.width,
@@ -360,7 +406,16 @@ impl BlpReport {
             m[1],
             m[2],
             m[3]
-        )
+        );
+        for l in &self.levels {
+            let m = l.mean_rgba;
+            let _ = writeln!(
+                s,
+                "  mip {:2} {:4}x{:<4} mean RGBA ({:.1}, {:.1}, {:.1}, {:.1}), alpha {}..={}",
+                l.level, l.width, l.height, m[0], m[1], m[2], m[3], l.min_alpha, l.max_alpha
+            );
+        }
+        s
     }
 }
 
@@ -431,8 +486,43 @@ mod tests {
         );
         assert_eq!(b.format, "BGRA");
         assert_eq!(b.stored, "RGBA8");
+        assert_eq!(b.levels.len(), model.texture.mip_count());
+        assert_eq!(b.levels[0].mean_rgba, b.mean_rgba);
+        assert_eq!((b.levels.last().map(|l| (l.width, l.height))), Some((1, 1)));
+        assert!(b.text().contains("mip  0"), "{}", b.text());
 
         let e = read_input(None, "/nonexistent/World\\x.adt").expect_err("absent");
         assert!(e.to_string().contains("--data"), "{e}");
+    }
+
+    /// A 512x512 palettized texture without alpha (as pala0.blp): every
+    /// level's mean alpha is exactly 255 (a float running sum drifted to
+    /// 255.7 at level 0).
+    #[test]
+    fn blp_statistics_are_exact_per_level() {
+        let (w, h) = (512usize, 512usize);
+        let mut b = b"BLP2".to_vec();
+        b.extend(1u32.to_le_bytes());
+        b.extend([1u8, 0, 0, 0]);
+        b.extend((w as u32).to_le_bytes());
+        b.extend((h as u32).to_le_bytes());
+        let header = 0x94 + 1024;
+        b.resize(header, 0);
+        b[0x14..0x18].copy_from_slice(&(header as u32).to_le_bytes());
+        b[0x54..0x58].copy_from_slice(&((w * h) as u32).to_le_bytes());
+        for (i, c) in [[200u8, 100, 50, 0], [10, 20, 30, 0]].iter().enumerate() {
+            b[0x94 + 4 * i..0x94 + 4 * i + 4].copy_from_slice(c);
+        }
+        b.extend((0..w * h).map(|i| (i % 2) as u8));
+        let r = inspect_blp(&df(b, "pala0.blp")).expect("blp");
+        assert_eq!(r.levels.len(), 10);
+        for l in &r.levels {
+            assert_eq!(l.mean_rgba[3], 255.0, "level {}", l.level);
+            assert_eq!((l.min_alpha, l.max_alpha), (255, 255));
+            assert!(l.mean_rgba.iter().all(|&m| m <= 255.0));
+        }
+        // Half the texels are BGR (200, 100, 50), half (10, 20, 30).
+        assert_eq!(r.levels[0].mean_rgba, [40.0, 60.0, 105.0, 255.0]);
+        assert_eq!((r.levels[9].width, r.levels[9].height), (1, 1));
     }
 }

@@ -32,6 +32,9 @@ pub struct MapInfo {
     pub title: Option<String>,
     /// Where the WDT was read from.
     pub wdt: String,
+    /// The data's client version (the same for every map; `--client` or
+    /// [`super::version::detect_client`]); `None` when nothing tells.
+    pub client: Option<super::version::ClientVersion>,
 }
 
 /// Map.dbc records: directory name -> (id, title). Absent table: empty.
@@ -110,6 +113,7 @@ pub fn map_names(src: &DataSource) -> Result<Vec<String>, FormatError> {
 /// Every map of `src` with its tile count and Map.dbc id and name.
 pub fn list_maps(src: &DataSource) -> Result<Vec<MapInfo>, FormatError> {
     let dbc = map_dbc(src)?;
+    let client = super::version::client_version(src)?.version;
     let mut names = candidates(src)?;
     for key in dbc.keys() {
         names.entry(key.clone()).or_insert_with(|| key.clone());
@@ -130,6 +134,7 @@ pub fn list_maps(src: &DataSource) -> Result<Vec<MapInfo>, FormatError> {
             id,
             title,
             wdt: f.name,
+            client,
         });
     }
     Ok(out)

@@ -14,6 +14,7 @@
 //!   order) and/or loose files, read by archive path.
 //! * [`data_dir`]: a whole directory laid out like the client archives.
 //! * [`data_scene`]: a streamed [`crate::presets::Scene`] from such a directory.
+//! * [`version`]: which client (1.12 or 3.3.5) wrote the data.
 //!
 //! Every reader checks each offset, size and count against the file before
 //! using it and reports a [`FormatError`] naming the file, the chunk and the
@@ -35,6 +36,7 @@ pub mod maps;
 pub mod mpq_export;
 pub mod paths;
 pub mod source;
+pub mod version;
 pub mod wdl;
 pub mod wdt;
 
@@ -50,6 +52,7 @@ pub use inspect::{inspect_adt, AdtReport};
 pub use maps::{list_maps, MapInfo, WorldSelection};
 pub use mpq_export::export_mpq;
 pub use source::{DataFile, DataSource};
+pub use version::{client_version, detect_client, ClientDetection, ClientVersion};
 
 use crate::effects::EffectError;
 use crate::models::ModelError;

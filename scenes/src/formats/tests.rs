@@ -13,6 +13,8 @@ use crate::world::{AdtTile, AlphaMap, Layer, NoEffectDoodad, PredTex, ALPHA_TEXE
 
 mod archives;
 mod mutate;
+mod realdata;
+mod subchunks;
 
 /// A tile exercising every modelled field: 0..4 layers, alpha maps, header
 /// maps, holes, flags and rough heights.

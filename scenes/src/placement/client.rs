@@ -12,7 +12,9 @@
 //!    doodad `n` the routine draws two signed values `rx`, `ry` (always),
 //!    takes slot `(n + k) & 3` (a cell picked twice therefore rotates its
 //!    slots), and only when that slot holds a doodad draws `scale = s * 0.1 +
-//!    1.0` and then `yaw = s * pi`. The in-cell position is `u = (rx + 1) /
+//!    1.0` and then `yaw = s * pi` (also when the slot names a doodad the
+//!    GroundEffectDoodad table lacks: a dangling slot makes its draws and
+//!    places nothing). The in-cell position is `u = (rx + 1) /
 //!    2` along the columns and `v = (ry + 1) / 2` along the rows; the height
 //!    is the exact fan height of the cell at `(u, v)`.
 //!
@@ -105,7 +107,15 @@ pub(crate) fn place<S: Sink>(
             let ry = rng.next_signed();
             let slot = (n.wrapping_add(pick) & 3) as usize;
             let Some(model) = effect.slots[slot] else {
-                stats.empty_slots += 1;
+                if effect.dangling[slot] {
+                    // The slot holds a doodad id, so the client draws its
+                    // scale and yaw; the id names no record: nothing drawn.
+                    rng.next_signed();
+                    rng.next_signed();
+                    stats.dangling_slots += 1;
+                } else {
+                    stats.empty_slots += 1;
+                }
                 continue;
             };
             let scale = rng.next_signed() * 0.1 + 1.0;

@@ -115,7 +115,10 @@ pub(crate) fn place<S: Sink>(
                     .pick_weighted_slot(pick)
                     .and_then(|i| Some((i, effect.slots[i]?)))
                 else {
-                    stats.empty_slots += 1;
+                    match effect.pick_weighted_slot(pick) {
+                        Some(i) if effect.dangling[i] => stats.dangling_slots += 1,
+                        _ => stats.empty_slots += 1,
+                    }
                     continue;
                 };
                 let position = if S::WANTS_PLACEMENTS {

@@ -28,6 +28,9 @@ pub struct PlacementStats {
     pub cells_placed: u64,
     /// Doodads skipped because their slot was empty (client).
     pub empty_slots: u64,
+    /// Doodads whose draws were made but that place nothing because their
+    /// slot names no GroundEffectDoodad record (dangling references).
+    pub dangling_slots: u64,
     /// Placements made.
     pub placements: u64,
     /// Placements per model index.
@@ -57,6 +60,7 @@ impl PlacementStats {
         self.cells_road += o.cells_road;
         self.cells_placed += o.cells_placed;
         self.empty_slots += o.empty_slots;
+        self.dangling_slots += o.dangling_slots;
         self.placements += o.placements;
         if self.per_model.len() < o.per_model.len() {
             self.per_model.resize(o.per_model.len(), 0);

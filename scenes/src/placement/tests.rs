@@ -560,3 +560,60 @@ fn inspect_rejects_bad_mcnks() {
     let (p, _) = Placements::build_tile(&t, &effects(4), MODELS, &per_cell());
     assert_eq!(all.len(), p.len());
 }
+
+/// A slot naming a doodad the GroundEffectDoodad table lacks keeps its
+/// draws: under the client policy every other slot's placements are exactly
+/// those of the table where that slot names a real doodad; the dangling
+/// slot places nothing and is counted.
+#[test]
+fn a_dangling_slot_keeps_its_draws_and_places_nothing() {
+    let doodads: Vec<GroundEffectDoodad> = [(11, "A"), (12, "B"), (13, "C")]
+        .iter()
+        .map(|&(id, m)| GroundEffectDoodad {
+            id,
+            model: format!("{m}.mdl"),
+            flags: 0,
+        })
+        .collect();
+    let models = [
+        "World\\NoDXT\\Detail\\A.m2",
+        "World\\NoDXT\\Detail\\B.m2",
+        "World\\NoDXT\\Detail\\C.m2",
+    ];
+    let table = |third: u32| {
+        let tex = GroundEffectTexture {
+            id: GRASS,
+            doodads: [11, 12, third, u32::MAX],
+            weights: [1, 1, 1, 0],
+            density: 6,
+            ..Default::default()
+        };
+        GroundEffects::new(GroundEffectLayout::Classic1121, vec![tex], doodads.clone())
+            .expect("tables")
+    };
+    let dangling = table(99);
+    assert_eq!(dangling.dangling_doodads(), vec![(GRASS, 99)]);
+    let full = table(13).resolve(&models).expect("resolved");
+    let dang = dangling.resolve(&models).expect("a dangling slot resolves");
+    let e = dang.get(GRASS).expect("effect");
+    assert_eq!(e.dangling, [false, false, true, false]);
+    assert_eq!((e.slots[2], e.weights[2]), (None, 1));
+    let t = tile(TileCoord::new(10, 10));
+    let (a, sa) = Placements::build_tile(&t, &full, 3, &client());
+    let (b, sb) = Placements::build_tile(&t, &dang, 3, &client());
+    let without_c = |p: &Placements| -> Vec<(u16, Vec<Placement>)> {
+        p.groups
+            .iter()
+            .filter(|g| g.model != 2)
+            .map(|g| (g.model, p.items[g.range()].to_vec()))
+            .collect()
+    };
+    assert!(sa.per_model[2] > 0);
+    assert_eq!(without_c(&a), without_c(&b));
+    assert_eq!(sb.per_model[2], 0);
+    assert_eq!(sb.dangling_slots, sa.per_model[2]);
+    assert_eq!(sb.empty_slots, sa.empty_slots);
+    // Per-cell: the dangling slot is picked by its weight and places nothing.
+    let (_, sc) = Placements::build_tile(&t, &dang, 3, &per_cell());
+    assert!(sc.dangling_slots > 0 && sc.per_model[2] == 0, "{sc:?}");
+}

@@ -557,6 +557,52 @@ impl Scene {
         self.window.world()
     }
 
+    /// Doodad slots of the scene's GroundEffectTexture that name no
+    /// GroundEffectDoodad record ([`GroundEffects::dangling_doodads`]): as
+    /// in the client, their draws happen and they place nothing.
+    pub fn dangling_doodads(&self) -> usize {
+        self.effects.dangling_doodads().len()
+    }
+
+    /// Texture layers of the resident tiles whose ground-effect id names no
+    /// GroundEffectTexture record, and those ids (sorted, each once): such a
+    /// layer grows nothing, as in the client.
+    pub fn dangling_effects(&self) -> (usize, Vec<u32>) {
+        let mut ids = Vec::new();
+        let mut layers = 0;
+        for tile in self.world().tiles() {
+            for l in tile.mcnks.iter().flat_map(|m| &m.layers) {
+                if let Some(id) = l.effect().filter(|&id| self.effects.texture(id).is_none()) {
+                    layers += 1;
+                    ids.push(id);
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        (layers, ids)
+    }
+
+    /// Facts about the scene's data for reports: `scene.dangling_doodads`
+    /// ([`Self::dangling_doodads`]), `scene.dangling_effects` (layers,
+    /// [`Self::dangling_effects`]) and `scene.missing_models`.
+    pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
+        std::collections::BTreeMap::from([
+            (
+                "scene.dangling_doodads".to_owned(),
+                self.dangling_doodads() as f64,
+            ),
+            (
+                "scene.dangling_effects".to_owned(),
+                self.dangling_effects().0 as f64,
+            ),
+            (
+                "scene.missing_models".to_owned(),
+                self.missing_models.len() as f64,
+            ),
+        ])
+    }
+
     /// Placements of the resident window, merged in tile order (see
     /// [`WorldWindow::placements`]: assembled on first use after a change;
     /// each tile keeps its own, so each placement is held once besides).

@@ -1,0 +1,271 @@
+//! Which client wrote the data: 1.12 or 3.3.5, decided from the data itself
+//! ([`detect_client`]) or given on the command line (`--client`,
+//! [`set_client_override`]). The version picks the GroundEffectTexture
+//! layout where the table's shape alone does not (3.3.5a and 0.5.3 both
+//! have 11 fields; the 0.5.3 layout is read only when asked for).
+//!
+//! Evidence, strongest first:
+//!
+//! * `DBFilesClient\Map.dbc`'s field count: 42 in 1.12, 66 in 3.3.5 (wowdev
+//!   wiki "Map.dbc").
+//! * The archives' names: 3.3.5 installs have `common.MPQ`, `common-2.MPQ`,
+//!   `expansion.MPQ` and `lichking.MPQ`; 1.12 installs have `dbc.MPQ`,
+//!   `terrain.MPQ`, `model.MPQ`, `texture.MPQ` (and no `common.MPQ`).
+//! * GroundEffectTexture's shape: 7 fields only in 1.12; GroundEffectDoodad
+//!   with an internal-id column (3 fields, the path third) only in 1.x.
+//!
+//! The first of these that the data has decides; the others are listed as
+//! evidence, and one that disagrees is named in the reason (tables from
+//! another build are common in patched and repacked installs).
+
+use std::sync::RwLock;
+
+use super::data_dir::{DOODAD_DBC, TEXTURE_DBC};
+use super::maps::MAP_DBC;
+use super::source::DataSource;
+use super::{dbc, FormatError};
+use crate::effects::GroundEffectLayout;
+
+/// A client version sward reads the data of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ClientVersion {
+    /// The 0.5.3 alpha client (only when asked for: its 11-field
+    /// GroundEffectTexture has the shape of 3.3.5a's).
+    #[serde(rename = "0.5.3")]
+    Alpha053,
+    /// 1.12.x (vanilla).
+    #[serde(rename = "1.12")]
+    Classic112,
+    /// 3.3.5a (Wrath of the Lich King).
+    #[serde(rename = "3.3.5")]
+    Wotlk335,
+}
+
+impl ClientVersion {
+    /// Every version, in release order.
+    pub const ALL: [Self; 3] = [Self::Alpha053, Self::Classic112, Self::Wotlk335];
+
+    /// The version as `--client` takes it (`0.5.3`, `1.12`, `3.3.5`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Alpha053 => "0.5.3",
+            Self::Classic112 => "1.12",
+            Self::Wotlk335 => "3.3.5",
+        }
+    }
+
+    /// Parses `--client`: `0.5.3`, `1.12` (or `1.12.1`) or `3.3.5` (or
+    /// `3.3.5a`).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "0.5.3" => Ok(Self::Alpha053),
+            "1.12" | "1.12.1" => Ok(Self::Classic112),
+            "3.3.5" | "3.3.5a" => Ok(Self::Wotlk335),
+            other => Err(format!(
+                "unknown client version {other:?} (expected 1.12 or 3.3.5; 0.5.3 for the alpha's tables)"
+            )),
+        }
+    }
+
+    /// This version's GroundEffectTexture layout.
+    pub fn ground_effect_layout(self) -> GroundEffectLayout {
+        match self {
+            Self::Alpha053 => GroundEffectLayout::Legacy053,
+            Self::Classic112 => GroundEffectLayout::Classic1121,
+            Self::Wotlk335 => GroundEffectLayout::Wotlk335,
+        }
+    }
+}
+
+impl std::fmt::Display for ClientVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The client version of some data and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ClientDetection {
+    /// The version (`None`: nothing in the data tells).
+    pub version: Option<ClientVersion>,
+    /// Where it came from: `--client`, or the data's evidence.
+    pub reason: String,
+}
+
+impl std::fmt::Display for ClientDetection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.version {
+            Some(v) => write!(f, "{v} ({})", self.reason),
+            None => write!(f, "unknown ({})", self.reason),
+        }
+    }
+}
+
+static OVERRIDE: RwLock<Option<ClientVersion>> = RwLock::new(None);
+
+/// Sets the version every later [`client_version`] answers (the command
+/// line's `--client`); `None` returns to detection.
+pub fn set_client_override(v: Option<ClientVersion>) {
+    *OVERRIDE.write().unwrap_or_else(|e| e.into_inner()) = v;
+}
+
+/// The version set by [`set_client_override`].
+pub fn client_override() -> Option<ClientVersion> {
+    *OVERRIDE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The version of `src`'s data: the override when one is set, otherwise
+/// [`detect_client`].
+pub fn client_version(src: &DataSource) -> Result<ClientDetection, FormatError> {
+    if let Some(v) = client_override() {
+        return Ok(ClientDetection {
+            version: Some(v),
+            reason: "--client".into(),
+        });
+    }
+    detect_client(src)
+}
+
+/// One piece of evidence: the version it points to and what it is.
+fn evidence(src: &DataSource) -> Result<Vec<(ClientVersion, String)>, FormatError> {
+    let mut out = Vec::new();
+    // A table that does not parse is no evidence (its reader reports it).
+    let fields = |rel: &str| -> Result<Option<(u32, dbc::DbcTable)>, FormatError> {
+        Ok(src
+            .read(rel)?
+            .and_then(|f| dbc::read_dbc(&f.bytes, &f.name).ok())
+            .map(|t| (t.field_count, t)))
+    };
+    if let Some((n, _)) = fields(MAP_DBC)? {
+        match n {
+            42 => out.push((ClientVersion::Classic112, "Map.dbc has 42 fields".into())),
+            66 => out.push((ClientVersion::Wotlk335, "Map.dbc has 66 fields".into())),
+            _ => {}
+        }
+    }
+    let names: Vec<String> = src
+        .archives()
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .collect();
+    let has = |n: &str| names.iter().any(|a| a == n);
+    if has("lichking.mpq") || has("common-2.mpq") {
+        out.push((
+            ClientVersion::Wotlk335,
+            "archives lichking.MPQ / common-2.MPQ".into(),
+        ));
+    } else if !has("common.mpq") && (has("dbc.mpq") || has("terrain.mpq")) {
+        out.push((
+            ClientVersion::Classic112,
+            "archives dbc.MPQ / terrain.MPQ".into(),
+        ));
+    }
+    if let Some((7, _)) = fields(TEXTURE_DBC)? {
+        out.push((
+            ClientVersion::Classic112,
+            "GroundEffectTexture has 7 fields".into(),
+        ));
+    }
+    if let Some((3, t)) = fields(DOODAD_DBC)? {
+        let column_is_path = |f: usize| {
+            t.record_count > 0
+                && (0..t.record_count as usize)
+                    .all(|i| dbc::looks_like_model(t.string(t.field(i, f))))
+        };
+        if column_is_path(2) && !column_is_path(1) {
+            out.push((
+                ClientVersion::Classic112,
+                "GroundEffectDoodad has an internal-id column".into(),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Decides the client version from `src`'s data (see the module doc).
+pub fn detect_client(src: &DataSource) -> Result<ClientDetection, FormatError> {
+    let ev = evidence(src)?;
+    let Some(&(version, ref first)) = ev.first() else {
+        return Ok(ClientDetection {
+            version: None,
+            reason: "no Map.dbc of 42 or 66 fields, no client archives, no version-specific table"
+                .into(),
+        });
+    };
+    let mut reason = first.clone();
+    let others: Vec<&str> = ev[1..]
+        .iter()
+        .filter(|(v, _)| *v != version)
+        .map(|(_, what)| what.as_str())
+        .collect();
+    if !others.is_empty() {
+        reason.push_str(&format!(
+            "; but {} (tables of another build?)",
+            others.join(", ")
+        ));
+    }
+    Ok(ClientDetection {
+        version: Some(version),
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A WDBC table of `fields` u32 fields with one zero record.
+    fn table(fields: u32) -> Vec<u8> {
+        let mut b = b"WDBC".to_vec();
+        for v in [1, fields, fields * 4, 1] {
+            b.extend(u32::to_le_bytes(v));
+        }
+        b.extend(vec![0u8; fields as usize * 4 + 1]);
+        b
+    }
+
+    fn folder(name: &str, files: &[(&str, Vec<u8>)]) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("sward-version-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        for (rel, bytes) in files {
+            let p = d.join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("dir");
+            std::fs::write(p, bytes).expect("write");
+        }
+        std::fs::create_dir_all(&d).expect("dir");
+        d
+    }
+
+    #[test]
+    fn the_version_comes_from_the_data_and_names_its_evidence() {
+        let map = "DBFilesClient/Map.dbc";
+        let d = folder("335", &[(map, table(66))]);
+        let c = detect_client(&DataSource::open(&d).expect("open")).expect("detect");
+        assert_eq!(c.version, Some(ClientVersion::Wotlk335));
+        assert_eq!(c.to_string(), "3.3.5 (Map.dbc has 66 fields)");
+        // Map.dbc decides; a 7-field GroundEffectTexture disagrees and is
+        // named.
+        let d = folder("mixed", &[(map, table(66)), (TEXTURE_DBC, table(7))]);
+        let c = detect_client(&DataSource::open(&d).expect("open")).expect("detect");
+        assert_eq!(c.version, Some(ClientVersion::Wotlk335));
+        assert!(c.reason.contains("GroundEffectTexture has 7 fields"), "{c}");
+        let d = folder("112", &[(map, table(42))]);
+        let c = detect_client(&DataSource::open(&d).expect("open")).expect("detect");
+        assert_eq!(c.version, Some(ClientVersion::Classic112));
+        // sward's own exports (a 5-field Map.dbc) say nothing.
+        let d = folder("none", &[(map, table(5))]);
+        let c = detect_client(&DataSource::open(&d).expect("open")).expect("detect");
+        assert_eq!(c.version, None);
+        assert_eq!(
+            ClientVersion::ALL.map(|v| ClientVersion::parse(v.name())),
+            ClientVersion::ALL.map(Ok)
+        );
+        assert_eq!(ClientVersion::parse("3.3.5a"), Ok(ClientVersion::Wotlk335));
+        assert!(ClientVersion::parse("2.4.3").is_err());
+        assert_eq!(
+            ClientVersion::Wotlk335.ground_effect_layout(),
+            GroundEffectLayout::Wotlk335
+        );
+    }
+}
