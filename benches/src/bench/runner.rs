@@ -396,10 +396,18 @@ impl Finished {
     fn of(renderer: &SceneRenderer, scene: &Scene) -> Self {
         Finished {
             gpu_memory_bytes: renderer.gpu_memory_bytes(),
-            facts: renderer.facts(&SceneData::from_scene(scene)),
+            facts: with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene),
             texture_stats: renderer.texture_stats(),
         }
     }
+}
+
+/// A run's technique facts plus the scene's own (`scene.dangling_doodads`,
+/// `scene.dangling_effects`, `scene.missing_models`: what the data names but
+/// does not have, drawn as nothing as the client does).
+fn with_scene_facts(mut facts: BTreeMap<String, f64>, scene: &Scene) -> BTreeMap<String, f64> {
+    facts.extend(scene.facts());
+    facts
 }
 
 /// A renderer for `scene`'s resident window with `combo` built, and how
@@ -730,7 +738,7 @@ impl<'f> Frame<'f> {
         // The run's facts are the measured renderer's (counts over the
         // frames it streamed, such as the clipmap's refinement re-bakes),
         // not those of the renderer built for the screenshot below.
-        let facts = renderer.facts(&SceneData::from_scene(scene));
+        let facts = with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene);
         // Unmeasured: back to the screenshot view's tile, as a 3x3 window.
         follow(scene, shot)?;
         for t in scene.window.tiles() {
