@@ -348,7 +348,11 @@ fn streaming_loads_off_thread_and_tiles_arrive_whole_and_identical() {
     assert!(first.applied.is_empty() && first.evicted.is_empty());
     let mut applied = Vec::new();
     let mut evicted = Vec::new();
-    for _ in 0..2000 {
+    // A hang guard only (a debug build on a loaded machine can take many
+    // seconds to load three tiles): the test asserts on what arrives, not
+    // on how fast.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while std::time::Instant::now() < deadline {
         let step = scene.stream(&mut streamer, x1, y1, false).expect("step");
         // Budget: with the default 4 ms a frame, tiles arrive one or a few
         // at a time, never half: every resident tile has all 256 MCNKs and
