@@ -96,10 +96,10 @@ pub fn thread_counts() -> Option<AllocCounts> {
     })
 }
 
-/// Bytes allocated and not yet freed in the whole process, through this
-/// allocator (`None` without it). Driver and system allocations made
-/// through the same `malloc` are included; memory mapped by the driver
-/// directly is not.
+/// Bytes allocated through this allocator and not yet freed, on every
+/// thread (`None` without it): the Rust side of the process (sward, wgpu,
+/// puffin, egui). A C library's own `malloc` (the Vulkan driver's) does
+/// not pass through a Rust global allocator and is not counted.
 pub fn live_bytes() -> Option<u64> {
     installed().then(|| LIVE_BYTES.load(Ordering::Relaxed).max(0) as u64)
 }

@@ -47,7 +47,8 @@ pub struct SoakSample {
     /// GPU memory sward holds for the techniques and the models.
     pub gpu_memory_bytes: u64,
     /// Heap bytes live in the process through the counting allocator
-    /// (sward's and the driver's `malloc`s; `None` without that allocator).
+    /// (sward's and its Rust dependencies', wgpu's included; the driver's C
+    /// allocations are not; `None` without that allocator).
     pub live_heap_bytes: Option<u64>,
 }
 
