@@ -81,11 +81,10 @@ impl GpuWork {
                 let sums: Vec<PipelineStats> = counted
                     .iter()
                     .map(|f| {
-                        let mut sum = PipelineStats::default();
-                        for (_, s) in f.iter().filter(|(n, _)| n.starts_with(prefix)) {
-                            sum += *s;
-                        }
-                        sum
+                        f.iter()
+                            .filter(|(n, _)| n.starts_with(prefix))
+                            .map(|(_, s)| *s)
+                            .sum()
                     })
                     .collect();
                 ((*name).to_owned(), CounterStats::from_frames(&sums))

@@ -199,11 +199,7 @@ pub fn group(
             resource: r.clone(),
         })
         .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &entries,
-    })
+    group_of(device, label, layout, &entries)
 }
 
 /// A bind group of `layout` binding each `(binding, resource)` pair (for
@@ -221,11 +217,7 @@ pub fn group_at(
             resource: r.clone(),
         })
         .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(label),
-        layout,
-        entries: &entries,
-    })
+    group_of(device, label, layout, &entries)
 }
 
 /// A pipeline layout of `groups` (group `i` at `@group(i)`), no push constants.

@@ -219,11 +219,12 @@ impl FrameStats {
                 .push(p.ms());
         }
         if let Some(work) = &times.work {
-            let mut sum = PipelineStats::default();
-            for w in work.iter().filter(|w| !w.name.starts_with(VIEWER_PREFIX)) {
-                sum += w.stats;
-            }
-            self.work = Some((times.frame, sum));
+            let scene: PipelineStats = work
+                .iter()
+                .filter(|w| !w.name.starts_with(VIEWER_PREFIX))
+                .map(|w| w.stats)
+                .sum();
+            self.work = Some((times.frame, scene));
         }
         self.gpu_scene.push(scene);
         self.gpu_ui.push(ui);

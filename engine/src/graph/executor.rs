@@ -210,12 +210,6 @@ impl GraphExecutor {
         self.stats.is_some()
     }
 
-    /// Frames that went without work counters because every read-back slot
-    /// was still in flight.
-    pub fn work_frames_skipped(&self) -> u64 {
-        self.stats.as_ref().map_or(0, |s| s.skipped)
-    }
-
     /// Whether passes get GPU timestamps on this device.
     pub fn timestamps_enabled(&self) -> bool {
         self.timestamps
@@ -314,14 +308,12 @@ impl GraphExecutor {
                             label: Some(&node.name),
                             timestamp_writes: query.compute_pass_timestamp_writes(),
                         });
-                        let counted =
-                            match self.stats.as_mut().and_then(|s| s.next_query(&node.name)) {
-                                Some((set, index)) => {
-                                    pass.begin_pipeline_statistics_query(set, index);
-                                    true
-                                }
-                                None => false,
-                            };
+                        let counted = self
+                            .stats
+                            .as_mut()
+                            .and_then(|s| s.next_query(&node.name))
+                            .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
+                            .is_some();
                         let mut ctx = ComputeCtx {
                             pass,
                             device,
@@ -379,14 +371,12 @@ impl GraphExecutor {
                             timestamp_writes: query.render_pass_timestamp_writes(),
                             occlusion_query_set: None,
                         });
-                        let counted =
-                            match self.stats.as_mut().and_then(|s| s.next_query(&node.name)) {
-                                Some((set, index)) => {
-                                    pass.begin_pipeline_statistics_query(set, index);
-                                    true
-                                }
-                                None => false,
-                            };
+                        let counted = self
+                            .stats
+                            .as_mut()
+                            .and_then(|s| s.next_query(&node.name))
+                            .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
+                            .is_some();
                         let mut ctx = RenderCtx {
                             pass,
                             device,

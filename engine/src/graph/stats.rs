@@ -86,6 +86,15 @@ impl std::ops::AddAssign for PipelineStats {
     }
 }
 
+impl std::iter::Sum for PipelineStats {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::default(), |mut sum, s| {
+            sum += s;
+            sum
+        })
+    }
+}
+
 /// The counters of one pass in one frame.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PassWork {
@@ -97,11 +106,10 @@ pub struct PassWork {
 
 /// Sum of the counters of every pass in `work` whose name starts with `prefix`.
 pub fn work_with_prefix(work: &[PassWork], prefix: &str) -> PipelineStats {
-    let mut sum = PipelineStats::default();
-    for w in work.iter().filter(|w| w.name.starts_with(prefix)) {
-        sum += w.stats;
-    }
-    sum
+    work.iter()
+        .filter(|w| w.name.starts_with(prefix))
+        .map(|w| w.stats)
+        .sum()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,8 +139,6 @@ pub(super) struct StatsQueries {
     slots: Vec<Slot>,
     /// The slot the frame being recorded uses.
     current: Option<usize>,
-    /// Frames that went without counters because every slot was busy.
-    pub skipped: u64,
 }
 
 impl StatsQueries {
@@ -164,7 +170,6 @@ impl StatsQueries {
         StatsQueries {
             slots,
             current: None,
-            skipped: 0,
         }
     }
 
@@ -182,14 +187,11 @@ impl StatsQueries {
             .slots
             .iter()
             .position(|s| Self::state(s) == SlotState::Free);
-        match self.current {
-            Some(i) => {
-                let slot = &mut self.slots[i];
-                Self::set_state(slot, SlotState::Recording);
-                slot.frame = frame;
-                slot.names.clear();
-            }
-            None => self.skipped += 1,
+        if let Some(i) = self.current {
+            let slot = &mut self.slots[i];
+            Self::set_state(slot, SlotState::Recording);
+            slot.frame = frame;
+            slot.names.clear();
         }
     }
 
