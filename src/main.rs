@@ -44,6 +44,11 @@ struct Cli {
     /// (Map.dbc's field count, the archives' names); `sward maps` says which.
     #[arg(long, global = true, value_name = "VERSION")]
     client: Option<String>,
+    /// With --data: draw a detail model the data lacks as a placeholder (a
+    /// magenta checkered cross, counted as scene.placeholder_models in a
+    /// report) or skip its doodads (off).
+    #[arg(long, global = true, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
+    placeholders: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -486,6 +491,7 @@ fn run(cli: Cli) -> Result<()> {
             .map_err(|e| anyhow::anyhow!("--client: {e}"))?;
         sward_scenes::formats::version::set_client_override(Some(v));
     }
+    sward_scenes::formats::data_dir::set_placeholders(cli.placeholders == "on");
     match cli.command {
         Command::Info { json } => {
             let opts = sward_engine::GpuOptions {

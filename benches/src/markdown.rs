@@ -96,7 +96,10 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         (
             "scene",
             format!(
-                "{} ADTs, {} MCNKs, {} placements, {} models, {} terrain triangles{}",
+                "{}{} ADTs, {} MCNKs, {} placements, {} models, {} terrain triangles{}{}",
+                s.client
+                    .as_deref()
+                    .map_or(String::new(), |c| format!("client {c}; ")),
                 s.adts,
                 count(u64::from(s.mcnks)),
                 count(s.placements),
@@ -104,8 +107,23 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
                 count(s.triangles_terrain),
                 if s.missing_models > 0 {
                     format!(
-                        ", {} models missing from the data (their doodads skipped)",
-                        s.missing_models
+                        ", {} models missing from the data ({} drawn as placeholders at {} placements{})",
+                        s.missing_models,
+                        s.placeholder_models,
+                        count(s.placeholder_placements),
+                        if s.placeholder_models < s.missing_models {
+                            ", the rest skipped"
+                        } else {
+                            ""
+                        }
+                    )
+                } else {
+                    String::new()
+                },
+                if s.absent_tiles > 0 {
+                    format!(
+                        ", {} tiles of the window listed by the map but absent from the data",
+                        s.absent_tiles
                     )
                 } else {
                     String::new()

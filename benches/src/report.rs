@@ -92,7 +92,7 @@ pub struct AdapterInfo {
 }
 
 /// Size of the rendered world.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SceneInfo {
     /// ADT tiles loaded.
     pub adts: u32,
@@ -104,10 +104,25 @@ pub struct SceneInfo {
     pub models: u32,
     /// Terrain triangles at full resolution.
     pub triangles_terrain: u64,
-    /// Detail models a ground effect names that the data lacks (their
-    /// doodads were skipped; see the warnings). Always 0 for presets.
+    /// Detail models a ground effect names that the data lacks (drawn as
+    /// placeholders, or skipped with `--placeholders off`; see the warning).
+    /// Always 0 for presets.
     #[serde(default)]
     pub missing_models: u32,
+    /// Of those, the ones drawn as placeholders (magenta checkered crosses).
+    #[serde(default)]
+    pub placeholder_models: u32,
+    /// Placements of the resident window drawn with a placeholder.
+    #[serde(default)]
+    pub placeholder_placements: u64,
+    /// Tiles of the resident window that the map lists but the data lacks
+    /// (drawn as nothing).
+    #[serde(default)]
+    pub absent_tiles: u32,
+    /// The client version the data was read as (`1.12`, `3.3.5`), with the
+    /// evidence; absent for presets and data that does not tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// How the detail textures went to the GPU (absent in reports written
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -31,6 +31,13 @@ pub trait TileSource: Send + Sync + std::fmt::Debug {
     fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError>;
     /// Number of tiles the source has.
     fn tile_count(&self) -> usize;
+    /// Whether tile `coord` should exist but the source lacks it (a tile
+    /// the map's WDT lists whose ADT the data does not hold). The window
+    /// never asks for such a tile; reports count them. Default: none.
+    fn is_absent(&self, coord: TileCoord) -> bool {
+        let _ = coord;
+        false
+    }
     /// Absolute terrain height at global grid coordinates `(gx, gy)` (cells)
     /// without loading the tile, for distant level-of-detail (clipmaps);
     /// `None` where the source cannot tell cheaply (the default).

@@ -381,6 +381,10 @@ fn scene_info(scene: &Scene) -> SceneInfo {
         models: scene.models.len() as u32,
         triangles_terrain: triangles,
         missing_models: scene.missing_models.len() as u32,
+        placeholder_models: scene.placeholder_models().len() as u32,
+        placeholder_placements: scene.placeholder_placements(),
+        absent_tiles: scene.absent_tiles().len() as u32,
+        client: scene.client.clone(),
         textures: None,
     }
 }

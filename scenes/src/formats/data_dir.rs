@@ -71,6 +71,23 @@ pub struct MissingModel {
     pub doodads: Vec<u32>,
     /// GroundEffectTexture ids whose slots named those doodads.
     pub effects: Vec<u32>,
+    /// The model index of its placeholder ([`placeholder_model`]) when
+    /// placeholders are on ([`set_placeholders`]); `None`: its doodads are
+    /// skipped.
+    pub placeholder: Option<u16>,
+}
+
+static PLACEHOLDERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether later loads draw a missing detail model as a placeholder (the
+/// default; the command line's `--placeholders on|off`) or skip its doodads.
+pub fn set_placeholders(on: bool) {
+    PLACEHOLDERS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The setting of [`set_placeholders`].
+pub fn placeholders() -> bool {
+    PLACEHOLDERS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 impl std::fmt::Display for MissingModel {
@@ -79,9 +96,14 @@ impl std::fmt::Display for MissingModel {
         write!(f, "missing {} (model {}", self.file, self.model)?;
         write!(
             f,
-            ", GroundEffectDoodad {}, used by ground effect {}); its doodad is skipped",
+            ", GroundEffectDoodad {}, used by ground effect {}); {}",
             ids(&self.doodads),
-            ids(&self.effects)
+            ids(&self.effects),
+            if self.placeholder.is_some() {
+                "drawn as a placeholder"
+            } else {
+                "its doodad is skipped"
+            }
         )
     }
 }
@@ -309,9 +331,21 @@ fn read_model(src: &DataSource, path: &str) -> Result<Result<DetailModel, String
 
 /// Reads both ground-effect tables and every detail model they reach, and
 /// checks that the effects resolve against those models. Models absent from
-/// the data are reported (one warning each) and their slots emptied.
+/// the data are reported in one warning with their count (each at info
+/// level) and drawn as placeholders ([`placeholder_model`], sized like the
+/// models that share an effect with them) or, with placeholders off
+/// ([`set_placeholders`]), their slots are emptied.
 pub fn load_effects_and_models(
     src: &DataSource,
+) -> Result<(GroundEffects, Vec<DetailModel>, Vec<MissingModel>), FormatError> {
+    load_effects_and_models_with(src, placeholders())
+}
+
+/// [`load_effects_and_models`] with placeholders on or off whatever
+/// [`set_placeholders`] says.
+pub fn load_effects_and_models_with(
+    src: &DataSource,
+    with_placeholders: bool,
 ) -> Result<(GroundEffects, Vec<DetailModel>, Vec<MissingModel>), FormatError> {
     let tex = src.require(TEXTURE_DBC)?;
     let doo = src.require(DOODAD_DBC)?;
@@ -375,23 +409,55 @@ pub fn load_effects_and_models(
                 file,
                 doodads: vec![d.id],
                 effects: Vec::new(),
+                placeholder: None,
             }),
         }
     }
     for m in &mut missing {
         for t in &mut effects.textures {
-            for slot in &mut t.doodads {
-                if m.doodads.contains(slot) {
-                    if !m.effects.contains(&t.id) {
-                        m.effects.push(t.id);
+            if t.doodads.iter().any(|slot| m.doodads.contains(slot)) && !m.effects.contains(&t.id) {
+                m.effects.push(t.id);
+            }
+        }
+        if with_placeholders {
+            let height = shared_effect_height(&effects, &models, m);
+            m.placeholder = Some(models.len() as u16);
+            models.push(crate::models::placeholder_model(&m.model, height));
+        } else {
+            for t in &mut effects.textures {
+                for slot in &mut t.doodads {
+                    if m.doodads.contains(slot) {
+                        // 0xFFFFFFFF is empty in every version (0 is a
+                        // doodad in 1.12, whose slots name internal ids).
+                        *slot = u32::MAX;
                     }
-                    // 0xFFFFFFFF is empty in every version (0 is a
-                    // doodad in 1.12, whose slots name internal ids).
-                    *slot = u32::MAX;
                 }
             }
         }
-        log::warn!("{}: {m}", src.root().display());
+        log::info!("{}: {m}", src.root().display());
+    }
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing
+            .iter()
+            .take(4)
+            .map(|m| m.model.rsplit(['\\', '/']).next().unwrap_or(&m.model))
+            .collect();
+        log::warn!(
+            "{}: {} detail models the ground effects name are missing ({}{}); {} (RUST_LOG=info lists each)",
+            src.root().display(),
+            missing.len(),
+            shown.join(", "),
+            if missing.len() > shown.len() {
+                format!(", {} more", missing.len() - shown.len())
+            } else {
+                String::new()
+            },
+            if with_placeholders {
+                "drawn as placeholders, magenta checkered crosses (--placeholders off skips them)"
+            } else {
+                "their doodads are skipped (--placeholders off)"
+            }
+        );
     }
     let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
     effects
@@ -401,6 +467,30 @@ pub fn load_effects_and_models(
             source,
         })?;
     Ok((effects, models, missing))
+}
+
+/// The height a placeholder for `m` takes: the median height of the
+/// loaded models that share a ground effect with it, otherwise
+/// [`crate::models::PLACEHOLDER_HEIGHT`].
+fn shared_effect_height(effects: &GroundEffects, models: &[DetailModel], m: &MissingModel) -> f32 {
+    let mut heights: Vec<f32> = effects
+        .textures
+        .iter()
+        .filter(|t| m.effects.contains(&t.id))
+        .flat_map(|t| t.doodads)
+        .filter(|d| !effects.slot_is_empty(*d) && !m.doodads.contains(d))
+        .filter_map(|d| effects.doodad(d))
+        .filter_map(|d| {
+            let path = normalize_model_path(&d.model);
+            models.iter().find(|x| x.path.eq_ignore_ascii_case(&path))
+        })
+        .map(|x| x.height)
+        .collect();
+    if heights.is_empty() {
+        return crate::models::PLACEHOLDER_HEIGHT;
+    }
+    heights.sort_by(f32::total_cmp);
+    heights[heights.len() / 2]
 }
 
 /// Loads map `name` of the data at `dir` (see [`load_map_from`]).

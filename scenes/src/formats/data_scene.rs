@@ -28,6 +28,8 @@ pub struct DataDirSource {
     src: Arc<DataSource>,
     map: String,
     tiles: BTreeSet<TileCoord>,
+    /// Tiles the WDT lists whose ADT the data lacks.
+    absent: BTreeSet<TileCoord>,
     big_alpha: bool,
     wdl: Option<Arc<Wdl>>,
 }
@@ -39,10 +41,26 @@ impl DataDirSource {
     pub fn new(src: Arc<DataSource>, map: &str) -> Result<Self, FormatError> {
         let info = read_map_wdt(&src, map)?;
         let wdl = read_map_wdl(&src, map)?.map(Arc::new);
+        // A WDT of a whole continent over a folder holding some of its
+        // tiles (an extract, a test fixture): the tiles without an ADT are
+        // absent, neither loaded nor an error.
+        let (tiles, absent): (BTreeSet<_>, BTreeSet<_>) = info
+            .tiles
+            .into_iter()
+            .partition(|&t| src.contains(&super::data_dir::adt_path(map, t)));
+        if !absent.is_empty() {
+            log::info!(
+                "{}: map {map}: {} of the {} tiles its WDT lists have no ADT in the data; they are drawn as absent",
+                src.root().display(),
+                absent.len(),
+                absent.len() + tiles.len()
+            );
+        }
         Ok(Self {
             src,
             map: map.to_owned(),
-            tiles: info.tiles.into_iter().collect(),
+            tiles,
+            absent,
             big_alpha: info.flags & wdt::MPHD_BIG_ALPHA != 0,
             wdl,
         })
@@ -56,6 +74,13 @@ impl DataDirSource {
     /// The tiles the WDT lists, sorted by (row, column).
     pub fn tiles(&self) -> Vec<TileCoord> {
         let mut v: Vec<_> = self.tiles.iter().copied().collect();
+        v.sort_by_key(|t| (t.y, t.x));
+        v
+    }
+
+    /// Tiles the WDT lists whose ADT the data lacks, sorted by (row, column).
+    pub fn absent_tiles(&self) -> Vec<TileCoord> {
+        let mut v: Vec<_> = self.absent.iter().copied().collect();
         v.sort_by_key(|t| (t.y, t.x));
         v
     }
@@ -82,11 +107,24 @@ impl TileSource for DataDirSource {
         self.tiles.contains(&coord)
     }
 
+    fn is_absent(&self, coord: TileCoord) -> bool {
+        self.absent.contains(&coord)
+    }
+
     fn load(&self, coord: TileCoord) -> Result<AdtTile, WindowError> {
         if !self.contains(coord) {
+            let reason = if self.is_absent(coord) {
+                format!(
+                    "map {}'s WDT lists this tile but the data has no {}",
+                    self.map,
+                    super::data_dir::adt_path(&self.map, coord)
+                )
+            } else {
+                format!("map {} has no such tile", self.map)
+            };
             return Err(WindowError::Load {
                 tile: coord,
-                reason: format!("map {} has no such tile", self.map),
+                reason,
             });
         }
         read_map_tile(&self.src, &self.map, coord, Some(self.big_alpha)).map_err(|e| {
@@ -195,6 +233,10 @@ pub fn load_scene_from(
         models,
         missing_models,
         far_heights,
+        client: {
+            let c = super::version::client_version(&src)?;
+            c.version.map(|_| c.to_string())
+        },
         views,
         path,
         flights: Vec::new(),

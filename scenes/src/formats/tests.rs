@@ -383,7 +383,8 @@ fn preset_exports_and_loads_to_the_same_placements() {
     std::fs::rename(&m2, &upper).expect("rename");
     assert!(load_data_dir(&dir).is_ok());
     std::fs::remove_file(&upper).expect("remove");
-    // A missing model is reported and its doodad skipped, not fatal.
+    // A missing model is reported and drawn as a placeholder, not fatal;
+    // with placeholders off its doodads are skipped.
     let set = load_data_dir(&dir).expect("loads without the model");
     assert_eq!(set.missing.len(), 1);
     let miss = &set.missing[0];
@@ -391,12 +392,19 @@ fn preset_exports_and_loads_to_the_same_placements() {
     assert_eq!(miss.file, miss.model);
     assert!(!miss.effects.is_empty());
     assert!(miss.to_string().contains("ElwGra01"), "{miss}");
-    assert_eq!(set.models.len(), scene.models.len() - 1);
-    assert!(set
-        .effects
+    assert_eq!(set.models.len(), scene.models.len());
+    assert_eq!(miss.placeholder, Some((set.models.len() - 1) as u16));
+    let src = crate::formats::DataSource::open(&dir).expect("open");
+    let (effects, models, missing) =
+        crate::formats::data_dir::load_effects_and_models_with(&src, false).expect("off");
+    assert_eq!(models.len(), scene.models.len() - 1);
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0].placeholder, None);
+    assert!(missing[0].to_string().contains("skipped"), "{}", missing[0]);
+    assert!(effects
         .textures
         .iter()
-        .all(|t| !t.doodads.iter().any(|d| miss.doodads.contains(d))));
+        .all(|t| !t.doodads.iter().any(|d| missing[0].doodads.contains(d))));
     let streamed = load_scene(&dir, None, *scene.policy()).expect("scene");
     assert_eq!(streamed.missing_models, set.missing);
     assert!(!streamed.placements().is_empty());

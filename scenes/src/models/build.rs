@@ -218,6 +218,78 @@ fn build(index: u32, spec: &Spec) -> DetailModel {
     }
 }
 
+/// Height of a placeholder when nothing tells how tall its doodad is
+/// (about the middle of the client's detail models, 0.29..0.62 yards).
+pub const PLACEHOLDER_HEIGHT: f32 = 0.5;
+
+/// The stand-in for a detail model the data lacks: a crossed pair of
+/// upright quads `height` tall and as wide, textured with an opaque
+/// magenta and black checker (4x4 squares on 16x16 texels) that no real
+/// ground effect looks like. It keeps `path`, so the effects that name the
+/// missing model resolve to it.
+pub fn placeholder_model(path: &str, height: f32) -> DetailModel {
+    let height = if height.is_finite() && height > 0.0 {
+        height
+    } else {
+        PLACEHOLDER_HEIGHT
+    };
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    star(&mut vertices, &mut indices, 2, 0.0, [0.0, 0.0], height, height);
+    let bounds = Aabb::from_points(vertices.iter().map(|v| v.position));
+    let name = path
+        .rsplit(['\\', '/'])
+        .next()
+        .unwrap_or(path)
+        .trim_end_matches(".m2")
+        .to_owned();
+    DetailModel {
+        name,
+        path: path.to_owned(),
+        texture: checker_texture(),
+        vertices,
+        indices,
+        render_flags: RENDER_FLAG_TWO_SIDED,
+        blend_mode: BLEND_ALPHA_KEY,
+        bones: 1,
+        height: bounds.max[2],
+        bounds,
+    }
+}
+
+/// The placeholder checker with its full mip chain (each level the box
+/// average of the one above; from 2x2 down the squares blend to one colour).
+pub fn checker_texture() -> DetailTexture {
+    const SIDE: u32 = 16;
+    let mut level0 = Vec::with_capacity((SIDE * SIDE * 4) as usize);
+    for y in 0..SIDE {
+        for x in 0..SIDE {
+            let on = ((x / 4) + (y / 4)) % 2 == 0;
+            level0.extend_from_slice(if on { &[255, 0, 255, 255] } else { &[0, 0, 0, 255] });
+        }
+    }
+    let mut mips = vec![level0];
+    let mut s = SIDE;
+    while s > 1 {
+        let prev = &mips[mips.len() - 1];
+        let n = s / 2;
+        let mut next = Vec::with_capacity((n * n * 4) as usize);
+        for y in 0..n {
+            for x in 0..n {
+                for ch in 0..4 {
+                    let at = |dx: u32, dy: u32| {
+                        u32::from(prev[(((2 * y + dy) * s + 2 * x + dx) * 4 + ch) as usize])
+                    };
+                    next.push(((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8);
+                }
+            }
+        }
+        mips.push(next);
+        s = n;
+    }
+    DetailTexture::rgba(SIDE, SIDE, mips)
+}
+
 /// Appends `n` vertical quads through `centre` at even angles from `angle`.
 fn star(
     vertices: &mut Vec<DetailVertex>,
@@ -256,6 +328,23 @@ fn star(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholder_is_a_valid_checkered_cross_of_the_asked_height() {
+        let m = placeholder_model("World\\NoDXT\\Detail\\ZDgra03.m2", 0.8);
+        m.validate().expect("valid model");
+        assert_eq!(m.name, "ZDgra03");
+        assert_eq!(m.path, "World\\NoDXT\\Detail\\ZDgra03.m2");
+        assert_eq!(m.triangles(), 4);
+        assert!((m.height - 0.8).abs() < 1e-6);
+        let level0 = m.texture.rgba_level(0).expect("rgba");
+        assert_eq!(&level0[0..4], &[255, 0, 255, 255]);
+        assert_eq!(&level0[16..20], &[0, 0, 0, 255]);
+        assert_eq!(m.texture.mip_count(), 5);
+        assert!((m.texture.opaque_fraction() - 1.0).abs() < 1e-6);
+        let fallback = placeholder_model("x.m2", f32::NAN);
+        assert_eq!(fallback.height, PLACEHOLDER_HEIGHT);
+    }
 
     #[test]
     fn elwynn_set_matches_the_reference_facts() {

@@ -318,6 +318,7 @@ impl Preset {
             first_load,
             missing_models: Vec::new(),
             far_heights: None,
+            client: None,
         })
     }
 
@@ -542,13 +543,18 @@ pub struct Scene {
     /// the caller sets its own). Techniques that update in place size their
     /// pools for it.
     pub max_resident_tiles: usize,
-    /// Models a ground effect names that the data lacks (their doodads are
-    /// skipped; always empty for procedural presets).
+    /// Models a ground effect names that the data lacks (drawn as
+    /// placeholders or skipped, see [`crate::formats::data_dir::set_placeholders`];
+    /// always empty for procedural presets).
     pub missing_models: Vec<crate::formats::MissingModel>,
     /// The map's WDL when the scene was loaded from data that has one (the
     /// source's `coarse_height` answers from it); `None` for procedural
     /// presets, whose generator is their far source.
     pub far_heights: Option<Arc<crate::formats::wdl::Wdl>>,
+    /// The client version the data was read as, with its evidence
+    /// (`3.3.5 (Map.dbc has 66 fields)`); `None` for presets and for data
+    /// that does not tell.
+    pub client: Option<String>,
 }
 
 impl Scene {
@@ -600,7 +606,52 @@ impl Scene {
                 "scene.missing_models".to_owned(),
                 self.missing_models.len() as f64,
             ),
+            (
+                "scene.absent_tiles".to_owned(),
+                self.absent_tiles().len() as f64,
+            ),
+            (
+                "scene.placeholder_models".to_owned(),
+                self.placeholder_models().len() as f64,
+            ),
+            (
+                "scene.placeholder_placements".to_owned(),
+                self.placeholder_placements() as f64,
+            ),
         ])
+    }
+
+    /// Model indices of the placeholders drawn for missing models.
+    pub fn placeholder_models(&self) -> Vec<u16> {
+        self.missing_models
+            .iter()
+            .filter_map(|m| m.placeholder)
+            .collect()
+    }
+
+    /// Placements of the resident window drawn with a placeholder model.
+    pub fn placeholder_placements(&self) -> u64 {
+        let ids = self.placeholder_models();
+        if ids.is_empty() {
+            return 0;
+        }
+        let counts = self.placements().per_model_counts(self.models.len());
+        ids.iter()
+            .filter_map(|&i| counts.get(usize::from(i)))
+            .sum()
+    }
+
+    /// Tiles of the resident window's square (around its centre) that the
+    /// map lists but the data lacks ([`TileSource::is_absent`]): drawn as
+    /// nothing, counted in `scene.absent_tiles`.
+    pub fn absent_tiles(&self) -> Vec<TileCoord> {
+        let r = self.window.radius() as i32;
+        let c = self.window.centre();
+        (-r..=r)
+            .flat_map(|dy| (-r..=r).map(move |dx| (dx, dy)))
+            .filter_map(|(dx, dy)| c.offset(dx, dy))
+            .filter(|t| self.source.is_absent(*t))
+            .collect()
     }
 
     /// Placements of the resident window, merged in tile order (see

@@ -150,7 +150,7 @@ fn exported_archives_load_like_the_preset_and_a_patch_wins() {
 }
 
 #[test]
-fn a_model_missing_from_the_archives_is_reported_and_skipped() {
+fn a_model_missing_from_the_archives_is_reported_and_drawn_as_a_placeholder() {
     let scene = preset();
     let dir = temp_dir("mpq-missing");
     let files = export_files(scene.world(), &scene.effects, &scene.models, None).expect("files");
@@ -174,10 +174,22 @@ fn a_model_missing_from_the_archives_is_reported_and_skipped() {
     assert_eq!(m.model, gone_model.path);
     assert!(!m.effects.is_empty() && !m.doodads.is_empty());
     assert!(m.to_string().contains(&gone_model.path), "{m}");
-    // The model is not loaded, so none of its doodads is placed; the rest are.
-    assert_eq!(loaded.models.len(), scene.models.len() - 1);
-    assert!(loaded.models.iter().all(|x| x.path != gone_model.path));
-    assert!(!loaded.placements().is_empty());
+    // The model is not loaded; a placeholder of the same path stands in
+    // (the last model), sized like the models it shares an effect with, and
+    // its doodads are placed with it, as many as the preset placed.
+    assert_eq!(loaded.models.len(), scene.models.len());
+    let p = usize::from(m.placeholder.expect("a placeholder"));
+    assert_eq!(p, loaded.models.len() - 1);
+    assert_eq!(loaded.models[p].path, gone_model.path);
+    assert_eq!(loaded.models[p].triangles(), 4);
+    assert!(loaded.models[p].height > 0.2 && loaded.models[p].height < 1.7);
+    assert!(m.to_string().contains("placeholder"), "{m}");
+    let facts = loaded.facts();
+    assert_eq!(facts["scene.placeholder_models"], 1.0);
+    let want = scene.placements().per_model_counts(scene.models.len())[gone_index];
+    assert!(want > 0);
+    assert_eq!(facts["scene.placeholder_placements"], want as f64);
+    assert_eq!(loaded.placements().len(), scene.placements().len());
     assert!(loaded
         .placements()
         .groups
