@@ -235,7 +235,15 @@ pub fn placeholder_model(path: &str, height: f32) -> DetailModel {
     };
     let mut vertices = Vec::new();
     let mut indices = Vec::new();
-    star(&mut vertices, &mut indices, 2, 0.0, [0.0, 0.0], height, height);
+    star(
+        &mut vertices,
+        &mut indices,
+        2,
+        0.0,
+        [0.0, 0.0],
+        height,
+        height,
+    );
     let bounds = Aabb::from_points(vertices.iter().map(|v| v.position));
     let name = path
         .rsplit(['\\', '/'])
@@ -265,7 +273,11 @@ pub fn checker_texture() -> DetailTexture {
     for y in 0..SIDE {
         for x in 0..SIDE {
             let on = ((x / 4) + (y / 4)) % 2 == 0;
-            level0.extend_from_slice(if on { &[255, 0, 255, 255] } else { &[0, 0, 0, 255] });
+            level0.extend_from_slice(if on {
+                &[255, 0, 255, 255]
+            } else {
+                &[0, 0, 0, 255]
+            });
         }
     }
     let mut mips = vec![level0];

@@ -13,7 +13,9 @@ mod build;
 mod texture;
 
 pub use bc::{BcFormat, BcMips};
-pub use build::{checker_texture, elwynn_models, placeholder_model, ELWYNN_MODEL_NAMES, PLACEHOLDER_HEIGHT};
+pub use build::{
+    checker_texture, elwynn_models, placeholder_model, ELWYNN_MODEL_NAMES, PLACEHOLDER_HEIGHT,
+};
 pub use texture::{DetailTexture, TexturePixels};
 
 /// M2 render flag: draw both faces.

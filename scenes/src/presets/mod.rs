@@ -636,9 +636,7 @@ impl Scene {
             return 0;
         }
         let counts = self.placements().per_model_counts(self.models.len());
-        ids.iter()
-            .filter_map(|&i| counts.get(usize::from(i)))
-            .sum()
+        ids.iter().filter_map(|&i| counts.get(usize::from(i))).sum()
     }
 
     /// Tiles of the resident window's square (around its centre) that the

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::temp_dir;
 use crate::effects::GroundEffectLayout;
-use crate::formats::data_dir::{load_effects_and_models, DOODAD_DBC, MAP_DBC, TEXTURE_DBC};
+use crate::formats::data_dir::{load_effects_and_models_with, DOODAD_DBC, MAP_DBC, TEXTURE_DBC};
 use crate::formats::source::DataFile;
 use crate::formats::version::{detect_client, ClientVersion};
 use crate::formats::{
@@ -293,9 +293,17 @@ fn the_335_tables_read_as_335() {
         Some([103, 106, 108, 107])
     );
     // The loader takes the version from the data: every model is absent
-    // from these files, so each is reported missing, and the tables load.
-    let (fx, models, missing) = load_effects_and_models(&src).expect("load");
+    // from these files, so each is reported missing and drawn as a
+    // placeholder (or skipped with placeholders off), and the tables load.
+    let (fx, models, missing) = load_effects_and_models_with(&src, true).expect("load");
     assert_eq!(fx.layout, GroundEffectLayout::Wotlk335);
+    assert!(!missing.is_empty());
+    assert_eq!(models.len(), missing.len());
+    assert!(missing
+        .iter()
+        .enumerate()
+        .all(|(i, m)| m.placeholder == Some(i as u16) && models[i].path == m.model));
+    let (_, models, missing) = load_effects_and_models_with(&src, false).expect("load");
     assert!(models.is_empty() && !missing.is_empty());
 }
 
