@@ -15,6 +15,7 @@
 mod noise;
 mod tables;
 pub mod terrain;
+pub mod tileset;
 pub mod views;
 
 use std::collections::HashMap;
