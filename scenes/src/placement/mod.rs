@@ -1,5 +1,5 @@
 //! Ground-effect placement: turns MCNK data + resolved ground effects into
-//! detail-doodad placements, with two named policies:
+//! detail-doodad placements, with three named policies:
 //!
 //! * [`Policy::Client`] ([`client`]): the 1.12 client's detail-doodad
 //!   routine, draw for draw with the client's own generator
@@ -14,7 +14,7 @@
 //!   cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
 //!   min(density, 24))), 12)`, weighted model choice).
 //!
-//! Both are pure functions of one MCNK's data and its global coordinate, so a
+//! All are pure functions of one MCNK's data and its global coordinate, so a
 //! tile's placements do not depend on which other tiles are loaded, in which
 //! order, or where the window is. Neither places anything in a
 //! noEffectDoodad cell, a hole, or a cell whose predTex layer has no effect;
