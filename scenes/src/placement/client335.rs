@@ -29,10 +29,11 @@
 //!    columns, `v = (jb + 1) / 2` along the rows; the fan triangle under it
 //!    is chosen by the cell's two diagonals, and a triangle whose unit
 //!    normal has `z < 0.4` (steeper than about 66.4 degrees) places nothing
-//!    and draws nothing more. Otherwise two more draws: `rotation = (s + 1)
-//!    * pi` (in `[0, 2 pi]`), then `scale = s * 0.33 + 1` (in `[0.67,
-//!    1.33]`). A dangling entry (a doodad id no GroundEffectDoodad record
-//!    has) has made all its draws and places nothing.
+//!    and draws nothing more. Otherwise two more draws:
+//!    `rotation = (s + 1) * pi` (in `[0, 2 pi]`), then
+//!    `scale = s * 0.33 + 1` (in `[0.67, 1.33]`). A dangling entry (a doodad
+//!    id no GroundEffectDoodad record has) has made all its draws and places
+//!    nothing.
 //!
 //! Heights are the exact fan height of the cell ([`Mcnk::height_in_cell`]).
 //! [`Placement::seed`] is a hash of (MCNK, pick, doodad index), outside the

@@ -16,7 +16,7 @@
 //!
 //! All are pure functions of one MCNK's data and its global coordinate, so a
 //! tile's placements do not depend on which other tiles are loaded, in which
-//! order, or where the window is. Neither places anything in a
+//! order, or where the window is. None places anything in a
 //! noEffectDoodad cell, a hole, or a cell whose predTex layer has no effect;
 //! a predTex layer `>= n_layers` is counted in [`PlacementStats`] and skipped.
 //!

@@ -713,10 +713,7 @@ fn client335_picks_follow_the_ground_effect_density() {
         assert_eq!(stats.cells_placed, 256 * picks);
         // Density 4 from bag entries (n + i) & 15 of [0 1 2 3 0 1 2 1 0 1 0
         // 3 0 0 2 3]: slots 0 and 1 hold 10 of the 16 entries.
-        assert_eq!(
-            stats.placements + stats.empty_slots,
-            256 * u64::from(picks) * 4
-        );
+        assert_eq!(stats.placements + stats.empty_slots, 256 * picks * 4);
     }
     assert_eq!(Client335Params::default().picks(), 16);
 }
