@@ -561,6 +561,7 @@ impl GroundEffects {
                 doodads: t.doodads,
                 slots,
                 weights,
+                stored_weights: t.weights,
                 dangling,
             });
         }
@@ -589,6 +590,10 @@ pub struct ResolvedEffect {
     /// Selection weight per slot (0 for empty slots; a dangling slot keeps
     /// its weight, so that the draws that pick it still happen).
     pub weights: [u32; 4],
+    /// The weights as the table holds them, empty slots included (3.3.5a;
+    /// 1 per non-empty slot in the unweighted layouts): what the 3.3.5
+    /// routine deals its bag by.
+    pub stored_weights: [u32; 4],
     /// Slots that name a GroundEffectDoodad key the table lacks: as in the
     /// client, the routine still makes the draws of a doodad there, and
     /// draws nothing.

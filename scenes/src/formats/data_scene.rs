@@ -14,9 +14,10 @@ use super::data_dir::{
 };
 use super::maps::{centre_tile, default_selection, WorldSelection};
 use super::source::DataSource;
+use super::version::{client_version, ClientVersion};
 use super::wdl::Wdl;
 use super::{wdt, FormatError};
-use crate::placement::Policy;
+use crate::placement::{Client335Params, Policy};
 use crate::presets::{CameraPath, Scene, ViewPose};
 use crate::window::{TileSource, WindowError, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
@@ -169,11 +170,39 @@ pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene
     load_scene_from(src, &sel, policy)
 }
 
+/// The routine a scene of `src`'s data is placed with: for the client's
+/// routine ([`Policy::Client`]) on 3.3.5 data ([`client_version`], which
+/// honours `--client`) the 3.3.5 client's own ([`Policy::Client335`], its
+/// `groundEffectDensity` taken from the 1.12 routine's `frillDensity`: both
+/// are cell picks per MCNK); `policy` otherwise.
+pub fn policy_for_data(src: &DataSource, policy: Policy) -> Result<Policy, FormatError> {
+    let Policy::Client(p) = policy else {
+        return Ok(policy);
+    };
+    let detection = client_version(src)?;
+    let policy = match detection.version {
+        Some(ClientVersion::Wotlk335) => Policy::Client335(Client335Params {
+            ground_effect_density: p.frill_density,
+        }),
+        _ => policy,
+    };
+    log::info!(
+        "{}: client {detection}: placing with the {} routine",
+        src.root().display(),
+        match policy {
+            Policy::Client335(_) => "3.3.5 client's",
+            _ => "1.12 client's",
+        }
+    );
+    Ok(policy)
+}
+
 /// A scene from `src`: map `sel.map` (the only map when `None`), the 3x3
 /// window around `sel`'s tile (default: the present tile nearest the middle
 /// of the map), views on the ground there and from above, and a walk across
 /// that tile's +X border. Models an effect names that the data lacks are in
-/// [`Scene::missing_models`].
+/// [`Scene::missing_models`]. A client policy is the data's client's
+/// routine ([`policy_for_data`]).
 pub fn load_scene_from(
     src: Arc<DataSource>,
     sel: &WorldSelection,
@@ -181,6 +210,7 @@ pub fn load_scene_from(
 ) -> Result<Scene, FormatError> {
     let dir: PathBuf = src.root().to_path_buf();
     let dir = dir.as_path();
+    let policy = policy_for_data(&src, policy)?;
     let map = match &sel.map {
         Some(m) => m.clone(),
         None => single_map(&src)?,

@@ -47,7 +47,7 @@ pub use adt::{read_adt, write_adt};
 pub use data_dir::{
     export_data_dir, load_data_dir, load_map, load_map_from, DataSet, ExportSummary, MissingModel,
 };
-pub use data_scene::{load_scene, load_scene_from, DataDirSource};
+pub use data_scene::{load_scene, load_scene_from, policy_for_data, DataDirSource};
 pub use inspect::{inspect_adt, AdtReport};
 pub use maps::{list_maps, MapInfo, WorldSelection};
 pub use mpq_export::export_mpq;

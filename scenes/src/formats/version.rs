@@ -268,4 +268,42 @@ mod tests {
             GroundEffectLayout::Wotlk335
         );
     }
+
+    /// A scene of 3.3.5 data placed with the client policy runs the 3.3.5
+    /// routine (with the 1.12 routine's pick count); 1.12 data and sward's
+    /// own exports keep the 1.12 routine; other policies are kept.
+    #[test]
+    fn the_client_policy_on_335_data_is_the_335_routine() {
+        use crate::formats::policy_for_data;
+        use crate::placement::{Client335Params, ClientParams, PerCellParams, Policy};
+        let map = "DBFilesClient/Map.dbc";
+        let src = |name: &str, fields| {
+            DataSource::open(&folder(name, &[(map, table(fields))])).expect("open")
+        };
+        let client = Policy::Client(ClientParams { frill_density: 48 });
+        let p = policy_for_data(&src("policy-335", 66), client).expect("policy");
+        assert_eq!(
+            p,
+            Policy::Client335(Client335Params {
+                ground_effect_density: 48
+            })
+        );
+        assert_eq!(p.name(), "client-3.3.5");
+        for (name, fields) in [("policy-112", 42), ("policy-none", 5)] {
+            assert_eq!(
+                policy_for_data(&src(name, fields), client).expect("p"),
+                client
+            );
+        }
+        let per_cell = Policy::PerCell(PerCellParams::default());
+        let p = policy_for_data(&src("policy-335-pc", 66), per_cell).expect("policy");
+        assert_eq!(p, per_cell);
+        assert_eq!(
+            crate::presets::GrassRange::for_policy(&Policy::Client335(Default::default())),
+            crate::presets::GrassRange {
+                fade_start: 59.5,
+                distance: 70.0
+            }
+        );
+    }
 }

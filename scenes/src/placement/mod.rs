@@ -1,17 +1,22 @@
 //! Ground-effect placement: turns MCNK data + resolved ground effects into
-//! detail-doodad placements, with two named policies:
+//! detail-doodad placements, with three named policies:
 //!
 //! * [`Policy::Client`] ([`client`]): the 1.12 client's detail-doodad
 //!   routine, draw for draw with the client's own generator
 //!   ([`client_rng`]): `frillDensity` random cell picks per MCNK, then
 //!   `density` doodads per pick, slot `(n + pick) & 3`.
+//! * [`Policy::Client335`] ([`client335`]): the 3.3.5 client's routine,
+//!   same generator: `groundEffectDensity` cell picks, an effect's slots
+//!   dealt into a 16-entry bag by their weights, no doodad on triangles too
+//!   steep to stand on. Scenes of 3.3.5 data placed with [`Policy::Client`]
+//!   run it instead ([`crate::formats::load_scene_from`]).
 //! * [`Policy::PerCell`] ([`per_cell`]): sward's per-cell builder (every
 //!   cell, MCAL coverage, `clumps = min(max(1, ceil(cov/255 *
 //!   min(density, 24))), 12)`, weighted model choice).
 //!
-//! Both are pure functions of one MCNK's data and its global coordinate, so a
+//! All are pure functions of one MCNK's data and its global coordinate, so a
 //! tile's placements do not depend on which other tiles are loaded, in which
-//! order, or where the window is. Neither places anything in a
+//! order, or where the window is. None places anything in a
 //! noEffectDoodad cell, a hole, or a cell whose predTex layer has no effect;
 //! a predTex layer `>= n_layers` is counted in [`PlacementStats`] and skipped.
 //!
@@ -20,6 +25,7 @@
 //! [`PlacementGroup`], so both the per-MCNK and the per-model views are cheap.
 
 pub mod client;
+pub mod client335;
 pub mod client_rng;
 mod inspect;
 pub mod per_cell;
@@ -28,6 +34,7 @@ mod stats;
 use std::ops::Range;
 
 pub use client::ClientParams;
+pub use client335::Client335Params;
 pub use inspect::{inspect_placements, records_text, InspectError, PlacementRecord};
 pub use per_cell::PerCellParams;
 pub use stats::PlacementStats;
@@ -41,9 +48,10 @@ use crate::world::{AdtTile, ChunkCoord, Mcnk, World};
 pub struct Placement {
     /// World position; z is the exact terrain height ([`World::height_at`]).
     pub position: [f32; 3],
-    /// Rotation about +Z in radians, in `[-pi, pi]`.
+    /// Rotation about +Z in radians: in `[-pi, pi]` (`client-3.3.5`: in
+    /// `[0, 2 pi]`).
     pub yaw: f32,
-    /// Uniform scale, in `[0.9, 1.1]`.
+    /// Uniform scale: in `[0.9, 1.1]` (`client-3.3.5`: in `[0.67, 1.33]`).
     pub scale: f32,
     /// Per-placement seed (wind phase, variation).
     pub seed: u32,
@@ -81,17 +89,20 @@ pub struct Placements {
 /// Placement policy.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Policy {
-    /// The client's detail-doodad routine.
+    /// The client's detail-doodad routine (1.12's).
     Client(ClientParams),
+    /// The 3.3.5 client's detail-doodad routine.
+    Client335(Client335Params),
     /// sward's own per-cell builder (one jittered attempt per cell).
     PerCell(PerCellParams),
 }
 
 impl Policy {
-    /// The policy's name (`client` or `per-cell`).
+    /// The policy's name (`client`, `client-3.3.5` or `per-cell`).
     pub fn name(&self) -> &'static str {
         match self {
             Self::Client(_) => "client",
+            Self::Client335(_) => "client-3.3.5",
             Self::PerCell(_) => "per-cell",
         }
     }
@@ -147,6 +158,19 @@ pub(crate) fn cell_effect<'e>(
     effects: &'e ResolvedEffects,
     stats: &mut PlacementStats,
 ) -> Option<(usize, &'e ResolvedEffect)> {
+    cell_effect_with(mcnk, row, col, effects, stats, true)
+}
+
+/// [`cell_effect`], with the skip of an effect that has no usable slot
+/// optional (`skip_empty`; the 3.3.5 routine keeps such a cell and draws).
+pub(crate) fn cell_effect_with<'e>(
+    mcnk: &Mcnk,
+    row: u32,
+    col: u32,
+    effects: &'e ResolvedEffects,
+    stats: &mut PlacementStats,
+    skip_empty: bool,
+) -> Option<(usize, &'e ResolvedEffect)> {
     stats.cells_visited += 1;
     let h = &mcnk.header;
     if h.no_effect_doodad.is_set(row, col) {
@@ -170,7 +194,7 @@ pub(crate) fn cell_effect<'e>(
         stats.cells_unknown_effect += 1;
         return None;
     };
-    if e.total_weight() == 0 && e.slots.iter().all(Option::is_none) {
+    if skip_empty && e.total_weight() == 0 && e.slots.iter().all(Option::is_none) {
         stats.cells_empty_effect += 1;
         return None;
     }
@@ -203,6 +227,7 @@ pub(crate) fn place_mcnk<S: Sink>(
     stats.mcnks += 1;
     match policy {
         Policy::Client(p) => client::place(chunk, mcnk, effects, p, stats, sink),
+        Policy::Client335(p) => client335::place(chunk, mcnk, effects, p, stats, sink),
         Policy::PerCell(p) => per_cell::place(chunk, mcnk, effects, p, stats, sink),
     }
 }

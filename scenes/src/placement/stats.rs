@@ -31,6 +31,9 @@ pub struct PlacementStats {
     /// Doodads whose draws were made but that place nothing because their
     /// slot names no GroundEffectDoodad record (dangling references).
     pub dangling_slots: u64,
+    /// Doodads skipped because the terrain triangle under them is too steep
+    /// (client-3.3.5: unit normal z below 0.4).
+    pub steep_slopes: u64,
     /// Placements made.
     pub placements: u64,
     /// Placements per model index.
@@ -61,6 +64,7 @@ impl PlacementStats {
         self.cells_placed += o.cells_placed;
         self.empty_slots += o.empty_slots;
         self.dangling_slots += o.dangling_slots;
+        self.steep_slopes += o.steep_slopes;
         self.placements += o.placements;
         if self.per_model.len() < o.per_model.len() {
             self.per_model.resize(o.per_model.len(), 0);

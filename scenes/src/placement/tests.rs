@@ -617,3 +617,401 @@ fn a_dangling_slot_keeps_its_draws_and_places_nothing() {
     let (_, sc) = Placements::build_tile(&t, &dang, 3, &per_cell());
     assert!(sc.dangling_slots > 0 && sc.per_model[2] == 0, "{sc:?}");
 }
+
+// ---- client-3.3.5 ----
+
+fn client335() -> Policy {
+    Policy::Client335(Client335Params::default())
+}
+
+/// A tile of `tile`'s layers and `height`, with every MCNK fully valid (no
+/// road, suppression, hole or invalid layer).
+fn clean_tile(height: &impl Fn(f64, f64) -> f32) -> AdtTile {
+    let mut t = AdtTile::from_height_fn(
+        TileCoord::new(10, 10),
+        vec!["grass.blp".into()],
+        height,
+        |_, _| {
+            vec![Layer {
+                texture_id: 0,
+                flags: 0,
+                effect_id: GRASS,
+                alpha: None,
+            }]
+        },
+    );
+    for m in &mut t.mcnks {
+        m.header.pred_tex = Default::default();
+        m.header.holes_low_res = 0;
+        m.header.no_effect_doodad = Default::default();
+    }
+    t
+}
+
+/// The bag as the source deals it, worked by hand: deal `d` writes entry
+/// `13 * d mod 16`, slot `k` dealt `weight[k]` times in slot order, then
+/// round-robin `d & 3` (empty slots included) until 16 deals.
+#[test]
+fn client335_bag_deal_follows_the_weights_as_the_source_deals_them() {
+    use super::client335::deal_bag;
+    let counts = |w: [u32; 4]| {
+        let mut c = [0u32; 4];
+        deal_bag(w).iter().for_each(|&s| c[s as usize] += 1);
+        c
+    };
+    // Weights filling the bag exactly are its shares.
+    assert_eq!(counts([8, 8, 0, 0]), [8, 8, 0, 0]);
+    assert_eq!(counts([12, 4, 0, 0]), [12, 4, 0, 0]);
+    assert_eq!(counts([4, 4, 4, 4]), [4, 4, 4, 4]);
+    // Fewer deals than 16: the rest go round-robin over all four slots, so
+    // [1, 1, 0, 0] is the same as no weights at all (4 each, the two empty
+    // slots holding half the bag), and [3, 1, 0, 0] gives 6/4/3/3.
+    assert_eq!(counts([1, 1, 0, 0]), [4, 4, 4, 4]);
+    assert_eq!(counts([0, 0, 0, 0]), [4, 4, 4, 4]);
+    assert_eq!(
+        deal_bag([3, 1, 0, 0]),
+        [0, 1, 2, 3, 0, 1, 2, 1, 0, 1, 0, 3, 0, 0, 2, 3]
+    );
+    assert_eq!(
+        deal_bag([0; 4]),
+        [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    );
+    // Interleaved: deals 0..8 of slot 0 land on entries 0, 13, 10, 7, 4, 1, 14, 11.
+    let b = deal_bag([8, 8, 0, 0]);
+    for (e, &s) in b.iter().enumerate() {
+        assert_eq!(s, u8::from(![0, 13, 10, 7, 4, 1, 14, 11].contains(&e)));
+    }
+    // More than 16 deals overwrite: the last slot dealt 16 times owns all.
+    assert_eq!(counts([20, 0, 0, 0]), [16, 0, 0, 0]);
+    assert_eq!(counts([16, 16, 0, 0]), [0, 16, 0, 0]);
+    assert_eq!(counts([17, 1, 0, 0]), [15, 1, 0, 0]);
+    // A weight negative as the client's int deals nothing.
+    assert_eq!(counts([u32::MAX, 0, 0, 0]), [4, 4, 4, 4]);
+}
+
+#[test]
+fn client335_picks_follow_the_ground_effect_density() {
+    let t = clean_tile(&hills);
+    let fx = effects(4);
+    for (setting, picks) in [
+        (0, 16),
+        (16, 16),
+        (17, 17),
+        (100, 100),
+        (256, 256),
+        (400, 256),
+    ] {
+        let policy = Policy::Client335(Client335Params {
+            ground_effect_density: setting,
+        });
+        let stats = Placements::count_tile(&t, &fx, MODELS, &policy);
+        assert_eq!(
+            stats.cells_visited,
+            256 * picks,
+            "groundEffectDensity {setting}"
+        );
+        assert_eq!(stats.cells_placed, 256 * picks);
+        // Density 4 from bag entries (n + i) & 15 of [0 1 2 3 0 1 2 1 0 1 0
+        // 3 0 0 2 3]: slots 0 and 1 hold 10 of the 16 entries.
+        assert_eq!(stats.placements + stats.empty_slots, 256 * picks * 4);
+    }
+    assert_eq!(Client335Params::default().picks(), 16);
+}
+
+/// An independent model of the 3.3.5 draw stream for the fixture (slots 0
+/// and 1 filled, weights [3, 1, 0, 0], gentle terrain so no triangle is too
+/// steep): `(pick, n, row, col, slot, u, v, yaw, scale)` per placement.
+#[allow(clippy::type_complexity)]
+fn model_stream_335(
+    chunk: crate::world::ChunkCoord,
+    picks: u32,
+    density: u32,
+    skip: impl Fn(u32, u32) -> bool,
+) -> Vec<(u32, u32, u32, u32, u32, f32, f32, f32, f32)> {
+    use super::client_rng::ClientRng;
+    const BAG: [u32; 16] = [0, 1, 2, 3, 0, 1, 2, 1, 0, 1, 0, 3, 0, 0, 2, 3];
+    let mut r = ClientRng::new((chunk.y << 16) | chunk.x);
+    let cells: Vec<(u32, u32)> = (0..picks)
+        .map(|_| {
+            let col = r.next_u32() & 7;
+            let row = r.next_u32() & 7;
+            (row, col)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (k, &(row, col)) in cells.iter().enumerate() {
+        if skip(row, col) {
+            continue;
+        }
+        for n in 0..density {
+            let ja = r.next_signed();
+            let jb = r.next_signed();
+            let slot = BAG[(n as usize + k) % 16];
+            if slot >= 2 {
+                continue;
+            }
+            let yaw = (r.next_signed() + 1.0) * std::f32::consts::PI;
+            let scale = r.next_signed() * 0.33 + 1.0;
+            out.push((
+                k as u32,
+                n,
+                row,
+                col,
+                slot,
+                (ja + 1.0) / 2.0,
+                (jb + 1.0) / 2.0,
+                yaw,
+                scale,
+            ));
+        }
+    }
+    out
+}
+
+/// Two passes, bag entry `(n + pick) & 15`, the jitter drawn even for an
+/// empty entry, rotation before scale, suppressed cells drawing nothing:
+/// the routine equals the model stream draw for draw.
+#[test]
+fn client335_routine_follows_the_draw_order() {
+    let t = tile(TileCoord::new(10, 10));
+    for density in [4, 7, 20] {
+        let fx = effects(density);
+        for picks in [16, 48] {
+            let policy = Policy::Client335(Client335Params {
+                ground_effect_density: picks,
+            });
+            for (mcnk, skip_any) in [((0, 0), true), ((3, 2), false)] {
+                let chunk = crate::world::ChunkCoord::from_tile(t.coord, mcnk.0, mcnk.1);
+                let skip = |row: u32, col: u32| {
+                    skip_any
+                        && (row <= 1
+                            || ((4..6).contains(&row) && (4..6).contains(&col))
+                            || (row, col) == (7, 7))
+                };
+                let want = model_stream_335(chunk, picks, density, skip);
+                let got = records_of(&t, &fx, &policy, mcnk);
+                assert!(!want.is_empty());
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "density {density} picks {picks} {mcnk:?}"
+                );
+                let m = t.mcnk(mcnk.0, mcnk.1).expect("mcnk");
+                for (g, w) in got.iter().zip(&want) {
+                    let (pick, n, row, col, slot, u, v, yaw, scale) = *w;
+                    assert_eq!((g.pick, g.n, g.cell, g.slot), (pick, n, [col, row], slot));
+                    assert_eq!(g.doodad, [11, 12][slot as usize]);
+                    assert_eq!((g.yaw, g.scale), (yaw, scale), "bit-exact yaw and scale");
+                    assert!((0.0..=std::f32::consts::TAU).contains(&g.yaw));
+                    assert!((0.67..=1.33).contains(&g.scale));
+                    let (x, y) = m.local_to_world(
+                        f64::from(col) + f64::from(u),
+                        f64::from(row) + f64::from(v),
+                    );
+                    assert_eq!(
+                        g.position,
+                        [x as f32, y as f32, m.height_in_cell(row, col, u, v)]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn client335_skips_steep_triangles_and_places_on_flat_ones() {
+    use super::client335::{client_triangle, triangle_normal_z, MIN_NORMAL_Z};
+    let fx = effects(8);
+    // Flat: nothing is steep, every filled bag entry places.
+    let flat = clean_tile(&|_, _| 40.0);
+    let (p, s) = Placements::build_tile(&flat, &fx, MODELS, &client335());
+    assert_eq!(s.steep_slopes, 0);
+    assert!(!p.is_empty());
+    assert_eq!(s.placements + s.empty_slots, 256 * 16 * 8);
+    // A cliff of 12 yards per cell (unit normal z ~ 0.33): nothing places,
+    // and each filled entry is counted steep instead.
+    let cliff = clean_tile(&|gx, _| (gx * 12.0) as f32);
+    let (p, c) = Placements::build_tile(&cliff, &fx, MODELS, &client335());
+    assert!(p.is_empty());
+    assert_eq!(c.steep_slopes, s.placements);
+    assert_eq!(c.empty_slots, s.empty_slots);
+    // A slope of 8 yards per cell (z ~ 0.46) still carries grass.
+    let slope = clean_tile(&|gx, _| (gx * 8.0) as f32);
+    let (_, sl) = Placements::build_tile(&slope, &fx, MODELS, &client335());
+    assert_eq!((sl.steep_slopes, sl.placements), (0, s.placements));
+    // Mixed: a slope growing along the rows. Every placement stands on a
+    // triangle at least 0.4 up, and some triangles are refused.
+    let bowl = |_: f64, gy: f64| {
+        let y = gy - 10.0 * 128.0;
+        (y * y * 0.1) as f32
+    };
+    let mixed = clean_tile(&bowl);
+    let (p, m) = Placements::build_tile(&mixed, &fx, MODELS, &client335());
+    assert!(m.steep_slopes > 0 && m.placements > 0, "{m:?}");
+    assert_eq!(m.steep_slopes + m.placements, s.placements);
+    let mut world = World::new("T");
+    world.insert(Arc::new(mixed)).expect("tile");
+    for it in &p.items {
+        let (loc, mcnk) = world
+            .locate(it.position[0] as f64, it.position[1] as f64)
+            .expect("resident");
+        let (lx, ly) = mcnk.world_to_local(it.position[0] as f64, it.position[1] as f64);
+        let n = mcnk.face_normal_local(lx, ly);
+        assert!(n[2] >= MIN_NORMAL_Z - 1e-3, "{n:?} at {loc:?}");
+    }
+    // The triangle choice and the normal: a plane tilted 12 yards per cell
+    // along the columns has z = 1 / sqrt(1 + (12 / 4.1667)^2) in every
+    // triangle; the diagonals split the cell into the four fan triangles.
+    let m0 = &cliff.mcnks[0];
+    let want = 1.0 / (1.0 + (12.0 / crate::world::coords::UNIT_SIZE).powi(2)).sqrt();
+    use crate::world::height::FanTriangle::*;
+    for tri in [Top, Right, Bottom, Left] {
+        let z = triangle_normal_z(m0, 3, 4, tri) as f64;
+        assert!((z - want).abs() < 1e-4, "{tri:?} {z} {want}");
+    }
+    let s = 4.166_666_5_f32;
+    assert_eq!(client_triangle(0.3 * s, 0.1 * s), Top);
+    assert_eq!(client_triangle(0.9 * s, 0.4 * s), Right);
+    assert_eq!(client_triangle(0.6 * s, 0.9 * s), Bottom);
+    assert_eq!(client_triangle(0.1 * s, 0.3 * s), Left);
+}
+
+#[test]
+fn client335_skips_holes_suppressed_and_invalid_cells_and_is_deterministic() {
+    let fx = effects(6);
+    let policy = Policy::Client335(Client335Params {
+        ground_effect_density: 256,
+    });
+    let w = world(&[(10, 10)]);
+    let (p, stats) = Placements::build_world(&w, &fx, MODELS, &policy);
+    let chunk0 = crate::world::ChunkCoord::from_tile(TileCoord::new(10, 10), 0, 0);
+    let mut in_chunk0 = 0;
+    for g in p.groups.iter().filter(|g| g.chunk == chunk0) {
+        for it in p.group_items(g) {
+            let loc = coords::locate(it.position[0] as f64, it.position[1] as f64).expect("in");
+            let (r, c) = (loc.cell.row, loc.cell.col);
+            assert!(r > 1, "placed in road/suppressed row {r}");
+            assert!(
+                !((4..6).contains(&r) && (4..6).contains(&c)),
+                "placed in the hole"
+            );
+            assert!((r, c) != (7, 7), "placed in the invalid-layer cell");
+            in_chunk0 += 1;
+        }
+    }
+    assert!(in_chunk0 > 0);
+    assert!(
+        stats.cells_no_effect_doodad > 0
+            && stats.cells_hole > 0
+            && stats.cells_invalid_layer > 0
+            && stats.cells_no_effect > 0,
+        "{stats:?}"
+    );
+    // Determinism: the same world in another order, and a tile alone.
+    let a = Placements::build_world(&world(&[(10, 10), (11, 10)]), &fx, MODELS, &policy);
+    let b = Placements::build_world(&world(&[(11, 10), (10, 10)]), &fx, MODELS, &policy);
+    assert_eq!(a, b);
+    let (alone, _) = Placements::build_tile(&tile(TileCoord::new(10, 10)), &fx, MODELS, &policy);
+    assert_eq!(alone, p);
+    assert_eq!(
+        Placements::count_tile(&tile(TileCoord::new(10, 10)), &fx, MODELS, &policy),
+        stats
+    );
+    // The stream is the MCNK's own: two MCNKs of the same data (a flat
+    // tile) but different coordinates place differently; the 1.12 and 3.3.5
+    // routines differ on the same MCNK.
+    let flat = clean_tile(&|_, _| 40.0);
+    let (p, _) = Placements::build_tile(&flat, &fx, MODELS, &policy);
+    let rel = |chunk: crate::world::ChunkCoord| -> Vec<[f32; 2]> {
+        let m = flat.mcnk(chunk.x % 16, chunk.y % 16).expect("mcnk");
+        p.groups
+            .iter()
+            .filter(|g| g.chunk == chunk)
+            .flat_map(|g| p.group_items(g))
+            .map(|it| {
+                [
+                    it.position[0] - m.header.position[0],
+                    it.position[1] - m.header.position[1],
+                ]
+            })
+            .collect()
+    };
+    let c = |x, y| crate::world::ChunkCoord::from_tile(flat.coord, x, y);
+    assert_ne!(rel(c(0, 0)), rel(c(1, 0)));
+    let (q, _) = Placements::build_tile(&flat, &fx, MODELS, &client());
+    assert_ne!(p, q);
+}
+
+/// A slot naming a doodad GroundEffectDoodad lacks keeps its draws under
+/// client-3.3.5: the other slots' placements are those of the table where
+/// it names a real doodad; it places nothing and is counted.
+#[test]
+fn client335_dangling_slot_keeps_the_stream() {
+    let doodads: Vec<GroundEffectDoodad> = [(11, "A"), (12, "B"), (13, "C")]
+        .iter()
+        .map(|&(id, m)| GroundEffectDoodad {
+            id,
+            model: format!("{m}.mdl"),
+            flags: 0,
+        })
+        .collect();
+    let models = [
+        "World\\NoDXT\\Detail\\A.m2",
+        "World\\NoDXT\\Detail\\B.m2",
+        "World\\NoDXT\\Detail\\C.m2",
+    ];
+    let table = |third: u32| {
+        let tex = GroundEffectTexture {
+            id: GRASS,
+            doodads: [11, 12, third, 0],
+            weights: [5, 3, 4, 0],
+            density: 9,
+            ..Default::default()
+        };
+        GroundEffects::new(GroundEffectLayout::Wotlk335, vec![tex], doodads.clone())
+            .expect("tables")
+    };
+    let full = table(13).resolve(&models).expect("resolved");
+    let dang = table(99)
+        .resolve(&models)
+        .expect("a dangling slot resolves");
+    assert_eq!(
+        dang.get(GRASS).expect("e").dangling,
+        [false, false, true, false]
+    );
+    let t = tile(TileCoord::new(10, 10));
+    let (a, sa) = Placements::build_tile(&t, &full, 3, &client335());
+    let (b, sb) = Placements::build_tile(&t, &dang, 3, &client335());
+    let without_c = |p: &Placements| -> Vec<(u16, Vec<Placement>)> {
+        p.groups
+            .iter()
+            .filter(|g| g.model != 2)
+            .map(|g| (g.model, p.items[g.range()].to_vec()))
+            .collect()
+    };
+    assert!(sa.per_model[0] > 0 && sa.per_model[1] > 0 && sa.per_model[2] > 0);
+    assert_eq!(without_c(&a), without_c(&b));
+    assert_eq!(sb.per_model[2], 0);
+    assert_eq!(sb.dangling_slots, sa.per_model[2]);
+    assert_eq!(sa.dangling_slots, 0);
+    assert_eq!(sb.empty_slots, sa.empty_slots);
+    // An effect whose slots are all empty is not skipped: it draws and
+    // places nothing (the source skips only a missing record).
+    let empty = GroundEffects::new(
+        GroundEffectLayout::Wotlk335,
+        vec![GroundEffectTexture {
+            id: GRASS,
+            doodads: [0; 4],
+            weights: [1, 0, 0, 0],
+            density: 3,
+            ..Default::default()
+        }],
+        doodads.clone(),
+    )
+    .expect("tables")
+    .resolve(&models)
+    .expect("resolved");
+    let s = Placements::count_tile(&clean_tile(&hills), &empty, 3, &client335());
+    assert_eq!((s.placements, s.cells_empty_effect), (0, 0));
+    assert_eq!(s.empty_slots, 256 * 16 * 3);
+}

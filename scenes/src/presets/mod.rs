@@ -750,11 +750,19 @@ impl GrassRange {
         distance: crate::placement::client::CLIENT_GRASS_DISTANCE,
     };
 
-    /// The range that goes with a placement policy: the client's for the
+    /// The 3.3.5 client: `groundEffectDist` 70 yards, the distance fade
+    /// from 85% of it (its shader constants and fade texture).
+    pub const CLIENT_335: Self = Self {
+        fade_start: crate::placement::client335::CLIENT_335_FADE_START,
+        distance: crate::placement::client335::CLIENT_335_GRASS_DISTANCE,
+    };
+
+    /// The range that goes with a placement policy: the client's for a
     /// client routine, sward's default otherwise.
     pub fn for_policy(policy: &Policy) -> Self {
         match policy {
             Policy::Client(_) => Self::CLIENT,
+            Policy::Client335(_) => Self::CLIENT_335,
             Policy::PerCell(_) => Self::DEFAULT,
         }
     }

@@ -181,6 +181,10 @@ pub fn cell_word(
             let expected = p.frill_density as f32 / 64.0 * effect.density as f32;
             grow_word(index, expected)
         }
+        Policy::Client335(p) => {
+            let expected = p.picks() as f32 / 64.0 * effect.density as f32;
+            grow_word(index, expected)
+        }
     }
 }
 
@@ -200,6 +204,7 @@ pub fn max_expected_bound(effects: &ResolvedEffects, table: &EffectTable, policy
                     clumps(255, e.density, p.density_cap, p.max_clumps) as f32 * p.density_scale
                 }
                 Policy::Client(p) => p.frill_density as f32 / 64.0 * e.density as f32,
+                Policy::Client335(p) => p.picks() as f32 / 64.0 * e.density as f32,
             };
             word_expected(grow_word(0, expected))
         })

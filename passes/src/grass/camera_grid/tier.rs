@@ -182,6 +182,8 @@ impl CameraGrid {
         let policy_code = match scene.policy {
             Policy::PerCell(_) => POLICY_WEIGHTED,
             Policy::Client(_) => POLICY_ROTATION,
+            // The 3.3.5 bag follows the slot weights.
+            Policy::Client335(_) => POLICY_WEIGHTED,
         };
         let fallback_list = fallback_models(scene.models);
         let fallback = Fallback::new(gpu, &fallback_list, scene.placements, models.len())?;

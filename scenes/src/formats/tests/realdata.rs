@@ -396,3 +396,46 @@ fn the_112_tables_load_with_their_dangling_doodads_counted() {
     );
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// The 3.3.5 tile placed with the client policy runs the 3.3.5 client's
+/// routine, and the scene (so the bench report) names it.
+#[test]
+fn the_335_data_runs_the_335_routine() {
+    let Some(dir) = real_data("the_335_data_runs_the_335_routine") else {
+        return;
+    };
+    // The real tile 42,29 and the 3.3.5 tables under a WDT that lists that
+    // tile only (the files hold no neighbours).
+    let root = dir.join("client-335");
+    let folder = data_folder(
+        "realdata-335-routine",
+        &[
+            (
+                "World/Maps/Azeroth/Azeroth_42_29.adt",
+                root.join("World/Maps/Azeroth/Azeroth_42_29.adt"),
+            ),
+            (TEXTURE_DBC, root.join(TEXTURE_DBC)),
+            (DOODAD_DBC, root.join(DOODAD_DBC)),
+            (MAP_DBC, root.join(MAP_DBC)),
+        ],
+    );
+    let wdt = wdt::write_wdt(&[TileCoord::new(42, 29)], 0).expect("wdt");
+    std::fs::write(folder.join("World/Maps/Azeroth/Azeroth.wdt"), wdt).expect("write wdt");
+    let src = Arc::new(DataSource::open(&folder).expect("open"));
+    let sel = WorldSelection {
+        map: Some("Azeroth".into()),
+        tile: Some(TileCoord::new(42, 29)),
+        ..WorldSelection::default()
+    };
+    let scene = load_scene_from(src, &sel, Policy::Client(ClientParams::default()))
+        .expect("the 3.3.5 data loads");
+    assert_eq!(scene.policy().name(), "client-3.3.5");
+    assert_eq!(scene.grass, crate::presets::GrassRange::CLIENT_335);
+    let s = &scene.stats;
+    assert_eq!(s.cells_visited, s.mcnks * 16, "{s:?}");
+    println!(
+        "3.3.5 Azeroth 42,29 window: {} MCNKs, {} placements, {} steep, {} empty, {} dangling",
+        s.mcnks, s.placements, s.steep_slopes, s.empty_slots, s.dangling_slots
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
