@@ -45,7 +45,7 @@ struct Cli {
     #[arg(long, global = true, value_name = "VERSION")]
     client: Option<String>,
     /// With --data: draw a detail model the data lacks as a placeholder (a
-    /// magenta checkered cross, counted as scene.placeholder_models in a
+    /// yellow checkered cross, counted as scene.placeholder_models in a
     /// report) or skip its doodads (off).
     #[arg(long, global = true, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
     placeholders: String,
@@ -234,12 +234,19 @@ struct BenchArgs {
     textures: TextureUploadArg,
 }
 
+/// `--texture-upload` also for the terrain's tileset textures (splats read
+/// it when they are built); returns it for the detail textures.
+fn tileset_upload(upload: TextureUpload) -> TextureUpload {
+    sward_passes::terrain::tileset_gpu::set_upload(upload);
+    upload
+}
+
 /// `--texture-upload`, shared by bench, shot and capture.
 #[derive(clap::Args, Debug)]
 struct TextureUploadArg {
-    /// How DXT (BLP) detail textures reach the GPU: `auto` uploads BC blocks
-    /// where the device has texture-compression-bc and decodes on the CPU
-    /// otherwise; `decode` always decodes on the CPU.
+    /// How DXT (BLP) detail and tileset textures reach the GPU: `auto`
+    /// uploads BC blocks where the device has texture-compression-bc and
+    /// decodes on the CPU otherwise; `decode` always decodes on the CPU.
     #[arg(long = "texture-upload", default_value = "auto", value_name = "auto|decode", value_parser = TextureUpload::parse)]
     texture_upload: TextureUpload,
 }
@@ -614,7 +621,7 @@ fn run(cli: Cli) -> Result<()> {
                     },
                     ..Default::default()
                 },
-                texture_upload: args.textures.texture_upload,
+                texture_upload: tileset_upload(args.textures.texture_upload),
             };
             let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
@@ -632,7 +639,7 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
             let opts = OneOffOptions {
-                texture_upload: textures.texture_upload,
+                texture_upload: tileset_upload(textures.texture_upload),
                 ..opts
             };
             let n = sward_benches::bench::capture(&opts, frames, &out)?;
@@ -677,7 +684,7 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
             let opts = OneOffOptions {
-                texture_upload: textures.texture_upload,
+                texture_upload: tileset_upload(textures.texture_upload),
                 ..opts
             };
             let path = sward_benches::bench::shot(&opts, view.as_deref(), &out)?;

@@ -156,6 +156,13 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     for (k, v) in rows {
         let _ = writeln!(md, "| {k} | {} |", cell(&v));
     }
+    for r in &report.refused {
+        let _ = writeln!(
+            md,
+            "| refused | {} |",
+            cell(&format!("{}: {} (not measured)", r.tier, r.reason))
+        );
+    }
     if a.device_type.eq_ignore_ascii_case("cpu") {
         md.push_str(
             "\n> The adapter is a CPU (software) rasterizer: absolute times are CPU-emulated \
@@ -620,6 +627,9 @@ pub fn headline_text(report: &Report) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    for r in &report.refused {
+        let _ = writeln!(out, "{} refused (not measured): {}", r.tier, r.reason);
     }
     out
 }

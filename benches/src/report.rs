@@ -57,6 +57,20 @@ pub struct Report {
     pub runs: Vec<Run>,
     /// One entry per non-baseline run: ratios against the baseline run.
     pub comparisons: Vec<Comparison>,
+    /// Tier combinations that refused the scene or the device (an input
+    /// they cannot hold, a device limit, a missing capability), with the
+    /// reason: not measured, the others were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refusal>,
+}
+
+/// A tier combination the bench could not build, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The tier combination.
+    pub tier: TierPair,
+    /// The technique's error.
+    pub reason: String,
 }
 
 impl Report {
@@ -109,7 +123,7 @@ pub struct SceneInfo {
     /// Always 0 for presets.
     #[serde(default)]
     pub missing_models: u32,
-    /// Of those, the ones drawn as placeholders (magenta checkered crosses).
+    /// Of those, the ones drawn as placeholders (yellow checkered crosses).
     #[serde(default)]
     pub placeholder_models: u32,
     /// Placements of the resident window drawn with a placeholder.

@@ -52,10 +52,15 @@ pub(crate) fn sample_report() -> Report {
             models: 14,
             triangles_terrain: 589_824,
             missing_models: 0,
+            placeholder_models: 0,
+            placeholder_placements: 0,
+            absent_tiles: 0,
+            client: None,
             textures: None,
         },
         config: BTreeMap::from([("indirect_validation".to_owned(), false.into())]),
         runs,
         comparisons,
+        refused: Vec::new(),
     }
 }

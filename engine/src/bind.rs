@@ -312,6 +312,9 @@ pub struct Raster<'a> {
     pub multisample: wgpu::MultisampleState,
     /// The colour targets (format, blend, write mask).
     pub targets: &'a [Option<wgpu::ColorTargetState>],
+    /// Values of the fragment stage's pipeline-overridable constants
+    /// (WGSL `override`), by name; empty for the shader's defaults.
+    pub constants: &'a [(&'a str, f64)],
 }
 
 /// A render pipeline: `vs_entry` of `module` fed by `buffers`, then
@@ -341,7 +344,10 @@ pub fn render_pipeline(
         fragment: fs_entry.map(|entry_point| wgpu::FragmentState {
             module,
             entry_point: Some(entry_point),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: raster.constants,
+                ..Default::default()
+            },
             targets: raster.targets,
         }),
         multiview: None,

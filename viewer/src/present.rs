@@ -103,6 +103,7 @@ impl Presenter {
                 depth_stencil: None,
                 multisample: wgpu::MultisampleState::default(),
                 targets: &[Some(view_format.into())],
+                constants: &[],
             },
         );
         let egui = egui_wgpu::Renderer::new(

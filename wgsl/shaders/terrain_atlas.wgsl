@@ -24,6 +24,9 @@
 @group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
 @group(0) @binding(4) var alpha_sampler: sampler;
 @group(0) @binding(5) var layer_sampler: sampler;
+@group(0) @binding(20) var tileset_bc1: texture_2d_array<f32>;
+@group(0) @binding(21) var tileset_bc2: texture_2d_array<f32>;
+@group(0) @binding(22) var tileset_bc3: texture_2d_array<f32>;
 @group(0) @binding(6) var<storage, read> atlas_chunks: array<AtlasChunk>;
 @group(0) @binding(7) var atlas_heights: texture_2d<f32>;
 @group(0) @binding(8) var atlas_normals: texture_2d<f32>;
@@ -86,5 +89,5 @@ fn vs_culled(
 
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return terrain_shade(u, chunks[in.chunk], alpha_atlas, layer_textures, alpha_sampler, layer_sampler, in.uv, in.normal, in.world);
+    return terrain_shade(u, chunks[in.chunk], alpha_atlas, layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, alpha_sampler, layer_sampler, in.uv, in.normal, in.world);
 }

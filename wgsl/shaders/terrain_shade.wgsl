@@ -25,11 +25,42 @@ struct TerrainChunk {
     alpha_scale: f32,
     // MCLY layers in use (1..=4).
     layer_count: u32,
-    // Layer texture array index of each MCLY layer.
+    // Layer code of each MCLY layer (array and layer, see TILESET_BC).
     textures: vec4<u32>,
 }
 
 const ALPHA_TEXELS: f32 = 64.0;
+
+// Whether the tiles' own tileset textures may sit in the BC arrays (a
+// pipeline constant the terrain tiers set from their splat resources;
+// false for procedural presets, which keep the plain four-sample path).
+override TILESET_BC: bool = false;
+// A layer code: bits 30-31 the array (0 RGBA8, 1 BC1, 2 BC2, 3 BC3), the
+// rest the layer in it. Rust mirror: terrain::tileset_gpu::TilesetCode.
+const TILESET_ARRAY_SHIFT: u32 = 30u;
+const TILESET_LAYER_MASK: u32 = 0x3fffffffu;
+
+// One layer texel of `code` with explicit gradients (callable where the
+// array differs between neighbouring pixels).
+fn tileset_sample(
+    rgba: texture_2d_array<f32>,
+    bc1: texture_2d_array<f32>,
+    bc2: texture_2d_array<f32>,
+    bc3: texture_2d_array<f32>,
+    s: sampler,
+    uv: vec2<f32>,
+    code: u32,
+    gx: vec2<f32>,
+    gy: vec2<f32>,
+) -> vec3<f32> {
+    let layer = code & TILESET_LAYER_MASK;
+    switch (code >> TILESET_ARRAY_SHIFT) {
+        case 1u: { return textureSampleGrad(bc1, s, uv, layer, gx, gy).rgb; }
+        case 2u: { return textureSampleGrad(bc2, s, uv, layer, gx, gy).rgb; }
+        case 3u: { return textureSampleGrad(bc3, s, uv, layer, gx, gy).rgb; }
+        default: { return textureSampleGrad(rgba, s, uv, layer, gx, gy).rgb; }
+    }
+}
 
 // The lit, fogged colour of terrain at `world` with chunk UV `uv` and
 // `normal`, for MCNK record `c`.
@@ -38,6 +69,9 @@ fn terrain_shade(
     c: TerrainChunk,
     alpha_atlas: texture_2d<f32>,
     layer_textures: texture_2d_array<f32>,
+    bc1_textures: texture_2d_array<f32>,
+    bc2_textures: texture_2d_array<f32>,
+    bc3_textures: texture_2d_array<f32>,
     alpha_sampler: sampler,
     layer_sampler: sampler,
     uv: vec2<f32>,
@@ -51,10 +85,23 @@ fn terrain_shade(
     let tuv = uv * u.layer_tiling;
     // Sample every layer unconditionally (uniform control flow), then mask
     // the layers the MCNK does not have.
-    let t0 = textureSample(layer_textures, layer_sampler, tuv, c.textures.x).rgb;
-    let t1 = textureSample(layer_textures, layer_sampler, tuv, c.textures.y).rgb;
-    let t2 = textureSample(layer_textures, layer_sampler, tuv, c.textures.z).rgb;
-    let t3 = textureSample(layer_textures, layer_sampler, tuv, c.textures.w).rgb;
+    var t0: vec3<f32>;
+    var t1: vec3<f32>;
+    var t2: vec3<f32>;
+    var t3: vec3<f32>;
+    if (TILESET_BC) {
+        let gx = dpdx(tuv);
+        let gy = dpdy(tuv);
+        t0 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.x, gx, gy);
+        t1 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.y, gx, gy);
+        t2 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.z, gx, gy);
+        t3 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.w, gx, gy);
+    } else {
+        t0 = textureSample(layer_textures, layer_sampler, tuv, c.textures.x).rgb;
+        t1 = textureSample(layer_textures, layer_sampler, tuv, c.textures.y).rgb;
+        t2 = textureSample(layer_textures, layer_sampler, tuv, c.textures.z).rgb;
+        t3 = textureSample(layer_textures, layer_sampler, tuv, c.textures.w).rgb;
+    }
     let present = vec3<u32>(1u, 2u, 3u) < vec3<u32>(c.layer_count);
     let a = select(vec3<f32>(0.0), alpha.rgb, present);
     var color = t0;

@@ -52,6 +52,16 @@ pub enum BenchError {
         /// Why.
         source: sward_passes::PassError,
     },
+    /// A tier refused the scene or the device (an input it cannot hold, a
+    /// limit or capability it lacks): the bench records it in the report's
+    /// `refused` list and measures the other tiers.
+    #[error("tier {tier} refused: {source}")]
+    Refused {
+        /// The tier combination.
+        tier: String,
+        /// Why.
+        source: sward_passes::PassError,
+    },
     /// The frame graph was rejected or wgpu failed while running it.
     #[error("tier {tier}: {source}")]
     Graph {

@@ -125,13 +125,14 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         texture_stats = done.texture_stats.or(texture_stats);
         Ok(())
     };
+    let mut refused = Vec::new();
     if streams {
         for combo in &combos {
             let tier = TierPair::of(combo);
             bar.set_message(tier.to_string());
             let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
             let mut samples = RunSamples::new(tier.clone());
-            let (image, done) = frame.measure_streaming(
+            let measured = frame.measure_streaming(
                 &mut scene,
                 combo,
                 opts.texture_upload,
@@ -142,7 +143,15 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
                 &shot_view,
                 &mut samples,
                 &bar,
-            )?;
+            );
+            let (image, done) = match measured {
+                Ok(m) => m,
+                Err(e) => {
+                    or_refused(Err(e), &tier, &mut refused)?;
+                    bar.inc(per_run);
+                    continue;
+                }
+            };
             bar.inc(1);
             finish(samples, image, done)?;
         }
@@ -152,12 +161,13 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         for combo in &combos {
             let tier = TierPair::of(combo);
             bar.set_message(tier.to_string());
-            renderer
+            let built = renderer
                 .set_tiers(&gpu, data, combo)
-                .map_err(|source| BenchError::Pass {
-                    tier: tier.to_string(),
-                    source,
-                })?;
+                .map_err(|source| build_error(&tier.to_string(), source));
+            if !or_refused(built, &tier, &mut refused)? {
+                bar.inc(per_run);
+                continue;
+            }
             // A terrain tier with its own view distance (`clipmap:distance=N`)
             // overrides `--view-distance` for its run.
             let settings = renderer.settings_for(settings);
@@ -243,6 +253,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         config,
         runs,
         comparisons,
+        refused,
     };
     let committed = staging.commit(&report)?;
     let headline = crate::markdown::headline_text(&report);
@@ -427,11 +438,49 @@ pub(crate) fn build_renderer(
     let mut renderer = SceneRenderer::new().with_texture_upload(upload);
     renderer
         .set_tiers(gpu, SceneData::from_scene(scene), combo)
-        .map_err(|source| BenchError::Pass {
+        .map_err(|source| build_error(tier, source))?;
+    Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+/// A tier that could not be built: [`BenchError::Refused`] when it refuses
+/// the scene or the device (invalid input, a device limit, a missing
+/// capability), which the bench reports and goes past; any other failure
+/// stops the bench.
+pub(crate) fn build_error(tier: &str, source: sward_passes::PassError) -> BenchError {
+    use sward_passes::PassError as E;
+    match source {
+        E::InvalidInput { .. } | E::DeviceLimit { .. } | E::MissingCapability { .. } => {
+            BenchError::Refused {
+                tier: tier.to_owned(),
+                source,
+            }
+        }
+        source => BenchError::Pass {
             tier: tier.to_owned(),
             source,
-        })?;
-    Ok((renderer, t0.elapsed().as_secs_f64() * 1e3))
+        },
+    }
+}
+
+/// `result`, or `Ok(false)` after recording a refused non-baseline tier in
+/// `refused` (with a warning): the caller goes on with the next tier.
+fn or_refused(
+    result: Result<(), BenchError>,
+    tier: &TierPair,
+    refused: &mut Vec<crate::report::Refusal>,
+) -> Result<bool, BenchError> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(BenchError::Refused { source, .. }) if !tier.is_baseline() => {
+            log::warn!("tier {tier} refused, not measured: {source}");
+            refused.push(crate::report::Refusal {
+                tier: tier.clone(),
+                reason: source.to_string(),
+            });
+            Ok(false)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A streaming error at `pose`, naming it.

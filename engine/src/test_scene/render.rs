@@ -104,6 +104,7 @@ pub(super) fn draw_pipeline(
                 ..Default::default()
             },
             targets: &[Some(COLOR_FORMAT.into())],
+            constants: &[],
         },
     )
 }

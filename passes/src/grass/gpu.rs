@@ -180,6 +180,7 @@ pub(crate) fn material_pipeline(
                 blend: state.blend,
                 write_mask: wgpu::ColorWrites::ALL,
             })],
+            constants: &[],
         },
     )
 }

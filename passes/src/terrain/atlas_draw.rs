@@ -81,7 +81,7 @@ impl AtlasDraw {
             Some((_, max_tiles)) => {
                 let max_tiles = max_tiles.max(world.tile_count());
                 let pool = atlas.layout().capacity() as usize;
-                let mut splat = SplatGpu::streaming(gpu, max_tiles, pool)?;
+                let mut splat = SplatGpu::streaming(gpu, world, max_tiles, pool)?;
                 for t in world.tiles() {
                     let slots = tile_slots(&atlas, t);
                     if splat.set_tile(gpu, world, t.coord, &slots)?.is_none() {
@@ -208,7 +208,12 @@ impl AtlasDraw {
             .map(|b| b + atlas_bytes))
     }
 
-    /// Whether this was built for a streaming world (updated per tile).
+    /// The splat's report facts ([`SplatGpu::facts`]).
+    pub fn splat_facts(&self) -> Vec<(String, f64)> {
+        self.splat.facts()
+    }
+
+    /// Whether the atlas and splat data stream (tiles can change).
     pub fn is_streaming(&self) -> bool {
         self.splat.is_streaming()
     }
@@ -234,6 +239,7 @@ impl AtlasDraw {
             self.entry_point,
             &buffers,
             samples,
+            &self.splat.shader_constants(),
         );
         self.pipelines.insert(samples, pipeline);
     }

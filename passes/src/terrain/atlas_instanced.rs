@@ -286,6 +286,13 @@ impl crate::technique::Technique for AtlasInstanced {
         AtlasInstanced::gpu_memory_bytes(self)
     }
 
+    fn facts(
+        &self,
+        _scene: &crate::renderer::SceneData<'_>,
+    ) -> std::collections::BTreeMap<String, f64> {
+        self.draw.splat_facts().into_iter().collect()
+    }
+
     fn residency_changed(
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,

@@ -41,6 +41,7 @@ pub mod template;
 mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
+pub mod tileset_gpu;
 
 pub use atlas_instanced::AtlasInstanced;
 pub use gpu_cull::GpuCullTerrain;

@@ -25,9 +25,9 @@ use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
 use super::gpu::TerrainChunkGpu;
-use super::splat::{
-    alpha_tile, layer_texture, mip_chain, mip_count, AlphaAtlasLayout, LayerKind, LAYER_KINDS,
-    LAYER_SIZE,
+use super::splat::{alpha_tile, AlphaAtlasLayout, LayerKind};
+use super::tileset_gpu::{
+    world_has_tilesets, TilesetArrays, TilesetStats, STREAMING_TILESET_LAYERS,
 };
 use super::TECHNIQUE;
 use crate::error::PassError;
@@ -42,7 +42,8 @@ pub struct SplatGpu {
     /// The streaming block grid (`None` when built whole).
     blocks: Option<AlphaBlocks>,
     alpha_view: wgpu::TextureView,
-    layer_view: wgpu::TextureView,
+    /// The layer texture arrays (procedural layers and the tiles' own).
+    tileset: TilesetArrays,
     alpha_sampler: wgpu::Sampler,
     layer_sampler: wgpu::Sampler,
     gpu_bytes: u64,
@@ -131,12 +132,15 @@ impl AlphaBlocks {
 }
 
 /// The splat record of `m` (MCNK of `tile`) whose alpha tile is atlas tile
-/// `alpha_slot` of `atlas`; fails on more than four MCLY layers.
+/// `alpha_slot` of `atlas`, with `codes[i]` the layer code of the tile's
+/// MTEX entry `i` ([`TilesetArrays::acquire_tile`]); fails on more than
+/// four MCLY layers.
 fn chunk_record(
     tile: &AdtTile,
     m: &Mcnk,
     atlas: &AlphaAtlasLayout,
     alpha_slot: u32,
+    codes: &[u32],
 ) -> Result<TerrainChunkGpu, PassError> {
     if m.layers.len() > 4 {
         let coord = m.chunk_coord(tile.coord);
@@ -148,11 +152,11 @@ fn chunk_record(
     }
     let mut textures = [0u32; 4];
     for (k, layer) in m.layers.iter().enumerate() {
-        let name = tile
-            .textures
-            .get(layer.texture_id as usize)
-            .map_or("", String::as_str);
-        textures[k] = LayerKind::from_texture(name, layer.texture_id) as u32;
+        textures[k] = match codes.get(layer.texture_id as usize) {
+            Some(&code) => code,
+            // An MCLY naming no MTEX entry: the procedural layer by index.
+            None => LayerKind::from_texture("", layer.texture_id) as u32,
+        };
     }
     let (alpha_origin, alpha_scale) = atlas.tile_uv(alpha_slot);
     Ok(TerrainChunkGpu {
@@ -286,10 +290,25 @@ impl SplatGpu {
         let atlas = AlphaAtlasLayout::for_tiles(world.mcnk_count());
         let alpha = alpha_texture(&gpu.device, &atlas, world.mcnk_count())?;
         let mut records = Vec::with_capacity(world.mcnk_count());
+        // Exactly as many data layers as distinct textures the world names.
+        let distinct: std::collections::HashSet<String> = world
+            .tiles()
+            .iter()
+            .flat_map(|t| t.textures.iter().zip(&t.tileset))
+            .filter(|(_, t)| matches!(t, sward_scenes::world::TileTexture::Loaded(_)))
+            .map(|(n, _)| n.replace('/', "\\").to_ascii_lowercase())
+            .collect();
+        let mut tileset = TilesetArrays::new(
+            gpu,
+            world_has_tilesets(world),
+            distinct.len().max(1) as u32,
+            super::tileset_gpu::upload(),
+        );
         for tile in world.tiles() {
+            let codes = tileset.acquire_tile(gpu, tile.coord, tile);
             for m in &tile.mcnks {
                 let slot = records.len() as u32;
-                records.push(chunk_record(tile, m, &atlas, slot)?);
+                records.push(chunk_record(tile, m, &atlas, slot, &codes)?);
                 write_alpha(&gpu.queue, &alpha, &atlas, slot, m);
             }
         }
@@ -309,13 +328,20 @@ impl SplatGpu {
                 contents: bytemuck::cast_slice(&records),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-        Ok(Self::finish(gpu, records, alpha, &atlas, None))
+        Ok(Self::finish(gpu, records, alpha, &atlas, None, tileset))
     }
 
     /// Empty splat resources for a streaming world: a record pool of
     /// `slots` slots and an alpha atlas with one block per tile for
     /// `max_tiles` tiles at once. Fill them with [`Self::set_tile`].
-    pub fn streaming(gpu: &GpuContext, max_tiles: usize, slots: usize) -> Result<Self, PassError> {
+    /// `world`'s tiles tell whether the data carries tileset textures (then
+    /// [`STREAMING_TILESET_LAYERS`] layers per array are reserved).
+    pub fn streaming(
+        gpu: &GpuContext,
+        world: &World,
+        max_tiles: usize,
+        slots: usize,
+    ) -> Result<Self, PassError> {
         let blocks = AlphaBlocks::new(max_tiles);
         let atlas = blocks.layout();
         let alpha = alpha_texture(&gpu.device, &atlas, max_tiles * 256)?;
@@ -325,7 +351,20 @@ impl SplatGpu {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        Ok(Self::finish(gpu, records, alpha, &atlas, Some(blocks)))
+        let tileset = TilesetArrays::new(
+            gpu,
+            world_has_tilesets(world),
+            STREAMING_TILESET_LAYERS,
+            super::tileset_gpu::upload(),
+        );
+        Ok(Self::finish(
+            gpu,
+            records,
+            alpha,
+            &atlas,
+            Some(blocks),
+            tileset,
+        ))
     }
 
     fn finish(
@@ -334,17 +373,11 @@ impl SplatGpu {
         alpha: wgpu::Texture,
         atlas: &AlphaAtlasLayout,
         blocks: Option<AlphaBlocks>,
+        tileset: TilesetArrays,
     ) -> Self {
         let device = &gpu.device;
-        let layer_texture = create_layer_array(gpu);
-        let gpu_bytes = texture_bytes(atlas.size(), 1, 1, 4)
-            + texture_bytes(
-                [LAYER_SIZE; 2],
-                mip_count(LAYER_SIZE),
-                LAYER_KINDS.len() as u32,
-                4,
-            )
-            + records.size();
+        let gpu_bytes =
+            texture_bytes(atlas.size(), 1, 1, 4) + tileset.gpu_memory_bytes() + records.size();
         let sampler = |label, filter, address| {
             device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(label),
@@ -361,10 +394,7 @@ impl SplatGpu {
             alpha_view: alpha.create_view(&Default::default()),
             alpha_texture: alpha,
             blocks,
-            layer_view: layer_texture.create_view(&wgpu::TextureViewDescriptor {
-                dimension: Some(wgpu::TextureViewDimension::D2Array),
-                ..Default::default()
-            }),
+            tileset,
             alpha_sampler: sampler(
                 "terrain.alpha_sampler",
                 wgpu::FilterMode::Linear,
@@ -416,6 +446,7 @@ impl SplatGpu {
         };
         let Some(t) = world.tile(tile) else {
             blocks.release(tile);
+            self.tileset.release_tile(tile);
             return Ok(Some(0));
         };
         if slots.len() < t.mcnks.len() || slots.iter().any(|&s| u64::from(s) >= pool) {
@@ -425,14 +456,16 @@ impl SplatGpu {
             return Ok(None);
         };
         let atlas = blocks.layout();
+        let codes = self.tileset.acquire_tile(gpu, tile, t);
         let mut records = Vec::with_capacity(t.mcnks.len());
         for m in &t.mcnks {
             let (ix, iy) = m.chunk_coord(tile).index_in_tile();
             let a = blocks.atlas_tile(block, ix, iy);
-            match chunk_record(t, m, &atlas, a) {
+            match chunk_record(t, m, &atlas, a, &codes) {
                 Ok(r) => records.push(r),
                 Err(e) => {
                     blocks.release(tile);
+                    self.tileset.release_tile(tile);
                     return Err(e);
                 }
             }
@@ -491,9 +524,39 @@ impl SplatGpu {
         self.gpu_bytes
     }
 
-    /// Layout entries at bindings 1..=5 (records, alpha atlas, layer array,
-    /// alpha sampler, layer sampler), all fragment-stage.
-    pub fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 5] {
+    /// How the tiles' own tileset textures went to the GPU.
+    pub fn tileset_stats(&self) -> TilesetStats {
+        self.tileset.stats()
+    }
+
+    /// The pipeline constants of the terrain shaders (`TILESET_BC`).
+    pub fn shader_constants(&self) -> Vec<(&'static str, f64)> {
+        self.tileset.shader_constants()
+    }
+
+    /// The splat's facts for a report: `terrain.tileset_bc`,
+    /// `terrain.tileset_decoded`, `terrain.tileset_rgba`,
+    /// `terrain.tileset_resampled`, `terrain.tileset_placeholders`,
+    /// `terrain.tileset_over_capacity` (distinct resident textures).
+    pub fn facts(&self) -> Vec<(String, f64)> {
+        let s = self.tileset.stats();
+        [
+            ("bc", s.bc),
+            ("decoded", s.decoded),
+            ("rgba", s.rgba),
+            ("resampled", s.resampled),
+            ("placeholders", s.placeholders),
+            ("over_capacity", s.over_capacity),
+        ]
+        .into_iter()
+        .map(|(k, v)| (format!("terrain.tileset_{k}"), f64::from(v)))
+        .collect()
+    }
+
+    /// Layout entries at bindings 1..=5 (records, alpha atlas, RGBA8 layer
+    /// array, alpha sampler, layer sampler) and 20..=22 (the BC1, BC2 and
+    /// BC3 tileset arrays), all fragment-stage.
+    pub fn layout_entries() -> [wgpu::BindGroupLayoutEntry; 8] {
         let fs = wgpu::ShaderStages::FRAGMENT;
         [
             bind::entry(1, fs, Slot::STORAGE_READ),
@@ -501,11 +564,15 @@ impl SplatGpu {
             bind::entry(3, fs, Slot::texture_2d_array()),
             bind::entry(4, fs, Slot::SAMPLER),
             bind::entry(5, fs, Slot::SAMPLER),
+            bind::entry(20, fs, Slot::texture_2d_array()),
+            bind::entry(21, fs, Slot::texture_2d_array()),
+            bind::entry(22, fs, Slot::texture_2d_array()),
         ]
     }
 
     /// Bind group entries matching [`Self::layout_entries`].
-    pub fn bind_entries(&self) -> [wgpu::BindGroupEntry<'_>; 5] {
+    pub fn bind_entries(&self) -> [wgpu::BindGroupEntry<'_>; 8] {
+        let views = self.tileset.views();
         [
             wgpu::BindGroupEntry {
                 binding: 1,
@@ -517,7 +584,7 @@ impl SplatGpu {
             },
             wgpu::BindGroupEntry {
                 binding: 3,
-                resource: wgpu::BindingResource::TextureView(&self.layer_view),
+                resource: wgpu::BindingResource::TextureView(&views[0]),
             },
             wgpu::BindGroupEntry {
                 binding: 4,
@@ -527,60 +594,20 @@ impl SplatGpu {
                 binding: 5,
                 resource: wgpu::BindingResource::Sampler(&self.layer_sampler),
             },
+            wgpu::BindGroupEntry {
+                binding: 20,
+                resource: wgpu::BindingResource::TextureView(&views[1]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 21,
+                resource: wgpu::BindingResource::TextureView(&views[2]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 22,
+                resource: wgpu::BindingResource::TextureView(&views[3]),
+            },
         ]
     }
-}
-
-/// The layer texture array: one procedurally drawn texture per [`LayerKind`],
-/// sRGB, full mip chain.
-fn create_layer_array(gpu: &GpuContext) -> wgpu::Texture {
-    let mips = mip_count(LAYER_SIZE);
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("terrain.layer_textures"),
-        size: wgpu::Extent3d {
-            width: LAYER_SIZE,
-            height: LAYER_SIZE,
-            depth_or_array_layers: LAYER_KINDS.len() as u32,
-        },
-        mip_level_count: mips,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8UnormSrgb,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    for (layer, kind) in LAYER_KINDS.iter().enumerate() {
-        for (level, data) in mip_chain(layer_texture(*kind, LAYER_SIZE), LAYER_SIZE)
-            .iter()
-            .enumerate()
-        {
-            let side = (LAYER_SIZE >> level).max(1);
-            gpu.queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &texture,
-                    mip_level: level as u32,
-                    origin: wgpu::Origin3d {
-                        x: 0,
-                        y: 0,
-                        z: layer as u32,
-                    },
-                    aspect: wgpu::TextureAspect::All,
-                },
-                data,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(side * 4),
-                    rows_per_image: Some(side),
-                },
-                wgpu::Extent3d {
-                    width: side,
-                    height: side,
-                    depth_or_array_layers: 1,
-                },
-            );
-        }
-    }
-    texture
 }
 
 #[cfg(test)]

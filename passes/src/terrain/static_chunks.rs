@@ -175,7 +175,7 @@ impl StaticChunks {
     /// [`Self::set_tile`] then follows residency changes in place.
     pub fn streaming(gpu: &GpuContext, world: &World, max_tiles: usize) -> Result<Self, PassError> {
         let max_tiles = max_tiles.max(world.tile_count()).max(1);
-        let splat = SplatGpu::streaming(gpu, max_tiles, max_tiles * TILE_SLOTS as usize)?;
+        let splat = SplatGpu::streaming(gpu, world, max_tiles, max_tiles * TILE_SLOTS as usize)?;
         let gpu_bytes = splat.gpu_memory_bytes();
         let blocks = TileBlocks {
             tiles: HashMap::new(),
@@ -417,6 +417,7 @@ impl StaticChunks {
         vs_entry: &str,
         buffers: &[wgpu::VertexBufferLayout<'_>],
         samples: u32,
+        constants: &[(&str, f64)],
     ) -> wgpu::RenderPipeline {
         let (primitive, depth, multisample) = Self::pipeline_state(samples);
         bind::render_pipeline(
@@ -431,6 +432,7 @@ impl StaticChunks {
                 depth_stencil: Some(depth),
                 multisample,
                 targets: &[Some(COLOR_FORMAT.into())],
+                constants,
             },
         )
     }
@@ -451,6 +453,7 @@ impl StaticChunks {
                 attributes: &VERTEX_ATTRIBUTES,
             }],
             samples,
+            &self.splat.shader_constants(),
         );
         self.pipelines.insert(samples, pipeline);
     }
@@ -580,6 +583,13 @@ impl crate::technique::Technique for StaticChunks {
 
     fn terrain_triangles(&self) -> Option<u64> {
         Some(self.triangles)
+    }
+
+    fn facts(
+        &self,
+        _scene: &crate::renderer::SceneData<'_>,
+    ) -> std::collections::BTreeMap<String, f64> {
+        self.splat.facts().into_iter().collect()
     }
 
     fn residency_changed(

@@ -306,6 +306,7 @@ pub fn read_adt_layouts(
         coord,
         textures,
         mcnks,
+        tileset: Vec::new(),
     };
     tile.validate().map_err(|source| FormatError::World {
         file: file.to_owned(),

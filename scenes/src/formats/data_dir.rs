@@ -38,7 +38,7 @@ use crate::effects::{
     normalize_model_path, EffectError, GroundEffectLayout, GroundEffects, ResolvedEffects,
 };
 use crate::models::DetailModel;
-use crate::world::{AdtTile, TileCoord, World};
+use crate::world::{AdtTile, TileCoord, TileTexture, World};
 
 /// GroundEffectTexture table path inside a data directory.
 pub const TEXTURE_DBC: &str = "DBFilesClient/GroundEffectTexture.dbc";
@@ -217,6 +217,7 @@ pub fn export_files(
         out.push((m.path.replace('\\', "/"), m2::write_m2(m, &tex)?));
         out.push((tex.replace('\\', "/"), blp::write_blp(&m.texture)?));
     }
+    out.extend(tileset_files(world)?);
     Ok(out)
 }
 
@@ -453,7 +454,7 @@ pub fn load_effects_and_models_with(
                 String::new()
             },
             if with_placeholders {
-                "drawn as placeholders, magenta checkered crosses (--placeholders off skips them)"
+                "drawn as placeholders, yellow checkered crosses (--placeholders off skips them)"
             } else {
                 "their doodads are skipped (--placeholders off)"
             }
@@ -491,6 +492,34 @@ fn shared_effect_height(effects: &GroundEffects, models: &[DetailModel], m: &Mis
     }
     heights.sort_by(f32::total_cmp);
     heights[heights.len() / 2]
+}
+
+/// The tileset BLPs of `world`'s MTEX names, each once (names compared
+/// case-insensitively, first spelling kept): a texture the tile loaded from
+/// data is written as it was read; a procedural tile's is sward's
+/// procedural layer texture of that name (uncompressed BLP2 with its whole
+/// mip chain, so reading it back samples the same texels); a missing one
+/// is not written.
+fn tileset_files(world: &World) -> Result<Vec<(String, Vec<u8>)>, FormatError> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for t in world.tiles() {
+        for (id, name) in (0u32..).zip(&t.textures) {
+            let path = super::source::archive_path(name);
+            if !seen.insert(path.to_ascii_lowercase()) {
+                continue;
+            }
+            let bytes = match t.tile_texture(id) {
+                TileTexture::Loaded(tex) => blp::write_blp(tex)?,
+                TileTexture::Procedural => {
+                    blp::write_blp(&crate::presets::tileset::procedural_tileset(name, id))?
+                }
+                TileTexture::Missing(_) => continue,
+            };
+            out.push((path.replace('\\', "/"), bytes));
+        }
+    }
+    Ok(out)
 }
 
 /// Loads map `name` of the data at `dir` (see [`load_map_from`]).

@@ -5,9 +5,9 @@
 //! window, resolved effects, placements, views and a walk path), so the
 //! renderers and the bench can run on exported or extracted files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::data_dir::{
     load_effects_and_models, read_map_tile, read_map_wdl, read_map_wdt, single_map,
@@ -21,7 +21,7 @@ use crate::placement::{Client335Params, Policy};
 use crate::presets::{CameraPath, Scene, ViewPose};
 use crate::window::{TileSource, WindowError, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
-use crate::world::{AdtTile, World};
+use crate::world::{AdtTile, TileTexture, World};
 
 /// Tiles of one map of a data directory, read when the window asks.
 #[derive(Clone, Debug)]
@@ -33,6 +33,10 @@ pub struct DataDirSource {
     absent: BTreeSet<TileCoord>,
     big_alpha: bool,
     wdl: Option<Arc<Wdl>>,
+    /// Tileset textures read so far, by lower-case archive path: each BLP
+    /// is read (and a missing one warned about) once, whatever number of
+    /// tiles name it.
+    tilesets: Arc<Mutex<HashMap<String, TileTexture>>>,
 }
 
 impl DataDirSource {
@@ -64,6 +68,7 @@ impl DataDirSource {
             absent,
             big_alpha: info.flags & wdt::MPHD_BIG_ALPHA != 0,
             wdl,
+            tilesets: Arc::default(),
         })
     }
 
@@ -77,6 +82,45 @@ impl DataDirSource {
         let mut v: Vec<_> = self.tiles.iter().copied().collect();
         v.sort_by_key(|t| (t.y, t.x));
         v
+    }
+
+    /// The tileset texture MTEX name `name` draws: the BLP the data holds
+    /// (read once, shared), or [`TileTexture::Missing`] with one warning
+    /// naming it when the data lacks it or it cannot be read.
+    pub fn tileset_texture(&self, name: &str) -> TileTexture {
+        let key = super::source::archive_path(name).to_ascii_lowercase();
+        let mut cache = self.tilesets.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = cache.get(&key) {
+            return t.clone();
+        }
+        let t = match self.src.read(name) {
+            Ok(Some(f)) => match super::blp::read_blp(&f.bytes, &f.name) {
+                Ok(t) => TileTexture::Loaded(Arc::new(t)),
+                Err(e) => {
+                    log::warn!(
+                        "{}: tileset texture {name}: {e}; drawn as a checker placeholder",
+                        self.src.root().display()
+                    );
+                    TileTexture::Missing(e.to_string().into())
+                }
+            },
+            Ok(None) => {
+                log::warn!(
+                    "{}: missing tileset texture {name}; drawn as a checker placeholder",
+                    self.src.root().display()
+                );
+                TileTexture::Missing("not in the data".into())
+            }
+            Err(e) => {
+                log::warn!(
+                    "{}: tileset texture {name}: {e}; drawn as a checker placeholder",
+                    self.src.root().display()
+                );
+                TileTexture::Missing(e.to_string().into())
+            }
+        };
+        cache.insert(key, t.clone());
+        t
     }
 
     /// Tiles the WDT lists whose ADT the data lacks, sorted by (row, column).
@@ -128,12 +172,19 @@ impl TileSource for DataDirSource {
                 reason,
             });
         }
-        read_map_tile(&self.src, &self.map, coord, Some(self.big_alpha)).map_err(|e| {
-            WindowError::Load {
-                tile: coord,
-                reason: e.to_string(),
-            }
-        })
+        let mut tile =
+            read_map_tile(&self.src, &self.map, coord, Some(self.big_alpha)).map_err(|e| {
+                WindowError::Load {
+                    tile: coord,
+                    reason: e.to_string(),
+                }
+            })?;
+        tile.tileset = tile
+            .textures
+            .iter()
+            .map(|name| self.tileset_texture(name))
+            .collect();
+        Ok(tile)
     }
 
     fn tile_count(&self) -> usize {

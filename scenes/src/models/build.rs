@@ -224,8 +224,9 @@ pub const PLACEHOLDER_HEIGHT: f32 = 0.5;
 
 /// The stand-in for a detail model the data lacks: a crossed pair of
 /// upright quads `height` tall and as wide, textured with an opaque
-/// magenta and black checker (4x4 squares on 16x16 texels) that no real
-/// ground effect looks like. It keeps `path`, so the effects that name the
+/// yellow and black checker (4x4 squares on 16x16 texels) that no real
+/// ground effect looks like (the terrain's missing-texture checker is
+/// magenta and black, so the two stay apart). It keeps `path`, so the effects that name the
 /// missing model resolve to it.
 pub fn placeholder_model(path: &str, height: f32) -> DetailModel {
     let height = if height.is_finite() && height > 0.0 {
@@ -350,7 +351,7 @@ mod tests {
         assert_eq!(m.triangles(), 4);
         assert!((m.height - 0.8).abs() < 1e-6);
         let level0 = m.texture.rgba_level(0).expect("rgba");
-        assert_eq!(&level0[0..4], &[255, 0, 255, 255]);
+        assert_eq!(&level0[0..4], &[255, 220, 0, 255]);
         assert_eq!(&level0[16..20], &[0, 0, 0, 255]);
         assert_eq!(m.texture.mip_count(), 5);
         assert!((m.texture.opaque_fraction() - 1.0).abs() < 1e-6);

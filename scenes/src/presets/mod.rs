@@ -619,7 +619,34 @@ impl Scene {
                 "scene.placeholder_placements".to_owned(),
                 self.placeholder_placements() as f64,
             ),
+            (
+                "scene.tileset_textures".to_owned(),
+                self.tileset_counts().0 as f64,
+            ),
+            (
+                "scene.tileset_placeholders".to_owned(),
+                self.tileset_counts().1 as f64,
+            ),
         ])
+    }
+
+    /// Distinct tileset textures (by name, case-insensitive) the resident
+    /// tiles name: `(loaded from the data, missing and drawn as a checker)`;
+    /// `(0, 0)` for procedural tiles.
+    pub fn tileset_counts(&self) -> (usize, usize) {
+        let mut loaded = std::collections::BTreeSet::new();
+        let mut missing = std::collections::BTreeSet::new();
+        for tile in self.world().tiles() {
+            for (name, t) in tile.textures.iter().zip(&tile.tileset) {
+                let key = name.to_ascii_lowercase().replace('/', "\\");
+                match t {
+                    crate::world::TileTexture::Loaded(_) => loaded.insert(key),
+                    crate::world::TileTexture::Missing(_) => missing.insert(key),
+                    crate::world::TileTexture::Procedural => false,
+                };
+            }
+        }
+        (loaded.len(), missing.len())
     }
 
     /// Model indices of the placeholders drawn for missing models.

@@ -80,6 +80,7 @@ impl AdtTile {
             coord,
             textures,
             mcnks,
+            tileset: Vec::new(),
         }
     }
 }

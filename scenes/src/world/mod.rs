@@ -270,6 +270,35 @@ pub struct AdtTile {
     pub textures: Vec<String>,
     /// The 256 MCNKs, `mcnks[index_y * 16 + index_x]`.
     pub mcnks: Vec<Mcnk>,
+    /// The tileset texture behind each MTEX name, parallel to `textures`
+    /// when the tile came from data that holds textures (a data source
+    /// fills it while loading the tile); empty for a procedural tile, whose
+    /// terrain draws sward's procedural layer textures.
+    pub tileset: Vec<TileTexture>,
+}
+
+/// What a tile's MTEX entry draws.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TileTexture {
+    /// sward's procedural layer texture chosen by the name
+    /// ([`crate::presets::tileset::procedural_tileset`]).
+    Procedural,
+    /// The BLP the data holds under that name (shared by every tile that
+    /// names it).
+    Loaded(Arc<crate::models::DetailTexture>),
+    /// The data lacks the file or it cannot be read (the reason): drawn as
+    /// a checker placeholder and counted.
+    Missing(Arc<str>),
+}
+
+impl AdtTile {
+    /// What MTEX entry `texture_id` draws ([`TileTexture::Procedural`] for
+    /// a tile without data textures or an index past the list).
+    pub fn tile_texture(&self, texture_id: u32) -> &TileTexture {
+        self.tileset
+            .get(texture_id as usize)
+            .unwrap_or(&TileTexture::Procedural)
+    }
 }
 
 impl AdtTile {

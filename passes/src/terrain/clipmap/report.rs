@@ -33,7 +33,8 @@ impl Clipmap {
     /// sampled and triangles of the last frame.
     pub fn facts(&self) -> BTreeMap<String, f64> {
         let s = &self.stats();
-        let mut f = BTreeMap::from([
+        let mut f: BTreeMap<String, f64> = self.splat.facts().into_iter().collect();
+        f.extend([
             ("clipmap_levels".to_owned(), f64::from(s.levels)),
             ("clipmap_block".to_owned(), f64::from(self.block)),
             (

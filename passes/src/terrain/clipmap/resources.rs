@@ -371,6 +371,7 @@ impl Clipmap {
         if self.pipelines.contains_key(&samples) {
             return;
         }
+        let constants = self.splat.shader_constants();
         let pipelines = VERTEX_ENTRIES
             .iter()
             .map(|entry| {
@@ -393,6 +394,7 @@ impl Clipmap {
                         },
                     ],
                     samples,
+                    &constants,
                 )
             })
             .collect();

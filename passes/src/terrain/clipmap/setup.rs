@@ -145,7 +145,7 @@ impl Clipmap {
         let splat = match reach {
             Some(r) => {
                 let slots = atlas.layout().capacity() as usize;
-                let mut splat = SplatGpu::streaming(gpu, r.capacity.div_ceil(256), slots)?;
+                let mut splat = SplatGpu::streaming(gpu, world, r.capacity.div_ceil(256), slots)?;
                 for tile in world.tiles() {
                     if splat_tile(&mut splat, gpu, world, &atlas, tile.coord, None)?.is_none() {
                         return Err(PassError::InvalidInput {

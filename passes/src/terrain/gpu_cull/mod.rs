@@ -586,7 +586,8 @@ impl GpuCullTerrain {
     /// `multi_draw_indexed_indirect_count` ran, 0 for the plain multi-draw),
     /// `terrain_mcnks_resident` and, once read back, `terrain_mcnks_kept`.
     pub fn facts(&self) -> std::collections::BTreeMap<String, f64> {
-        let mut f = std::collections::BTreeMap::new();
+        let mut f: std::collections::BTreeMap<String, f64> =
+            self.draw.splat_facts().into_iter().collect();
         f.insert(
             "terrain_mdi_count".to_owned(),
             f64::from(u8::from(self.variant == MdiVariant::Count)),
