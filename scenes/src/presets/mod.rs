@@ -30,8 +30,8 @@ pub use views::{CameraPath, Keyframe, ViewPose};
 use crate::effects::{EffectError, GroundEffects, ResolvedEffects};
 use crate::models::{elwynn_models, DetailModel, ModelError};
 use crate::placement::{
-    inspect_placements, ClientParams, InspectError, PerCellParams, PlacementRecord, PlacementStats,
-    Placements, Policy,
+    inspect_placements, ClientParams, InspectError, PerCellParams, Placement, PlacementRecord,
+    PlacementStats, Placements, Policy,
 };
 use crate::window::{TileSource, WindowError, WindowSlide, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
@@ -388,7 +388,8 @@ impl Preset {
     /// path placed around the loaded window's centre tile.
     pub fn load_data(&self, dir: &std::path::Path) -> Result<Scene, crate::formats::FormatError> {
         let mut scene = crate::formats::load_scene(dir, None, self.policy)?;
-        let (views, path) = self.views_around(scene.world(), scene.window.centre());
+        let (mut views, path) = self.views_around(scene.world(), scene.window.centre());
+        views.extend(grass_views(&scene));
         scene.views = views;
         scene.path = path;
         Ok(scene)
@@ -506,6 +507,46 @@ fn name_of(name: &str) -> &'static str {
         .find(|n| **n == name)
         .copied()
         .unwrap_or("unknown")
+}
+
+/// Views of where the grass of a data scene's centre tile grows most (the
+/// MCNK with the most placements, at the mean of its placements; the
+/// tile's centre when it has none): `grass` on the ground looking along +X,
+/// and `grass-aerial`, 45 units back and 35 up looking down at it, inside
+/// the client's 70-yard grass distance (the preset's `aerial` is far above
+/// it and shows the terrain only).
+pub fn grass_views(scene: &Scene) -> Vec<ViewPose> {
+    let centre = scene.window.centre();
+    let spot = scene.window.tile_placements(centre).and_then(|p| {
+        let (_, groups) = p.by_chunk().max_by_key(|(c, g)| {
+            (
+                g.iter().map(|g| g.count).sum::<u32>(),
+                std::cmp::Reverse((c.y, c.x)),
+            )
+        })?;
+        let items: Vec<&Placement> = groups.iter().flat_map(|g| p.group_items(g)).collect();
+        let n = items.len() as f64;
+        (n > 0.0).then(|| {
+            [
+                items.iter().map(|i| f64::from(i.position[0])).sum::<f64>() / n,
+                items.iter().map(|i| f64::from(i.position[1])).sum::<f64>() / n,
+            ]
+        })
+    });
+    let [x, y] = spot.unwrap_or_else(|| coords::tile_centre(centre));
+    let world = scene.world();
+    let mut views: Vec<ViewPose> = ViewPose::on_ground(world, "grass", x - 6.0, y, 0.0, -12.0)
+        .into_iter()
+        .collect();
+    if let Some(z) = world.height_at(x, y) {
+        views.push(ViewPose {
+            name: "grass-aerial".into(),
+            eye: [(x - 45.0) as f32, y as f32, z + 35.0],
+            yaw_deg: 0.0,
+            pitch_deg: -38.0,
+        });
+    }
+    views
 }
 
 /// A built scene.
