@@ -236,8 +236,7 @@ impl AtlasDraw {
             super::PASS_DRAW,
             &self.layout,
             &self.shader,
-            self.entry_point,
-            &buffers,
+            (self.entry_point, &buffers),
             samples,
             &self.splat.shader_constants(),
         );

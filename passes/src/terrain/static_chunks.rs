@@ -414,8 +414,7 @@ impl StaticChunks {
         label: &str,
         layout: &wgpu::PipelineLayout,
         shader: &wgpu::ShaderModule,
-        vs_entry: &str,
-        buffers: &[wgpu::VertexBufferLayout<'_>],
+        (vs_entry, buffers): (&str, &[wgpu::VertexBufferLayout<'_>]),
         samples: u32,
         constants: &[(&str, f64)],
     ) -> wgpu::RenderPipeline {
@@ -446,12 +445,14 @@ impl StaticChunks {
             PASS_DRAW,
             &self.layout,
             &self.shader,
-            "vs_main",
-            &[wgpu::VertexBufferLayout {
-                array_stride: std::mem::size_of::<TerrainVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &VERTEX_ATTRIBUTES,
-            }],
+            (
+                "vs_main",
+                &[wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<TerrainVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &VERTEX_ATTRIBUTES,
+                }],
+            ),
             samples,
             &self.splat.shader_constants(),
         );

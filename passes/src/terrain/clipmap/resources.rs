@@ -380,19 +380,21 @@ impl Clipmap {
                     PASS,
                     &self.layout,
                     &self.shader,
-                    entry,
-                    &[
-                        wgpu::VertexBufferLayout {
-                            array_stride: 4,
-                            step_mode: wgpu::VertexStepMode::Vertex,
-                            attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
-                        },
-                        wgpu::VertexBufferLayout {
-                            array_stride: std::mem::size_of::<ClipInstance>() as u64,
-                            step_mode: wgpu::VertexStepMode::Instance,
-                            attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
-                        },
-                    ],
+                    (
+                        entry,
+                        &[
+                            wgpu::VertexBufferLayout {
+                                array_stride: 4,
+                                step_mode: wgpu::VertexStepMode::Vertex,
+                                attributes: &wgpu::vertex_attr_array![0 => Uint16x2],
+                            },
+                            wgpu::VertexBufferLayout {
+                                array_stride: std::mem::size_of::<ClipInstance>() as u64,
+                                step_mode: wgpu::VertexStepMode::Instance,
+                                attributes: &wgpu::vertex_attr_array![1 => Sint32x4],
+                            },
+                        ],
+                    ),
                     samples,
                     &constants,
                 )
