@@ -245,9 +245,11 @@ fn render_streaming(md: &mut String, report: &Report) {
          | tiles evicted | tile data | uploaded by streaming | largest streaming ms in a frame \
          | same, render-thread CPU ms | of it load/apply | of it techniques | techniques in place / rebuilt \
          | tiles prepared on workers / inline | worker queue depth | workers waited for (all / longest ms) \
-         | frames missing tiles | hitches |\n",
+         | frames missing tiles | worker ms per tile (wall / thread, median / max) | hitches |\n",
     );
-    md.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    md.push_str(
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
     for run in &report.runs {
         let Some(s) = &run.streaming else { continue };
         let p99 = run
@@ -256,7 +258,7 @@ fn render_streaming(md: &mut String, report: &Report) {
             .map_or_else(|| "-".to_owned(), |p| format!("{p:.1}"));
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {:.1} | {} | {:.1} | {:.1} | {} / {} | {} / {} | {} | {} | {} | {} | {} |",
             cell(&run.tier.to_string()),
             if s.pace.is_empty() {
                 s.mode.clone()
@@ -286,6 +288,14 @@ fn render_streaming(md: &mut String, report: &Report) {
                 "-".to_owned()
             },
             s.frames_missing_tiles,
+            match (&s.worker_tile_ms, &s.worker_tile_thread_ms) {
+                (Some(w), Some(t)) => format!(
+                    "{:.1} / {:.1}, {:.1} / {:.1}",
+                    w.median, t.median, w.max, t.max
+                ),
+                (Some(w), None) => format!("{:.1} / -, {:.1} / -", w.median, w.max),
+                _ => "-".to_owned(),
+            },
             run.hitch_list.len(),
         );
     }

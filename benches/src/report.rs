@@ -418,6 +418,16 @@ pub struct Streaming {
     /// absent without a thread clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_frame_thread_ms: Option<f64>,
+    /// Per tile applied during the run, the tile workers' whole job for it
+    /// (loading, placing, the techniques' preparation) in wall
+    /// milliseconds; absent when no tile came from the workers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_tile_ms: Option<Stats>,
+    /// The same jobs in the worker threads' own CPU time (below the wall
+    /// time when a worker waited for a core: the render thread and the
+    /// rasteriser share them); absent without a thread clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_tile_thread_ms: Option<Stats>,
 }
 
 /// Per-frame times of one run, in the order the camera path visited them.

@@ -163,6 +163,35 @@ pub struct LoadedTile {
     pub ms: f64,
     /// What the streamer's [`TilePrepare`] made of it, if one is set.
     pub prepared: Option<Prepared>,
+    /// The worker's whole job for this tile (loading, placing, preparing):
+    /// wall milliseconds and, with a thread clock ([`set_thread_clock`]),
+    /// the worker thread's own CPU milliseconds.
+    pub job: WorkerTile,
+}
+
+/// One tile's job on a worker thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct WorkerTile {
+    /// Wall milliseconds.
+    pub wall_ms: f64,
+    /// The worker thread's CPU milliseconds (`None` without a thread clock):
+    /// below `wall_ms` when the worker waited for a core or the disk.
+    pub thread_ms: Option<f64>,
+}
+
+static THREAD_CLOCK: std::sync::OnceLock<fn() -> Option<u64>> = std::sync::OnceLock::new();
+
+/// Sets the clock the tile workers time their jobs with: the calling
+/// thread's CPU time in nanoseconds (the program passes
+/// `sward_engine::cpu_clock::thread_cpu_ns`; this crate has no clock of its
+/// own). The first call wins; without one, [`WorkerTile::thread_ms`] is
+/// `None`.
+pub fn set_thread_clock(clock: fn() -> Option<u64>) {
+    let _ = THREAD_CLOCK.set(clock);
+}
+
+fn thread_now() -> Option<u64> {
+    THREAD_CLOCK.get().and_then(|c| c())
 }
 
 type Job = TileCoord;
@@ -215,6 +244,7 @@ pub fn load_tile(
         bytes,
         ms: start.elapsed().as_secs_f64() * 1e3,
         prepared: None,
+        job: WorkerTile::default(),
     })
 }
 
@@ -257,6 +287,7 @@ impl TileLoader {
                                 Err(_) => return,
                             };
                             let Ok(coord) = job else { return };
+                            let (wall, thread) = (Instant::now(), thread_now());
                             let mut r =
                                 load_tile(source.as_ref(), &effects, model_count, &policy, coord);
                             if let Ok(loaded) = r.as_mut() {
@@ -264,6 +295,12 @@ impl TileLoader {
                                 if let Some((generation, Some(p))) = current {
                                     prepare_tile(loaded, generation, p.as_ref());
                                 }
+                                loaded.job = WorkerTile {
+                                    wall_ms: wall.elapsed().as_secs_f64() * 1e3,
+                                    thread_ms: thread
+                                        .zip(thread_now())
+                                        .map(|(a, b)| b.saturating_sub(a) as f64 / 1e6),
+                                };
                             }
                             if done_tx.send((coord, r)).is_err() {
                                 return;
@@ -452,6 +489,8 @@ pub struct StreamStep {
     pub queue_depth: usize,
     /// Tiles of the resident square around the camera still missing.
     pub missing: usize,
+    /// The worker jobs of the tiles applied this frame, in `applied` order.
+    pub worker_tiles: Vec<WorkerTile>,
 }
 
 impl StreamStep {
@@ -716,6 +755,7 @@ impl Streamer {
                     self.prepared_ms += p.ms;
                 }
             }
+            step.worker_tiles.push(done.job);
             insert.push((done.tile, done.placements, done.stats));
             step.applied.push(*t);
         }

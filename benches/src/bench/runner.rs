@@ -46,6 +46,8 @@ const FRAME_DT: f32 = 1.0 / 60.0;
 
 /// Runs the bench described by `opts`.
 pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
+    // The tile workers time their jobs on their own thread CPU clock.
+    sward_scenes::streaming::set_thread_clock(sward_engine::cpu_clock::thread_cpu_ns);
     let plan = opts.plan()?;
     ensure_writable_dir(&plan.out)?;
     let gpu = GpuContext::new(&GpuOptions {
@@ -658,7 +660,10 @@ impl<'f> Frame<'f> {
             max_worker_wait_ms: 0.0,
             frames_missing_tiles: 0,
             max_frame_thread_ms: None,
+            worker_tile_ms: None,
+            worker_tile_thread_ms: None,
         };
+        let mut worker_tiles = Vec::new();
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         // A terrain tier with its own view distance sets it for this run.
         self.settings = renderer.settings_for(self.settings);
@@ -721,6 +726,7 @@ impl<'f> Frame<'f> {
                     stream.tile_bytes += step.bytes;
                     stream.max_queue_depth = stream.max_queue_depth.max(step.queue_depth as u32);
                     stream.frames_missing_tiles += u32::from(step.missing > 0);
+                    worker_tiles.extend(step.worker_tiles.iter().copied());
                     let (prepared, worker_ms) = s.take_prepared();
                     stream.prepare_worker_ms += worker_ms;
                     (
@@ -786,6 +792,11 @@ impl<'f> Frame<'f> {
         for times in self.executor.flush(self.gpu) {
             attach_gpu_times(samples, &by_frame, times);
         }
+        let wall: Vec<f64> = worker_tiles.iter().map(|w| w.wall_ms).collect();
+        let thread: Option<Vec<f64>> = worker_tiles.iter().map(|w| w.thread_ms).collect();
+        stream.worker_tile_ms = crate::stats::Stats::from_samples(&wall).ok();
+        stream.worker_tile_thread_ms =
+            thread.and_then(|t| crate::stats::Stats::from_samples(&t).ok());
         samples.streaming = Some(stream);
         drop(streamer);
         // The run's facts are the measured renderer's (counts over the
@@ -998,5 +1009,48 @@ fn attach_gpu_times(
             }
             sample.gpu_work = Some(per_pass);
         }
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+    use sward_passes::PassError;
+
+    fn invalid() -> PassError {
+        PassError::InvalidInput {
+            technique: "grass.camera-grid",
+            what: "ground effect table".into(),
+            reason: "24982 effects; the control word indexes at most 4096".into(),
+        }
+    }
+
+    #[test]
+    fn a_refusing_tier_is_recorded_and_passed_while_other_failures_stop_the_bench() {
+        let tier = TierPair::new("camera-grid", "static-chunks");
+        let mut refused = Vec::new();
+        // Invalid input, a device limit or a missing capability: refused.
+        let e = build_error(&tier.to_string(), invalid());
+        assert!(matches!(e, BenchError::Refused { .. }), "{e}");
+        assert!(!or_refused(Err(e), &tier, &mut refused).expect("passed"));
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].tier, tier);
+        assert!(refused[0].reason.contains("4096"), "{}", refused[0].reason);
+        assert!(or_refused(Ok(()), &tier, &mut refused).expect("ok"));
+        // The baseline refusing stops the bench: nothing to compare with.
+        let base = TierPair::baseline();
+        let e = build_error(&base.to_string(), invalid());
+        assert!(or_refused(Err(e), &base, &mut refused).is_err());
+        // Other failures (a shader that does not compile) stop it too.
+        let e = build_error(
+            &tier.to_string(),
+            PassError::InvalidParams {
+                technique: "grass.camera-grid",
+                reason: "x".into(),
+            },
+        );
+        assert!(matches!(e, BenchError::Pass { .. }));
+        assert!(or_refused(Err(e), &tier, &mut refused).is_err());
+        assert_eq!(refused.len(), 1);
     }
 }

@@ -275,7 +275,7 @@ pub fn checker_texture() -> DetailTexture {
         for x in 0..SIDE {
             let on = ((x / 4) + (y / 4)) % 2 == 0;
             level0.extend_from_slice(if on {
-                &[255, 0, 255, 255]
+                &[255, 220, 0, 255]
             } else {
                 &[0, 0, 0, 255]
             });
