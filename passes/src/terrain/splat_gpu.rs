@@ -290,20 +290,24 @@ impl SplatGpu {
         let atlas = AlphaAtlasLayout::for_tiles(world.mcnk_count());
         let alpha = alpha_texture(&gpu.device, &atlas, world.mcnk_count())?;
         let mut records = Vec::with_capacity(world.mcnk_count());
-        // Exactly as many data layers as distinct textures the world names.
-        let distinct: std::collections::HashSet<String> = world
-            .tiles()
-            .iter()
-            .flat_map(|t| t.textures.iter().zip(&t.tileset))
-            .filter(|(_, t)| matches!(t, sward_scenes::world::TileTexture::Loaded(_)))
-            .map(|(n, _)| n.replace('/', "\\").to_ascii_lowercase())
-            .collect();
-        let mut tileset = TilesetArrays::new(
-            gpu,
-            world_has_tilesets(world),
-            distinct.len().max(1) as u32,
-            super::tileset_gpu::upload(),
-        );
+        // Exactly as many data layers per array as distinct textures of the
+        // world go to it.
+        let upload = super::tileset_gpu::upload();
+        let bc = TilesetArrays::samples_bc(gpu, upload);
+        let mut distinct = std::collections::HashMap::new();
+        for t in world.tiles() {
+            for (name, tex) in t.textures.iter().zip(&t.tileset) {
+                if let sward_scenes::world::TileTexture::Loaded(tex) = tex {
+                    let key = name.replace('/', "\\").to_ascii_lowercase();
+                    distinct.insert(key, TilesetArrays::target(tex, bc));
+                }
+            }
+        }
+        let mut layers = [0u32; 4];
+        for a in distinct.values() {
+            layers[a.index()] += 1;
+        }
+        let mut tileset = TilesetArrays::new(gpu, world_has_tilesets(world), layers, upload);
         for tile in world.tiles() {
             let codes = tileset.acquire_tile(gpu, tile.coord, tile);
             for m in &tile.mcnks {
@@ -354,7 +358,7 @@ impl SplatGpu {
         let tileset = TilesetArrays::new(
             gpu,
             world_has_tilesets(world),
-            STREAMING_TILESET_LAYERS,
+            [STREAMING_TILESET_LAYERS; 4],
             super::tileset_gpu::upload(),
         );
         Ok(Self::finish(

@@ -79,7 +79,8 @@ pub enum TilesetArray {
 impl TilesetArray {
     const ALL: [Self; 4] = [Self::Rgba, Self::Bc1, Self::Bc2, Self::Bc3];
 
-    fn index(self) -> usize {
+    /// Position in [`TilesetArray`] order (RGBA8, BC1, BC2, BC3).
+    pub fn index(self) -> usize {
         self as usize
     }
 
@@ -182,19 +183,37 @@ fn key(name: &str) -> String {
 }
 
 impl TilesetArrays {
-    /// The arrays for a splat: `data` says whether the tiles carry data
-    /// textures (then each data array has `layers` layers; otherwise only
-    /// the four procedural layers exist and the BC arrays are stand-ins).
-    pub fn new(gpu: &GpuContext, data: bool, layers: u32, upload: TextureUpload) -> Self {
-        let bc = data
-            && upload != TextureUpload::ForceDecode
+    /// Whether DXT tileset textures may keep their blocks on `gpu` under
+    /// `upload`.
+    pub fn samples_bc(gpu: &GpuContext, upload: TextureUpload) -> bool {
+        upload != TextureUpload::ForceDecode
             && gpu.caps.has(Capability::TextureCompressionBc)
             && gpu
                 .device
                 .features()
-                .contains(wgpu::Features::TEXTURE_COMPRESSION_BC);
+                .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+    }
+
+    /// The array `tex` goes to ([`Self::samples_bc`] says `bc`).
+    pub fn target(tex: &DetailTexture, bc: bool) -> TilesetArray {
+        match &tex.pixels {
+            TexturePixels::Bc(b)
+                if bc && square_from(tex.width, tex.height, b.mips.len()).is_some() =>
+            {
+                TilesetArray::of(b.format)
+            }
+            _ => TilesetArray::Rgba,
+        }
+    }
+
+    /// The arrays for a splat: `data` says whether the tiles carry data
+    /// textures (then the data arrays have `layers[a]` layers each, in
+    /// [`TilesetArray`] order, RGBA8 besides its fixed ones; otherwise only
+    /// the four procedural layers exist and the BC arrays are stand-ins).
+    pub fn new(gpu: &GpuContext, data: bool, layers: [u32; 4], upload: TextureUpload) -> Self {
+        let bc = data && Self::samples_bc(gpu, upload);
         let base = CHECKER_LAYER + u32::from(data);
-        let rgba_layers = base + if data { layers } else { 0 };
+        let rgba_layers = base + if data { layers[0] } else { 0 };
         let mut bytes = 0;
         let mut make = |array: TilesetArray, count: u32| {
             bytes += array.layer_bytes() * u64::from(count);
@@ -221,9 +240,9 @@ impl TilesetArrays {
         let rgba = make(TilesetArray::Rgba, rgba_layers);
         let bc_arrays = if bc {
             [
-                make(TilesetArray::Bc1, layers),
-                make(TilesetArray::Bc2, layers),
-                make(TilesetArray::Bc3, layers),
+                make(TilesetArray::Bc1, layers[1].max(1)),
+                make(TilesetArray::Bc2, layers[2].max(1)),
+                make(TilesetArray::Bc3, layers[3].max(1)),
             ]
         } else {
             // Stand-ins the layout needs; the shader never reads them
@@ -251,28 +270,11 @@ impl TilesetArrays {
                 &checker_levels(),
             );
         }
-        let free = [
-            if data {
-                (base..rgba_layers).rev().collect()
-            } else {
-                Vec::new()
-            },
-            if bc {
-                (0..layers).rev().collect()
-            } else {
-                Vec::new()
-            },
-            if bc {
-                (0..layers).rev().collect()
-            } else {
-                Vec::new()
-            },
-            if bc {
-                (0..layers).rev().collect()
-            } else {
-                Vec::new()
-            },
-        ];
+        let free = [0, 1, 2, 3].map(|a| match a {
+            0 if data => (base..rgba_layers).rev().collect(),
+            1..=3 if bc => (0..layers[a].max(1)).rev().collect(),
+            _ => Vec::new(),
+        });
         Self {
             arrays,
             views,
@@ -447,15 +449,20 @@ struct Prepared {
 
 /// The levels of `tex` as one 256-square layer: its BC blocks when `bc`
 /// allows and the chain fits, else RGBA8.
+/// The levels to skip so that a `w x h` texture with `levels` levels is a
+/// whole 256 chain: `None` unless it is square, a power of two of at least
+/// 256, with every level from 256 down.
+fn square_from(w: u32, h: u32, levels: usize) -> Option<usize> {
+    let want = mip_count(LAYER_SIZE) as usize;
+    if w != h || !w.is_power_of_two() || w < LAYER_SIZE {
+        return None;
+    }
+    let skip = (w / LAYER_SIZE).trailing_zeros() as usize;
+    (levels >= skip + want).then_some(skip)
+}
+
 fn prepare(tex: &DetailTexture, bc: bool) -> Result<Prepared, String> {
     let want = mip_count(LAYER_SIZE) as usize;
-    let square_from = |w: u32, h: u32, levels: usize| -> Option<usize> {
-        if w != h || !w.is_power_of_two() || w < LAYER_SIZE {
-            return None;
-        }
-        let skip = (w / LAYER_SIZE).trailing_zeros() as usize;
-        (levels >= skip + want).then_some(skip)
-    };
     if let TexturePixels::Bc(b) = &tex.pixels {
         if bc {
             if let Some(skip) = square_from(tex.width, tex.height, b.mips.len()) {
