@@ -226,7 +226,8 @@ struct BenchArgs {
     /// Render-thread milliseconds per frame for applying finished tiles.
     #[arg(long, default_value_t = 4.0, value_name = "MS")]
     stream_budget_ms: f64,
-    /// Finished tiles made resident per frame at most (each costs the
+    /// Tile changes per frame at most: finished tiles made resident, then
+    /// far tiles evicted with what is left (each change costs the
     /// techniques' per-tile updates on the render thread).
     #[arg(long, default_value_t = 1, value_name = "N")]
     stream_tiles_per_frame: u32,

@@ -118,9 +118,11 @@ pub struct GpuContext {
     pub caps: Caps,
     /// Adapter summary (for `sward info` and reports).
     pub summary: AdapterSummary,
-    /// Copies recorded outside a frame ([`Self::record_copies`]), submitted
-    /// ahead of the next frame's commands. Shared by clones (same device).
-    copies: std::sync::Arc<std::sync::Mutex<Vec<wgpu::CommandBuffer>>>,
+    /// The encoder of the copies recorded outside a frame
+    /// ([`Self::record_copies`]) since the last submission, finished and
+    /// submitted ahead of the next frame's commands. Shared by clones (same
+    /// device).
+    copies: std::sync::Arc<std::sync::Mutex<Option<wgpu::CommandEncoder>>>,
 }
 
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
@@ -303,23 +305,30 @@ impl GpuContext {
     }
 
     /// Records GPU copies (staged tile data into live resources, say) that
-    /// must land before the next frame draws: `record` fills a fresh
-    /// encoder, whose commands the next submission through [`Self::submit`]
-    /// (the frame executor's, say) sends ahead of its own, so a change
-    /// costs no submit of its own.
+    /// must land before the next frame draws: `record` appends them, in a
+    /// debug group named `label`, to the one pending copy encoder (opened by
+    /// the first copy after a submission), which the next submission
+    /// through [`Self::submit`] (the frame executor's, say) finishes and
+    /// sends ahead of its own commands. A change therefore costs no submit
+    /// and no encoder of its own: a streamed tile's few copies from several
+    /// techniques share one.
     /// Queue writes made in the same frame still run before these copies
     /// (wgpu submits pending writes first): a region must not be both
     /// written and copied to between two frames.
     pub fn record_copies(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-        record(&mut encoder);
-        let commands = encoder.finish();
-        self.copies
+        let mut pending = self
+            .copies
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(commands);
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let encoder = pending.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("copies"),
+                })
+        });
+        encoder.push_debug_group(label);
+        record(encoder);
+        encoder.pop_debug_group();
     }
 
     /// Submits `commands` after the copies recorded since the last
@@ -328,14 +337,14 @@ impl GpuContext {
     /// into a larger buffer) goes through here, so it never runs ahead of
     /// them.
     pub fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) {
-        let copies = std::mem::take(
-            &mut *self
-                .copies
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let copies = self
+            .copies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .map(wgpu::CommandEncoder::finish);
         let mut commands = commands.into_iter().peekable();
-        if copies.is_empty() && commands.peek().is_none() {
+        if copies.is_none() && commands.peek().is_none() {
             return;
         }
         self.queue.submit(copies.into_iter().chain(commands));

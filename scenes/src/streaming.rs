@@ -7,10 +7,12 @@
 //! render thread calls [`Streamer::update`] once per frame with the camera
 //! position: it asks the workers for every tile of the resident square
 //! (radius [`StreamConfig::radius`], 3x3 by default) that is not resident,
-//! then for the ring ahead of the camera's motion (prefetch); it evicts
-//! resident tiles farther than `radius + hysteresis` from the camera's tile;
-//! and it applies finished tiles (terrain and placements together: a tile is
-//! resident whole or not at all) until the frame's [`ApplyBudget`] is spent.
+//! then for the ring ahead of the camera's motion (prefetch); it applies
+//! finished tiles (terrain and placements together: a tile is resident
+//! whole or not at all) until the frame's [`ApplyBudget`] is spent; and with
+//! what that budget leaves, it evicts resident tiles farther than `radius +
+//! hysteresis` from the camera's tile (at once when the window would
+//! otherwise outgrow [`StreamConfig::max_resident_tiles`]).
 //!
 //! Prefetched tiles wait finished on the CPU until the camera comes near;
 //! they cost the render thread nothing until then.
@@ -45,10 +47,13 @@ pub struct ApplyBudget {
     /// Bytes of tile and placement data applied per frame. A tile is
     /// applied whole, so one tile larger than the budget is applied alone.
     pub bytes: u64,
-    /// Tiles made resident per frame. Each one also costs the renderer its
-    /// techniques' per-tile updates (buffers built and uploaded on the
-    /// render thread), which happen after this step and which the time
-    /// budget cannot see; one tile per frame spreads them.
+    /// Tile changes per frame: tiles made resident, then, with what is
+    /// left, tiles evicted (farthest first). Each change also costs the
+    /// renderer its techniques' per-tile updates (placing prepared data on
+    /// the render thread), which happen after this step and which the time
+    /// budget cannot see; one change per frame spreads them. Evictions wait
+    /// for frames with room, except those that keep the window within
+    /// [`StreamConfig::max_resident_tiles`].
     pub tiles: u32,
 }
 
@@ -695,13 +700,15 @@ impl Streamer {
         let wanted = Self::square(window, centre, self.config.radius);
         let mut step = StreamStep::default();
 
-        // Evict with hysteresis; drop finished tiles nobody will want soon.
+        // Tiles beyond the hysteresis, farthest first (how many go this
+        // frame is decided below); drop finished tiles nobody will want soon.
         let keep = self.config.radius + self.config.hysteresis;
-        step.evicted = window
+        let mut stale: Vec<TileCoord> = window
             .tiles()
             .into_iter()
             .filter(|t| distance(*t, centre) > keep)
             .collect();
+        stale.sort_by_key(|t| std::cmp::Reverse(distance(*t, centre)));
         let far = keep + self.config.prefetch;
         let mut garbage: Vec<Box<dyn Any + Send>> = Vec::new();
         let gone: Vec<TileCoord> = self
@@ -759,6 +766,24 @@ impl Streamer {
             insert.push((done.tile, done.placements, done.stats));
             step.applied.push(*t);
         }
+        // Evictions share the frame's tile budget with the tiles made
+        // resident: each costs the techniques a per-tile update too, and
+        // none is urgent (a stale tile only lies beyond the window), so they
+        // go in frames that made fewer tiles resident, one budget's worth at
+        // a time. Two exceptions: the window never holds more than the
+        // square of radius + hysteresis (what the techniques size their
+        // pools for), and a blocking update evicts everything stale.
+        let budget_tiles = budget.tiles.max(1) as usize;
+        let room = budget_tiles.saturating_sub(step.applied.len());
+        let over =
+            (window.tiles().len() + insert.len()).saturating_sub(self.config.max_resident_tiles());
+        let evict = if block {
+            stale.len()
+        } else {
+            stale.len().min(room.max(over))
+        };
+        stale.truncate(evict);
+        step.evicted = stale;
         let applied = if !insert.is_empty() || !step.evicted.is_empty() {
             window.apply_collect(insert, &step.evicted, &mut garbage)
         } else {

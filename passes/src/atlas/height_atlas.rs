@@ -139,6 +139,11 @@ pub struct AtlasTile {
     tiles: Vec<(Box<[f32; TILE_TEXELS]>, Box<[u8; TILE_TEXELS * 4]>)>,
     /// The same tiles in a staging buffer ([`Self::staged`]).
     staged: Option<StagedStrip>,
+    /// The tile's coordinate and each MCNK's record, its atlas tile still
+    /// unset (placement sets it from the slot); `None` when an MCNK fails
+    /// the record's checks (placement then builds the records itself, and
+    /// reports that MCNK's error).
+    records: Option<(TileCoord, Vec<AtlasChunkGpu>)>,
 }
 
 /// A tile's height and normal tiles staged side by side, MCNK `k` at
@@ -167,6 +172,13 @@ impl AtlasTile {
                 .map(|m| (Box::new(height_tile(m)), Box::new(normal_tile(m))))
                 .collect(),
             staged: None,
+            records: t
+                .mcnks
+                .iter()
+                .map(|m| AtlasChunkGpu::new(m.chunk_coord(t.coord), m, [0, 0]))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+                .map(|r| (t.coord, r)),
         }
     }
 
@@ -197,6 +209,7 @@ impl AtlasTile {
                 bytes: crate::technique::StagedBytes::new(device, "atlas.tile_staging", &bytes),
                 count,
             }),
+            records: self.records,
         }
     }
 
@@ -429,11 +442,11 @@ impl HeightAtlas {
         let queue = &gpu.queue;
         let incoming = world.tile(tile);
         let needed = incoming.map_or(0, |t| t.mcnks.len());
-        let held: Vec<(ChunkCoord, u32)> = self
-            .slots
-            .iter()
-            .filter(|(c, _)| c.tile() == tile)
-            .map(|(c, s)| (*c, *s))
+        // The tile's own 256 coordinates looked up, not every resident slot
+        // scanned: the cost of a change does not grow with the window.
+        let held: Vec<(ChunkCoord, u32)> = (0..16)
+            .flat_map(|y| (0..16).map(move |x| ChunkCoord::from_tile(tile, x, y)))
+            .filter_map(|c| self.slots.get(&c).map(|s| (c, *s)))
             .collect();
         let unused = self.layout.capacity() as usize - self.records.len();
         if needed > self.free.len() + held.len() + unused {
@@ -495,8 +508,18 @@ impl HeightAtlas {
             placed.push((slot, m.chunk_coord(tile), m, i));
         }
         placed.sort_unstable_by_key(|p| p.0);
-        for (slot, chunk, m, _) in &placed {
-            self.records[*slot as usize] = AtlasChunkGpu::new(*chunk, m, self.layout.tile(*slot))?;
+        // The records the worker checked and built, or built here.
+        let built = prepared
+            .records
+            .as_ref()
+            .filter(|(coord, r)| *coord == tile && r.len() == t.mcnks.len())
+            .map(|(_, r)| r);
+        for (slot, chunk, m, k) in &placed {
+            let at = self.layout.tile(*slot);
+            self.records[*slot as usize] = match built {
+                Some(r) => AtlasChunkGpu { tile: at, ..r[*k] },
+                None => AtlasChunkGpu::new(*chunk, m, at)?,
+            };
         }
         let slots: Vec<u32> = placed.iter().map(|p| p.0).collect();
         match &prepared.staged {

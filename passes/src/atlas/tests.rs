@@ -425,9 +425,10 @@ fn upload_chunk_replaces_a_slot() {
 }
 
 /// Streamed tiles placed from a staging buffer ([`AtlasTile::staged`]: one
-/// recorded copy per run of slots, submitted with the next frame) leave the
-/// atlas exactly as tiles written from memory do, through evictions and slot
-/// reuse, and both match the CPU reference.
+/// recorded copy per run of slots, submitted with the next frame) with the
+/// records a worker built leave the atlas exactly as tiles built and written
+/// in place do, through evictions and slot reuse, and both match the CPU
+/// reference.
 #[test]
 fn staged_tiles_place_exactly_what_written_tiles_place() {
     use crate::technique::ResidencyChange;
@@ -457,12 +458,13 @@ fn staged_tiles_place_exactly_what_written_tiles_place() {
                 ResidencyChange::TileEvicted(t) | ResidencyChange::TileResident(t) => t,
                 other => panic!("a slide changes whole tiles, not {other:?}"),
             };
-            let host = world.tile(*t).map(|a| AtlasTile::prepare(a));
+            // Written: everything built in place (records included);
+            // staged: the worker's tiles and records.
             let copy = world
                 .tile(*t)
                 .map(|a| AtlasTile::prepare(a).staged(&gpu.device));
             assert!(written
-                .set_tile_prepared(&gpu, world, *t, host.as_ref())
+                .set_tile_prepared(&gpu, world, *t, None)
                 .expect("valid")
                 .is_some());
             assert!(staged

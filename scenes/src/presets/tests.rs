@@ -437,6 +437,54 @@ fn streaming_keeps_tiles_within_the_hysteresis_and_prefetches_ahead() {
     );
 }
 
+/// Evictions share the per-frame tile budget with the tiles made
+/// resident: with the default one change per frame and room in the window,
+/// no frame both applies and evicts, and the stale column goes one tile per
+/// frame in frames that applied nothing.
+#[test]
+fn streaming_spreads_evictions_over_frames_that_apply_nothing() {
+    use crate::streaming::{StreamConfig, Streamer};
+    let mut scene = continent();
+    let config = StreamConfig::default();
+    assert_eq!(config.budget.tiles, 1);
+    let mut streamer = Streamer::new(&scene.window, config);
+    let centre = |dx| coords::tile_centre(CENTRE.offset(dx, 0).unwrap());
+    let [x0, y0] = centre(0);
+    scene.stream(&mut streamer, x0, y0, true).expect("start");
+    let [x1, y1] = centre(1);
+    scene.stream(&mut streamer, x1, y1, true).expect("one over");
+    assert_eq!(scene.window.tiles().len(), 12);
+    // Two over: three tiles to load (column +3) and the column at -1 is
+    // stale (three tiles away, beyond radius 1 + hysteresis 1).
+    let [x2, y2] = centre(2);
+    let stale: Vec<_> = (-1..=1).map(|dy| CENTRE.offset(-1, dy).unwrap()).collect();
+    let (mut applied, mut evicted) = (0, Vec::new());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while std::time::Instant::now() < deadline {
+        let step = scene.stream(&mut streamer, x2, y2, false).expect("step");
+        assert!(
+            step.applied.len() + step.evicted.len() <= 1,
+            "more than one change in a frame: {step:?}"
+        );
+        assert!(scene.window.tiles().len() <= config.max_resident_tiles());
+        applied += step.applied.len();
+        evicted.extend(step.evicted);
+        if step.missing == 0 && evicted.len() == stale.len() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(applied, 3);
+    evicted.sort();
+    let mut want = stale.clone();
+    want.sort();
+    assert_eq!(evicted, want);
+    for t in &stale {
+        assert!(!scene.window.is_resident(*t));
+    }
+    assert_eq!(scene.window.tiles().len(), 12);
+}
+
 /// `wait_ready` finishes the tiles of the resident square without applying
 /// any; the next non-blocking step applies them within the budget (one per
 /// frame by default), nearest first.
