@@ -224,6 +224,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
 
     render_streaming(&mut md, report);
     render_gpu_work(&mut md, report);
+    render_clipmap_levels(&mut md, report);
     render_passes(&mut md, report);
     render_cpu_passes(&mut md, report);
     render_cpu_thread_passes(&mut md, report);
@@ -448,6 +449,67 @@ fn render_gpu_work(md: &mut String, report: &Report) {
             let _ = write!(md, " {} |", ratio(c.gpu_work_ratios.get(k).copied()));
         }
         md.push('\n');
+    }
+}
+
+/// The clipmap's work per level (facts `clipmap_level{L}_parts`,
+/// `_triangles`, `_vertices`), read back from each run's screenshot frame:
+/// a row per run and level, where any run has them.
+fn render_clipmap_levels(md: &mut String, report: &Report) {
+    let fact = |run: &crate::report::Run, l: usize, what: &str| {
+        run.extra
+            .get(&format!("clipmap_level{l}_{what}"))
+            .and_then(serde_json::Value::as_f64)
+            .map(|v| v as u64)
+    };
+    let runs: Vec<_> = report
+        .runs
+        .iter()
+        .filter(|r| fact(r, 0, "parts").is_some())
+        .collect();
+    if runs.is_empty() {
+        return;
+    }
+    md.push_str(
+        "\n## Clipmap work per level (the screenshot view's frame)\n\n\
+         What the GPU cull drew on each level in the frame of the screenshot view (the same \
+         view for every run), read back after the run: parts drawn, the triangles they send to \
+         the clipper (clipper in, seams' zero-area triangles included) and their distinct mesh \
+         vertices (VS invocations where a driver shades each vertex of an instance once, as \
+         llvmpipe does). Over all levels they are that frame's `terrain.clipmap` clipper \
+         invocations and, on such a driver, its vertex invocations (a test checks both).\n\n\
+         | tier | level | parts | triangles (clipper in) | vertices (VS invocations) |\n\
+         |---|--:|--:|--:|--:|\n",
+    );
+    for run in runs {
+        let mut total = [0u64; 3];
+        let mut l = 0;
+        while let (Some(p), Some(t), Some(v)) = (
+            fact(run, l, "parts"),
+            fact(run, l, "triangles"),
+            fact(run, l, "vertices"),
+        ) {
+            let _ = writeln!(
+                md,
+                "| {} | {l} | {} | {} | {} |",
+                cell(&run.tier.to_string()),
+                count(p),
+                count(t),
+                count(v)
+            );
+            for (sum, x) in total.iter_mut().zip([p, t, v]) {
+                *sum += x;
+            }
+            l += 1;
+        }
+        let _ = writeln!(
+            md,
+            "| {} | all | {} | {} | {} |",
+            cell(&run.tier.to_string()),
+            count(total[0]),
+            count(total[1]),
+            count(total[2])
+        );
     }
 }
 

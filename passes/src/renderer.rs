@@ -392,6 +392,16 @@ impl SceneRenderer {
         facts
     }
 
+    /// [`Technique::read_back_facts`] of the current combination: blocking
+    /// readbacks of the last submitted frame (after a run's frames).
+    pub fn read_back_facts(&self, gpu: &GpuContext) -> BTreeMap<String, f64> {
+        let mut facts = BTreeMap::new();
+        for t in self.current() {
+            facts.extend(t.read_back_facts(gpu));
+        }
+        facts
+    }
+
     /// Resident terrain triangles (holes excluded) from any built technique
     /// that knows them exactly (the static-chunk path).
     pub fn terrain_triangles(&self) -> Option<u64> {

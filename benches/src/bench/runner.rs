@@ -179,7 +179,8 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             frame.measure(&mut renderer, &scene, &poses, &mut samples, &bar)?;
             let image = frame.screenshot(&mut renderer, &scene, &shot_view)?;
             bar.inc(1);
-            finish(samples, image, Finished::of(&renderer, &scene))?;
+            let done = Finished::of(&renderer, &scene).with_read_back(&gpu, &renderer);
+            finish(samples, image, done)?;
         }
     }
     bar.finish_and_clear();
@@ -416,6 +417,14 @@ impl Finished {
             facts: with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene),
             texture_stats: renderer.texture_stats(),
         }
+    }
+
+    /// With the facts `renderer` reads back from its last frame, the
+    /// screenshot's (the clipmap's work per level, for the one view every
+    /// run of the bench shares).
+    fn with_read_back(mut self, gpu: &GpuContext, renderer: &SceneRenderer) -> Self {
+        self.facts.extend(renderer.read_back_facts(gpu));
+        self
     }
 }
 
@@ -814,13 +823,11 @@ impl<'f> Frame<'f> {
         scene.stats = scene.window.stats();
         let (mut renderer, _) = build_renderer(gpu, scene, combo, upload, &tier)?;
         let image = self.screenshot(&mut renderer, scene, shot)?;
-        Ok((
-            image,
-            Finished {
-                facts,
-                ..Finished::of(&renderer, scene)
-            },
-        ))
+        let done = Finished {
+            facts,
+            ..Finished::of(&renderer, scene)
+        };
+        Ok((image, done.with_read_back(gpu, &renderer)))
     }
 
     /// Records and submits one frame.

@@ -159,6 +159,13 @@ pub trait Technique {
         BTreeMap::new()
     }
 
+    /// Report figures that need a blocking GPU readback of what the last
+    /// submitted frame computed (the clipmap's work per level): read once
+    /// after a run's measured frames, never during them.
+    fn read_back_facts(&self, _gpu: &GpuContext) -> BTreeMap<String, f64> {
+        BTreeMap::new()
+    }
+
     /// A measured run starts: counters that [`Self::facts`] reports over a
     /// run start again from zero. A renderer keeps a technique across
     /// combinations that share its tier, so without this a second run's

@@ -93,6 +93,18 @@ impl ClipmapMeshes {
         // `new` pushes one range per kind in `ALL` order.
         &self.ranges[PieceKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)]
     }
+
+    /// Distinct vertices `kind`'s indices reference: what a vertex shader
+    /// that shades each vertex of an instance once (llvmpipe's) runs per
+    /// instance.
+    pub fn distinct_vertices(&self, kind: PieceKind) -> u64 {
+        let r = self.range(kind);
+        let mut seen: Vec<u32> =
+            self.indices[r.indices.start as usize..r.indices.end as usize].to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len() as u64
+    }
 }
 
 /// Whether quad `(i, j)` (min corner) splits along its main diagonal

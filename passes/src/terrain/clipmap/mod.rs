@@ -59,6 +59,7 @@ mod technique;
 #[cfg(test)]
 mod tests;
 
+pub use report::LevelWork;
 pub use state::{Clipmap, ClipmapStats, Occlusion};
 pub use technique::ENTRY;
 

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use sward_engine::GpuContext;
 
 use super::cull::{
-    kind_index, DrawArgs, ZTiles, HIDDEN, INSTANCES_PER_KIND, KINDS, REJECTED, SECOND,
+    kind_index, DrawArgs, ZTiles, HIDDEN, INSTANCES_PER_KIND, INST_REFINED, INST_SEAM, KINDS,
+    REJECTED, SECOND,
 };
 use super::fill::FarGrid;
 use super::layout::PieceKind;
@@ -136,6 +137,53 @@ impl Clipmap {
         Some(ZTiles::from_gpu(&l.cfg, bytemuck::cast_slice(&bytes)))
     }
 
+    /// Per level, what the GPU cull of the last submitted frame drew (both
+    /// phases with occlusion): its parts, the triangles they send to the
+    /// clipper (seams' zero-area triangles included: the clipper counter
+    /// counts every input primitive) and their distinct mesh vertices (what
+    /// a vertex shader counter counts where each vertex of an instance is
+    /// shaded once, as on llvmpipe). Summed over the levels these are the
+    /// `terrain.clipmap` pass's `clipper_invocations` and, on such a
+    /// driver, `vs_invocations` of that frame. Reads the cull's output back
+    /// now (a blocking readback: after a run's frames, never during them).
+    pub fn level_work(&self, gpu: &GpuContext) -> Vec<LevelWork> {
+        let mut out = vec![LevelWork::default(); self.stats.levels as usize];
+        let per_kind: Vec<(u64, u64)> = PieceKind::ALL
+            .iter()
+            .map(|k| {
+                (
+                    self.meshes.range(*k).triangles(),
+                    self.meshes.distinct_vertices(*k),
+                )
+            })
+            .collect();
+        for (kind, instance) in self.read_drawn(gpu) {
+            // The level word carries the refined and seam flags above it.
+            let level = usize::try_from(instance[2] & !(INST_REFINED | INST_SEAM)).unwrap_or(0);
+            if level >= out.len() {
+                out.resize(level + 1, LevelWork::default());
+            }
+            let (triangles, vertices) = per_kind[kind_index(kind)];
+            let w = &mut out[level];
+            w.parts += 1;
+            w.triangles += triangles;
+            w.vertices += vertices;
+        }
+        out
+    }
+
+    /// [`Self::level_work`] as report facts: `clipmap_level{L}_parts`,
+    /// `_triangles` and `_vertices` per level `L`.
+    pub fn level_facts(&self, gpu: &GpuContext) -> BTreeMap<String, f64> {
+        let mut f = BTreeMap::new();
+        for (l, w) in self.level_work(gpu).iter().enumerate() {
+            f.insert(format!("clipmap_level{l}_parts"), w.parts as f64);
+            f.insert(format!("clipmap_level{l}_triangles"), w.triangles as f64);
+            f.insert(format!("clipmap_level{l}_vertices"), w.vertices as f64);
+        }
+        f
+    }
+
     /// The parts the GPU cull of the last submitted frame drew (both
     /// phases with occlusion), per kind (instances: `[I, J, level, word]`),
     /// read back now (tests).
@@ -205,4 +253,15 @@ impl Clipmap {
     pub fn hiz(&self) -> Option<&crate::hiz::HiZ> {
         self.cull.occlusion.as_ref().map(|o| &o.hiz)
     }
+}
+
+/// What one clipmap level drew in a frame ([`Clipmap::level_work`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LevelWork {
+    /// Parts drawn (a split block counts once per sub-block).
+    pub parts: u64,
+    /// Triangles sent to the clipper, zero-area seam triangles included.
+    pub triangles: u64,
+    /// Distinct mesh vertices over the parts (one per vertex per instance).
+    pub vertices: u64,
 }

@@ -161,6 +161,10 @@ impl crate::technique::Technique for Clipmap {
         Clipmap::facts(self)
     }
 
+    fn read_back_facts(&self, gpu: &GpuContext) -> BTreeMap<String, f64> {
+        self.level_facts(gpu)
+    }
+
     fn view_distance(&self) -> Option<f32> {
         Clipmap::view_distance(self)
     }

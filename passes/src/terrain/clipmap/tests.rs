@@ -1682,3 +1682,74 @@ fn refined_parts_meet_their_neighbours_without_cracks() {
         .count();
     assert!(differ > 100, "refinement changed {differ} pixels");
 }
+
+/// The per-level work read back from the cull ([`Clipmap::level_work`])
+/// adds up to the draw pass's pipeline statistics of the same frame:
+/// triangles to its clipper invocations and distinct mesh vertices to its
+/// vertex invocations (llvmpipe shades each vertex of an instance once).
+#[test]
+fn level_work_adds_up_to_the_frames_pipeline_statistics() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    if !sward_engine::testing::has_capabilities(
+        gpu,
+        "GPU work counters",
+        &[sward_engine::Capability::PipelineStatistics],
+    ) {
+        return;
+    }
+    let world = cliff_world();
+    let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
+    let (fx, fy) = focus(&world);
+    let ground = world.height_at(fx, fy).expect("resident");
+    let camera = Camera {
+        eye: Vec3::new(fx as f32, fy as f32, ground + 40.0),
+        yaw_deg: 30.0,
+        pitch_deg: -20.0,
+        fov_y_deg: 60.0,
+        near: 0.5,
+        far: 4000.0,
+    };
+    let view = FrameView::new(camera, SIZE, 1, 0.0, black_settings(1500.0));
+    let mut off = Offscreen::for_view(gpu, &view);
+    let mut last = 0;
+    for _ in 0..2 {
+        last = off
+            .frame(gpu, |g, targets| {
+                clipmap.record(gpu, g, &view, targets, &world, None)
+            })
+            .frame;
+    }
+    let work = off
+        .executor()
+        .flush(gpu)
+        .into_iter()
+        .find(|t| t.frame == last)
+        .and_then(|t| t.work)
+        .expect("the last frame's counters");
+    let draw = work
+        .iter()
+        .find(|w| w.name == super::PASS)
+        .expect("the draw pass has counters")
+        .stats;
+    let levels = clipmap.level_work(gpu);
+    assert_eq!(
+        levels.len(),
+        clipmap.stats().levels as usize,
+        "one entry per level: {levels:?}"
+    );
+    let drawing = levels.iter().filter(|l| l.parts > 0).count();
+    assert!(drawing > 1, "more than one level draws: {levels:?}");
+    let triangles: u64 = levels.iter().map(|l| l.triangles).sum();
+    let vertices: u64 = levels.iter().map(|l| l.vertices).sum();
+    assert_eq!(
+        triangles, draw.clipper_invocations,
+        "levels' triangles against the clipper invocations ({levels:?}, {draw:?})"
+    );
+    assert_eq!(
+        vertices, draw.vs_invocations,
+        "levels' distinct vertices against the vertex invocations ({levels:?}, {draw:?})"
+    );
+}
