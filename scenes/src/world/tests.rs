@@ -260,6 +260,15 @@ fn world_rejects_bad_tiles_and_duplicates() {
         w.insert(Arc::new(short)),
         Err(WorldError::InvalidTile { .. })
     ));
+    // A bad MCNK is named by its tile and index (the label is formatted
+    // only for the failing one).
+    let mut bad = AdtTile::from_height_fn(TileCoord::new(2, 3), vec![], &rough, |_, _| vec![]);
+    bad.mcnks[37].heights[5] = f32::NAN;
+    let err = w.insert(Arc::new(bad)).expect_err("NaN height").to_string();
+    assert!(
+        err.contains("tile (2, 3) MCNK 37") && err.contains("non-finite"),
+        "{err}"
+    );
     assert!(w.remove(TileCoord::new(30, 40)).is_some());
     assert_eq!(w.tile_count(), 3);
     let [x, y] = coords::tile_centre(TileCoord::new(31, 41));
