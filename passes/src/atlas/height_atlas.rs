@@ -8,7 +8,7 @@ use crate::atlas::layout::TILE_TEXELS;
 use std::collections::HashMap;
 
 use sward_engine::GpuContext;
-use sward_scenes::world::coords::{ChunkCoord, TileCoord};
+use sward_scenes::world::coords::{ChunkCoord, TileCoord, TILE_CHUNKS};
 use sward_scenes::world::{AdtTile, Mcnk, World};
 
 use super::layout::{
@@ -444,8 +444,8 @@ impl HeightAtlas {
         let needed = incoming.map_or(0, |t| t.mcnks.len());
         // The tile's own 256 coordinates looked up, not every resident slot
         // scanned: the cost of a change does not grow with the window.
-        let held: Vec<(ChunkCoord, u32)> = (0..16)
-            .flat_map(|y| (0..16).map(move |x| ChunkCoord::from_tile(tile, x, y)))
+        let held: Vec<(ChunkCoord, u32)> = (0..TILE_CHUNKS)
+            .flat_map(|y| (0..TILE_CHUNKS).map(move |x| ChunkCoord::from_tile(tile, x, y)))
             .filter_map(|c| self.slots.get(&c).map(|s| (c, *s)))
             .collect();
         let unused = self.layout.capacity() as usize - self.records.len();
