@@ -261,6 +261,7 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         frame_series: Some(FrameSeries {
             cpu_frame_ms: cpu_frame,
             gpu_frame_ms: frames.iter().map(FrameSample::gpu_frame).collect(),
+            cpu_frame_thread_ms: thread_frame.clone(),
         }),
         extra: samples.extra.clone(),
         hitch_list,
@@ -484,6 +485,23 @@ pub(crate) mod tests {
         none.frames.push(frame(5.0, &[], &[]));
         let run = build_run(&none).unwrap();
         assert!(run.gpu_frame_ms.is_none() && run.gpu_grass_ms.is_none());
+    }
+
+    #[test]
+    fn the_frame_series_carries_thread_times_only_where_every_frame_has_them() {
+        let mut s = RunSamples::new(TierPair::baseline());
+        for (wall, thread) in [(4.0, 1.0), (9.0, 1.5), (5.0, 3.0)] {
+            let mut f = frame(wall, &[], &[]);
+            f.cpu_thread_frame_ms = Some(thread);
+            s.frames.push(f);
+        }
+        let series = build_run(&s).unwrap().frame_series.unwrap();
+        assert_eq!(series.cpu_frame_ms, vec![4.0, 9.0, 5.0]);
+        assert_eq!(series.cpu_frame_thread_ms, Some(vec![1.0, 1.5, 3.0]));
+        s.frames[1].cpu_thread_frame_ms = None;
+        let run = build_run(&s).unwrap();
+        assert!(run.cpu_frame_thread_ms.is_none());
+        assert_eq!(run.frame_series.unwrap().cpu_frame_thread_ms, None);
     }
 
     #[test]

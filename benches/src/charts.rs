@@ -2,9 +2,10 @@
 //! emitted as SVG `<text>`, so no font files are needed):
 //! - `frame_times.svg`: per tier, CPU and GPU frame time medians (bars) with p95 ticks;
 //! - `gpu_passes.svg`: per tier, the GPU pass medians stacked into one bar;
-//! - `frame_series_cpu.svg` / `frame_series_gpu.svg`: frame time along the camera
-//!   path, one line per tier; frames where the world window slid are marked
-//!   with grey vertical lines.
+//! - `frame_series_cpu.svg` / `frame_series_thread.svg` / `frame_series_gpu.svg`:
+//!   frame time along the camera path (wall clock, the render thread's own CPU
+//!   time, GPU), one line per tier; frames where the world window slid are
+//!   marked with grey vertical lines.
 //!
 //! Tiers run down the vertical axis (horizontal bars) so long combination names
 //! such as `camera-grid+atlas-instanced` stay readable. Charts with no data to show
@@ -23,8 +24,21 @@ pub const FRAME_TIMES_SVG: &str = "frame_times.svg";
 pub const GPU_PASSES_SVG: &str = "gpu_passes.svg";
 /// CPU frame time along the camera path.
 pub const FRAME_SERIES_CPU_SVG: &str = "frame_series_cpu.svg";
+/// Render-thread CPU time along the camera path.
+pub const FRAME_SERIES_THREAD_SVG: &str = "frame_series_thread.svg";
 /// GPU frame time along the camera path.
 pub const FRAME_SERIES_GPU_SVG: &str = "frame_series_gpu.svg";
+
+/// Which clock a frame-series chart draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeriesClock {
+    /// CPU frame time, wall clock.
+    Wall,
+    /// CPU frame time in the render thread's own CPU clock.
+    Thread,
+    /// GPU frame time (untimed frames break the line).
+    Gpu,
+}
 
 /// A chart file written beside the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,26 +313,34 @@ pub fn gpu_passes_svg(report: &Report) -> Result<String, String> {
     )
 }
 
-/// `frame_series_*.svg`: frame time along the camera path, one line per tier.
-/// `gpu` selects GPU frame times (untimed frames break the line) over CPU ones.
-pub fn frame_series_svg(report: &Report, gpu: bool) -> Result<String, String> {
+/// `frame_series_*.svg`: frame time along the camera path, one line per tier,
+/// in the clock `clock` says.
+pub fn frame_series_svg(report: &Report, clock: SeriesClock) -> Result<String, String> {
     let series: Vec<(String, Vec<(f64, f64)>)> = report
         .runs
         .iter()
         .filter_map(|r| {
             let s = r.frame_series.as_ref()?;
-            let points: Vec<(f64, f64)> = if gpu {
-                s.gpu_frame_ms
+            let points: Vec<(f64, f64)> = match clock {
+                SeriesClock::Gpu => s
+                    .gpu_frame_ms
                     .iter()
                     .enumerate()
                     .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
-                    .collect()
-            } else {
-                s.cpu_frame_ms
+                    .collect(),
+                SeriesClock::Wall => s
+                    .cpu_frame_ms
                     .iter()
                     .enumerate()
                     .map(|(i, &v)| (i as f64, v))
-                    .collect()
+                    .collect(),
+                SeriesClock::Thread => s
+                    .cpu_frame_thread_ms
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(i, &v)| (i as f64, v))
+                    .collect(),
             };
             (!points.is_empty()).then(|| (r.tier.to_string(), points))
         })
@@ -331,13 +353,14 @@ pub fn frame_series_svg(report: &Report, gpu: bool) -> Result<String, String> {
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.1))
         .fold(0.0, f64::max);
-    let which = if gpu { "GPU" } else { "CPU" };
+    let caption = match clock {
+        SeriesClock::Wall => "CPU frame time along the camera path",
+        SeriesClock::Thread => "Render-thread CPU time along the camera path",
+        SeriesClock::Gpu => "GPU frame time along the camera path",
+    };
     render_svg((WIDTH, 480), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("{which} frame time along the camera path"),
-                (FONT, 20),
-            )
+            .caption(caption, (FONT, 20))
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(56)
@@ -399,7 +422,12 @@ pub fn write_charts(report: &Report, dir: &Path) -> Result<Vec<Chart>, ChartErro
     let has_gpu = report.runs.iter().any(|r| r.gpu_frame_ms.is_some());
     let has_passes = report.runs.iter().any(|r| !r.gpu_pass_ms.is_empty());
     let has_series = report.runs.iter().any(|r| r.frame_series.is_some());
-    let all: [(bool, &str, &str, Renderer); 4] = [
+    let has_thread_series = report.runs.iter().any(|r| {
+        r.frame_series
+            .as_ref()
+            .is_some_and(|s| s.cpu_frame_thread_ms.is_some())
+    });
+    let all: [(bool, &str, &str, Renderer); 5] = [
         (
             !report.runs.is_empty(),
             FRAME_TIMES_SVG,
@@ -416,13 +444,19 @@ pub fn write_charts(report: &Report, dir: &Path) -> Result<Vec<Chart>, ChartErro
             has_series,
             FRAME_SERIES_CPU_SVG,
             "CPU frame time along the camera path",
-            |r| frame_series_svg(r, false),
+            |r| frame_series_svg(r, SeriesClock::Wall),
+        ),
+        (
+            has_thread_series,
+            FRAME_SERIES_THREAD_SVG,
+            "Render-thread CPU time along the camera path",
+            |r| frame_series_svg(r, SeriesClock::Thread),
         ),
         (
             has_series && has_gpu,
             FRAME_SERIES_GPU_SVG,
             "GPU frame time along the camera path",
-            |r| frame_series_svg(r, true),
+            |r| frame_series_svg(r, SeriesClock::Gpu),
         ),
     ];
     let plan = all
@@ -499,6 +533,28 @@ mod tests {
         }
         let series = std::fs::read_to_string(dir.join(FRAME_SERIES_CPU_SVG)).unwrap();
         assert!(series.matches("<polyline").count() >= report.runs.len());
+    }
+
+    #[test]
+    fn thread_series_chart_is_written_only_with_thread_times() {
+        let mut report = sample_report();
+        let dir = crate::test_dir("charts-thread");
+        let files = |r: &Report| -> Vec<String> {
+            write_charts(r, &dir)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.file)
+                .collect()
+        };
+        assert!(!files(&report).iter().any(|f| f == FRAME_SERIES_THREAD_SVG));
+        for run in &mut report.runs {
+            let s = run.frame_series.as_mut().expect("fixture series");
+            s.cpu_frame_thread_ms = Some(s.cpu_frame_ms.iter().map(|v| v * 0.5).collect());
+        }
+        assert!(files(&report).iter().any(|f| f == FRAME_SERIES_THREAD_SVG));
+        let svg = std::fs::read_to_string(dir.join(FRAME_SERIES_THREAD_SVG)).unwrap();
+        assert!(svg.contains("Render-thread CPU time"));
+        assert!(svg.matches("<polyline").count() >= report.runs.len());
     }
 
     #[test]

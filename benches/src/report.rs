@@ -437,6 +437,11 @@ pub struct FrameSeries {
     pub cpu_frame_ms: Vec<f64>,
     /// GPU frame time per measured frame (ms), `null` where not timed.
     pub gpu_frame_ms: Vec<Option<f64>>,
+    /// Render-thread CPU time per measured frame (ms), beside the wall time
+    /// of `cpu_frame_ms`: which frames carry a run's p99 in work rather
+    /// than waiting. Absent without a thread clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_frame_thread_ms: Option<Vec<f64>>,
 }
 
 /// One tier measured against the baseline in the same process run.

@@ -488,8 +488,17 @@ fn check_series(c: &mut Checker, series: &Value, path: &str, frames: Option<u64>
     let Some(o) = c.object(Some(series), path) else {
         return;
     };
-    for (key, nullable) in [("cpu_frame_ms", false), ("gpu_frame_ms", true)] {
-        let Some(v) = c.field(o, path, key) else {
+    for (key, nullable, required) in [
+        ("cpu_frame_ms", false, true),
+        ("gpu_frame_ms", true, true),
+        ("cpu_frame_thread_ms", false, false),
+    ] {
+        let v = if required {
+            c.field(o, path, key)
+        } else {
+            o.get(key)
+        };
+        let Some(v) = v else {
             continue;
         };
         let ok = v.as_array().is_some_and(|a| {
@@ -803,6 +812,22 @@ mod tests {
         assert!(
             p.iter()
                 .any(|m| m.starts_with("$.runs[0].frame_series.cpu_frame_ms")),
+            "{p:?}"
+        );
+        // The thread series is optional, but when present it covers every
+        // frame too.
+        let mut v = value();
+        let n = v["runs"][0]["frame_series"]["cpu_frame_ms"]
+            .as_array()
+            .unwrap()
+            .len();
+        v["runs"][0]["frame_series"]["cpu_frame_thread_ms"] = serde_json::json!(vec![0.5; n]);
+        assert_eq!(validate_report(&v), Ok(()));
+        v["runs"][0]["frame_series"]["cpu_frame_thread_ms"] = serde_json::json!(vec![0.5; n + 1]);
+        let p = problems(&v);
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("$.runs[0].frame_series.cpu_frame_thread_ms")),
             "{p:?}"
         );
     }
