@@ -118,11 +118,11 @@ pub struct GpuContext {
     pub caps: Caps,
     /// Adapter summary (for `sward info` and reports).
     pub summary: AdapterSummary,
-    /// The encoder of the copies recorded outside a frame
-    /// ([`Self::record_copies`]) since the last submission, finished and
-    /// submitted ahead of the next frame's commands. Shared by clones (same
-    /// device).
-    copies: std::sync::Arc<std::sync::Mutex<Option<wgpu::CommandEncoder>>>,
+    /// The copies and staged writes recorded outside a frame
+    /// ([`Self::record_copies`], [`Self::write_buffer_staged`],
+    /// [`Self::write_texture_staged`]) since the last submission, submitted
+    /// ahead of the next frame's commands. Shared by clones (same device).
+    pending: std::sync::Arc<std::sync::Mutex<crate::uploads::PendingUploads>>,
 }
 
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to
@@ -300,8 +300,15 @@ impl GpuContext {
             queue,
             caps,
             summary,
-            copies: Default::default(),
+            pending: Default::default(),
         })
+    }
+
+    /// The pending uploads, locked.
+    fn pending(&self) -> std::sync::MutexGuard<'_, crate::uploads::PendingUploads> {
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Records GPU copies (staged tile data into live resources, say) that
@@ -316,19 +323,39 @@ impl GpuContext {
     /// (wgpu submits pending writes first): a region must not be both
     /// written and copied to between two frames.
     pub fn record_copies(&self, label: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
-        let mut pending = self
-            .copies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let encoder = pending.get_or_insert_with(|| {
-            self.device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("copies"),
-                })
-        });
-        encoder.push_debug_group(label);
-        record(encoder);
-        encoder.pop_debug_group();
+        self.pending().record(&self.device, label, record);
+    }
+
+    /// Writes `data` into `target` at `offset` with the next submission, in
+    /// order with [`Self::record_copies`]: the bytes go through a staging
+    /// belt of reused host-visible chunks instead of a staging buffer made
+    /// and destroyed per write ([`crate::uploads`]). For writes between
+    /// frames (a residency change) into regions no queue write of the same
+    /// frame touches (queue writes land first). `offset` and the length
+    /// must be multiples of 4.
+    pub fn write_buffer_staged(
+        &self,
+        label: &str,
+        target: &wgpu::Buffer,
+        offset: u64,
+        data: &[u8],
+    ) {
+        self.pending()
+            .write_buffer(&self.device, label, target, offset, data);
+    }
+
+    /// [`Self::write_buffer_staged`] for a texture region: `data` holds
+    /// `size.height` rows of `row_bytes` (tightly packed) per layer.
+    pub fn write_texture_staged(
+        &self,
+        label: &str,
+        destination: wgpu::TexelCopyTextureInfo<'_>,
+        data: &[u8],
+        row_bytes: u32,
+        size: wgpu::Extent3d,
+    ) {
+        self.pending()
+            .write_texture(&self.device, label, destination, data, row_bytes, size);
     }
 
     /// Submits `commands` after the copies recorded since the last
@@ -337,17 +364,16 @@ impl GpuContext {
     /// into a larger buffer) goes through here, so it never runs ahead of
     /// them.
     pub fn submit(&self, commands: impl IntoIterator<Item = wgpu::CommandBuffer>) {
-        let copies = self
-            .copies
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-            .map(wgpu::CommandEncoder::finish);
+        // Held through the submission, so nothing is staged between closing
+        // the belt's chunks and handing them back.
+        let mut pending = self.pending();
+        let copies = pending.take();
         let mut commands = commands.into_iter().peekable();
         if copies.is_none() && commands.peek().is_none() {
             return;
         }
         self.queue.submit(copies.into_iter().chain(commands));
+        pending.after_submit();
     }
 
     /// Submits the recorded copies now (for work outside [`Self::submit`]:

@@ -17,6 +17,7 @@ pub mod shader;
 pub mod targets;
 pub mod test_scene;
 pub mod testing;
+mod uploads;
 
 pub use camera::{Camera, Frustum};
 pub use caps::{Capability, Caps};

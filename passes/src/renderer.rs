@@ -75,16 +75,13 @@ pub struct ResidencyReport {
     pub prepared_inline: u32,
 }
 
-/// The key a prepared part travels under: subsystem and full tier.
-fn part_key(tier: &Tier) -> String {
-    format!("{}/{tier}", tier.subsystem().name())
-}
-
 /// The streamer's per-tile work for one tier combination: every built
 /// technique's [`crate::technique::TilePreparer`], run on a worker thread.
 struct ComboPreparer {
     device: wgpu::Device,
-    parts: Vec<(String, SharedPreparer)>,
+    /// Per technique: its tier (the key its result travels under), a
+    /// profiler label, its preparer.
+    parts: Vec<(Tier, String, SharedPreparer)>,
 }
 
 /// One technique's preparation of one tile.
@@ -92,7 +89,7 @@ type PartResult = Result<Box<dyn Any + Send>, PassError>;
 
 /// What a [`ComboPreparer`] made of one tile, per technique.
 struct ComboPrepared {
-    parts: Vec<(String, PartResult)>,
+    parts: Vec<(Tier, PartResult)>,
 }
 
 impl sward_scenes::streaming::TilePrepare for ComboPreparer {
@@ -111,9 +108,9 @@ impl sward_scenes::streaming::TilePrepare for ComboPreparer {
         let parts = self
             .parts
             .iter()
-            .map(|(key, p)| {
-                puffin::profile_scope!("prepare", key.as_str());
-                (key.clone(), p.prepare(&inputs))
+            .map(|(tier, label, p)| {
+                puffin::profile_scope!("prepare", label.as_str());
+                (tier.clone(), p.prepare(&inputs))
             })
             .collect();
         Box::new(ComboPrepared { parts })
@@ -259,14 +256,15 @@ impl SceneRenderer {
         &self,
         gpu: &GpuContext,
     ) -> Option<Arc<dyn sward_scenes::streaming::TilePrepare>> {
-        let parts: Vec<(String, SharedPreparer)> = [
+        let parts: Vec<(Tier, String, SharedPreparer)> = [
             (&self.combo.terrain, &self.terrain),
             (&self.combo.grass, &self.grass),
         ]
         .into_iter()
         .filter_map(|(tier, built)| {
             let p = built.get(tier)?.tile_preparer()?;
-            Some((part_key(tier), p))
+            let label = format!("{}/{tier}", tier.subsystem().name());
+            Some((tier.clone(), label, p))
         })
         .collect();
         if parts.is_empty() {
@@ -297,7 +295,7 @@ impl SceneRenderer {
         if changes.is_empty() {
             return Ok(report);
         }
-        let mut parts: HashMap<String, PreparedTiles> = HashMap::new();
+        let mut parts: HashMap<Tier, PreparedTiles> = HashMap::new();
         for (tile, value) in prepared {
             let Ok(combo) = value.downcast::<ComboPrepared>() else {
                 continue;
@@ -320,6 +318,9 @@ impl SceneRenderer {
             scene,
             models: models.as_ref().expect("built above"),
         };
+        // What the techniques let go of, freed on the reaper thread: one
+        // hand-over per change (each wakes the thread: a system call).
+        let mut garbage = Vec::new();
         for (subsystem, tier, built) in [
             ("terrain", &combo.terrain, terrain),
             ("grass", &combo.grass, grass),
@@ -329,12 +330,10 @@ impl SceneRenderer {
                 continue;
             };
             let started = std::time::Instant::now();
-            let mut mine = parts.remove(&part_key(tier)).unwrap_or_default();
+            let mut mine = parts.remove(tier).unwrap_or_default();
             let answer = technique.residency_changed(&inputs, changes, &mut mine)?;
             let ms = started.elapsed().as_secs_f64() * 1e3;
-            reaper
-                .get_or_insert_with(sward_scenes::streaming::Reaper::new)
-                .discard(mine.take_garbage());
+            garbage.append(&mut mine.take_garbage());
             report.prepared_off_thread += mine.taken();
             report.prepared_inline += mine.missed();
             match answer {
@@ -353,6 +352,9 @@ impl SceneRenderer {
                 }
             }
         }
+        reaper
+            .get_or_insert_with(sward_scenes::streaming::Reaper::new)
+            .discard(garbage);
         Ok(report)
     }
 

@@ -11,6 +11,7 @@ pub mod formats;
 pub mod models;
 pub mod placement;
 pub mod presets;
+pub mod reaper;
 pub mod rng;
 pub mod streaming;
 pub mod window;
@@ -23,4 +24,6 @@ pub use models::{BcFormat, BcMips, DetailModel, DetailTexture, DetailVertex, Tex
 pub use placement::{Placement, PlacementStats, Placements, Policy};
 pub use presets::{GrassRange, Preset, PresetError, PresetSummary, Scene};
 pub use window::{TileSource, WindowSlide, WorldWindow};
-pub use world::{AdtTile, ChunkCoord, Layer, Mcnk, McnkHeader, TileCoord, World, WorldError};
+pub use world::{
+    AdtTile, ChunkCoord, Layer, Mcnk, McnkHeader, TileCoord, ValidTile, World, WorldError,
+};

@@ -35,8 +35,9 @@ use std::time::Instant;
 
 use crate::effects::ResolvedEffects;
 use crate::placement::{PlacementStats, Placements, Policy};
+pub use crate::reaper::Reaper;
 use crate::window::{tile_bytes, TileSource, WindowError, WorldWindow};
-use crate::world::{coords, AdtTile, TileCoord};
+use crate::world::{coords, AdtTile, TileCoord, ValidTile};
 
 /// How much finished tile data the render thread applies per frame.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -156,8 +157,9 @@ type SharedPreparer = Arc<RwLock<(u64, Option<Arc<dyn TilePrepare>>)>>;
 /// A tile a worker finished: terrain and placements.
 #[derive(Debug)]
 pub struct LoadedTile {
-    /// The tile.
-    pub tile: Arc<AdtTile>,
+    /// The tile, validated on the worker (the render thread makes it
+    /// resident without checking it again).
+    pub tile: ValidTile,
     /// Its placements.
     pub placements: Arc<Placements>,
     /// Their statistics.
@@ -240,10 +242,11 @@ pub fn load_tile(
             ),
         });
     }
+    let tile = ValidTile::new(Arc::new(tile))?;
     let (placements, stats) = Placements::build_tile(&tile, effects, model_count, policy);
     let bytes = tile_bytes(&tile) + placements.bytes();
     Ok(LoadedTile {
-        tile: Arc::new(tile),
+        tile,
         placements: Arc::new(placements),
         stats,
         bytes,
@@ -389,78 +392,13 @@ impl TileLoader {
     }
 }
 
-/// A background thread that frees what the render thread lets go of
-/// (evicted tiles, their placements, GPU buffers of evicted tiles): freeing
-/// tens of megabytes costs milliseconds (unmapping pages), which a frame
-/// should not pay. Dropping the reaper waits for what it was given.
-pub struct Reaper {
-    tx: Option<Sender<Vec<Box<dyn Any + Send>>>>,
-    handle: Option<JoinHandle<()>>,
-}
-
-impl std::fmt::Debug for Reaper {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Reaper")
-            .field("running", &self.tx.is_some())
-            .finish()
-    }
-}
-
-impl Default for Reaper {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Reaper {
-    /// Starts the thread (when the system refuses one, [`Self::discard`]
-    /// frees on the caller's thread).
-    pub fn new() -> Self {
-        let (tx, rx) = mpsc::channel::<Vec<Box<dyn Any + Send>>>();
-        let handle = std::thread::Builder::new()
-            .name("sward-reaper".into())
-            .spawn(move || {
-                background_priority();
-                for garbage in rx {
-                    drop(garbage);
-                }
-            })
-            .ok();
-        Self {
-            tx: handle.as_ref().map(|_| tx),
-            handle,
-        }
-    }
-
-    /// Frees `garbage` on the reaper thread.
-    pub fn discard(&self, garbage: Vec<Box<dyn Any + Send>>) {
-        if garbage.is_empty() {
-            return;
-        }
-        match &self.tx {
-            // A stopped reaper hands the garbage back: freed here then.
-            Some(tx) => drop(tx.send(garbage)),
-            None => drop(garbage),
-        }
-    }
-}
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        self.tx = None;
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-    }
-}
-
 /// Makes the calling thread background work (Linux: the `SCHED_IDLE`
 /// policy, which applies per thread), so that waking it never preempts the
 /// render thread and it runs on CPU time nothing else wants. A sleeping
 /// worker of normal priority woken by a tile request otherwise took the
 /// render thread's CPU for 3-4 ms on a 2-core machine. Elsewhere, or when
 /// refused, nothing changes.
-fn background_priority() {
+pub(crate) fn background_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: `sched_setscheduler` only reads `param`, which lives for the
     // call; pid 0 is the calling thread. Failure leaves the policy as it was.

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use crate::effects::ResolvedEffects;
 use crate::placement::{PlacementStats, Placements, Policy};
-use crate::world::{coords, AdtTile, Mcnk, TileCoord, World, WorldError, ALPHA_TEXELS};
+use crate::world::{coords, AdtTile, Mcnk, TileCoord, ValidTile, World, WorldError, ALPHA_TEXELS};
 
 /// Where tiles come from (a generator or a file reader).
 pub trait TileSource: Send + Sync + std::fmt::Debug {
@@ -318,12 +318,13 @@ impl WorldWindow {
 
     /// Makes tiles that were loaded and placed elsewhere (a streaming
     /// worker) resident, each whole: its terrain and its placements
-    /// together, and evicts `evict` (terrain and placements), rebuilding the
-    /// Nothing is copied: each tile keeps its own placements. A tile that
-    /// was resident is replaced.
+    /// together, and evicts `evict` (terrain and placements). The tiles
+    /// were validated where they were loaded ([`ValidTile`]). Nothing is
+    /// copied: each tile keeps its own placements. A tile that was resident
+    /// is replaced.
     pub fn apply(
         &mut self,
-        insert: Vec<(Arc<AdtTile>, Arc<Placements>, PlacementStats)>,
+        insert: Vec<(ValidTile, Arc<Placements>, PlacementStats)>,
         evict: &[TileCoord],
     ) -> Result<(), WindowError> {
         self.apply_collect(insert, evict, &mut Vec::new())
@@ -335,7 +336,7 @@ impl WorldWindow {
     /// (a streamer drops it on another thread).
     pub fn apply_collect(
         &mut self,
-        insert: Vec<(Arc<AdtTile>, Arc<Placements>, PlacementStats)>,
+        insert: Vec<(ValidTile, Arc<Placements>, PlacementStats)>,
         evict: &[TileCoord],
         garbage: &mut Vec<Box<dyn std::any::Any + Send>>,
     ) -> Result<(), WindowError> {
@@ -357,7 +358,7 @@ impl WorldWindow {
             if let Some(old) = self.world.remove(t) {
                 garbage.push(Box::new(old));
             }
-            if let Err(e) = self.world.insert(Arc::clone(&tile)) {
+            if let Err(e) = self.world.insert_valid(tile.clone()) {
                 self.resident.remove(&(t.y, t.x));
                 result = Err(e.into());
                 break;
@@ -365,7 +366,7 @@ impl WorldWindow {
             let replaced = self.resident.insert(
                 (t.y, t.x),
                 Resident {
-                    tile,
+                    tile: tile.into_tile(),
                     stats,
                     placements,
                 },
@@ -385,6 +386,7 @@ impl WorldWindow {
         placements: Placements,
         stats: PlacementStats,
     ) -> Result<(), WindowError> {
+        let tile = ValidTile::new(tile)?;
         self.apply(vec![(tile, Arc::new(placements), stats)], &[])
     }
 

@@ -5,16 +5,16 @@
 //! in its own bind group.
 
 use crate::atlas::layout::TILE_TEXELS;
-use std::collections::HashMap;
 
 use sward_engine::GpuContext;
-use sward_scenes::world::coords::{ChunkCoord, TileCoord, TILE_CHUNKS};
+use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use sward_scenes::world::{AdtTile, Mcnk, World};
 
 use super::layout::{
     height_tile, normal_tile, AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TECHNIQUE, TILE_H,
     TILE_W,
 };
+use super::slots::{ChunkSlots, FreeSlots, TileSlotMap};
 use crate::error::PassError;
 
 /// The atlas of one world window (see the module docs of [`crate::atlas`]).
@@ -30,9 +30,10 @@ pub struct HeightAtlas {
     /// CPU copy of the record buffer, one per slot up to the highest slot
     /// ever used; free slots hold [`AtlasChunkGpu::EMPTY`].
     records: Vec<AtlasChunkGpu>,
-    slots: HashMap<ChunkCoord, u32>,
+    /// The slot of every resident MCNK, held per tile.
+    slots: ChunkSlots,
     /// Free slots below `records.len()`, handed out lowest first.
-    free: std::collections::BTreeSet<u32>,
+    free: FreeSlots,
     window: IndexWindow,
     gpu_bytes: u64,
 }
@@ -116,6 +117,22 @@ pub(crate) fn write_region(
         },
         extent,
     );
+}
+
+/// [`write_region`] with the next submission, through the context's
+/// staging belt ([`GpuContext::write_texture_staged`]): for the writes of a
+/// residency change on the render thread.
+pub(crate) fn write_region_staged(
+    gpu: &GpuContext,
+    label: &str,
+    texture: &wgpu::Texture,
+    origin: [u32; 2],
+    size: [u32; 2],
+    texel_bytes: u32,
+    data: &[u8],
+) {
+    let (destination, extent) = region(texture, origin, size);
+    gpu.write_texture_staged(label, destination, data, size[0] * texel_bytes, extent);
 }
 
 /// Runs of consecutive values of sorted `slots` that do not cross a
@@ -298,8 +315,8 @@ impl HeightAtlas {
             index,
             chunk_buffer,
             records: Vec::with_capacity(count),
-            slots: HashMap::with_capacity(count),
-            free: Default::default(),
+            slots: ChunkSlots::default(),
+            free: FreeSlots::default(),
             window,
             gpu_bytes,
         };
@@ -389,9 +406,9 @@ impl HeightAtlas {
             .records
             .get(s)
             .map(AtlasChunkGpu::coord)
-            .filter(|c| *c != chunk && self.slots.get(c) == Some(&slot));
+            .filter(|c| *c != chunk && self.slots.get(*c) == Some(slot));
         if let Some(prev) = previous {
-            self.slots.remove(&prev);
+            self.slots.remove(prev);
             if let Some(t) = self.window.texel(prev) {
                 write_region(queue, &self.index, t, [1, 1], 4, &NO_CHUNK.to_le_bytes());
             }
@@ -407,7 +424,7 @@ impl HeightAtlas {
             self.records.resize(s + 1, AtlasChunkGpu::EMPTY);
         }
         self.records[s] = record;
-        self.free.remove(&slot);
+        self.free.remove(slot);
         // An MCNK moved from another slot is only reachable at the new one.
         self.slots.insert(chunk, slot);
         Ok(())
@@ -439,17 +456,13 @@ impl HeightAtlas {
         tile: TileCoord,
         prepared: Option<&AtlasTile>,
     ) -> Result<Option<u64>, PassError> {
-        let queue = &gpu.queue;
         let incoming = world.tile(tile);
         let needed = incoming.map_or(0, |t| t.mcnks.len());
-        // The tile's own 256 coordinates looked up, not every resident slot
-        // scanned: the cost of a change does not grow with the window.
-        let held: Vec<(ChunkCoord, u32)> = (0..TILE_CHUNKS)
-            .flat_map(|y| (0..TILE_CHUNKS).map(move |x| ChunkCoord::from_tile(tile, x, y)))
-            .filter_map(|c| self.slots.get(&c).map(|s| (c, *s)))
-            .collect();
+        // The tile's slots are held together: the cost of a change does not
+        // grow with the window.
+        let held_count = self.slots.tile(tile).held();
         let unused = self.layout.capacity() as usize - self.records.len();
-        if needed > self.free.len() + held.len() + unused {
+        if needed > self.free.len() + held_count + unused {
             return Ok(None);
         }
         if let Some(t) = incoming {
@@ -463,16 +476,17 @@ impl HeightAtlas {
         // consecutive slots) and their index texels (one block write below).
         let record_bytes = std::mem::size_of::<AtlasChunkGpu>() as u64;
         let mut bytes = 0u64;
+        let held = self.slots.remove_tile(tile);
         let mut freed: Vec<u32> = held.iter().map(|(_, s)| *s).collect();
         freed.sort_unstable();
-        for (chunk, slot) in &held {
-            self.slots.remove(chunk);
+        for slot in &freed {
             self.records[*slot as usize] = AtlasChunkGpu::EMPTY;
             self.free.insert(*slot);
         }
         for run in slot_runs(&freed, u32::MAX) {
             let records = vec![AtlasChunkGpu::EMPTY; run.len()];
-            queue.write_buffer(
+            gpu.write_buffer_staged(
+                "atlas.records",
                 &self.chunk_buffer,
                 u64::from(run.start) * record_bytes,
                 bytemuck::cast_slice(&records),
@@ -481,7 +495,7 @@ impl HeightAtlas {
         }
         let Some(t) = incoming else {
             if !held.is_empty() {
-                bytes += self.write_index_block(queue, tile);
+                bytes += self.write_index_block(gpu, tile);
             }
             return Ok(Some(bytes));
         };
@@ -524,11 +538,12 @@ impl HeightAtlas {
         let slots: Vec<u32> = placed.iter().map(|p| p.0).collect();
         match &prepared.staged {
             Some(staged) => bytes += self.copy_staged(gpu, staged, &placed),
-            None => bytes += self.write_runs(queue, prepared, &placed, &slots),
+            None => bytes += self.write_runs(gpu, prepared, &placed, &slots),
         }
         for run in slot_runs(&slots, u32::MAX) {
             let records = &self.records[run.start as usize..run.end as usize];
-            queue.write_buffer(
+            gpu.write_buffer_staged(
+                "atlas.records",
                 &self.chunk_buffer,
                 u64::from(run.start) * record_bytes,
                 bytemuck::cast_slice(records),
@@ -538,7 +553,7 @@ impl HeightAtlas {
         for (slot, chunk, _, _) in &placed {
             self.slots.insert(*chunk, *slot);
         }
-        bytes += self.write_index_block(queue, tile);
+        bytes += self.write_index_block(gpu, tile);
         Ok(Some(bytes))
     }
 
@@ -547,7 +562,7 @@ impl HeightAtlas {
     /// written. `placed` is (slot, chunk, MCNK, MCNK index), sorted by slot.
     fn write_runs(
         &self,
-        queue: &wgpu::Queue,
+        gpu: &GpuContext,
         prepared: &AtlasTile,
         placed: &[(u32, ChunkCoord, &Mcnk, usize)],
         slots: &[u32],
@@ -573,15 +588,24 @@ impl HeightAtlas {
                 }
             }
             let origin = self.layout.tile_texel(run.start);
-            write_region(
-                queue,
+            write_region_staged(
+                gpu,
+                "atlas.heights",
                 &self.heights,
                 origin,
                 [width, TILE_H],
                 4,
                 bytemuck::cast_slice(&heights),
             );
-            write_region(queue, &self.normals, origin, [width, TILE_H], 4, &normals);
+            write_region_staged(
+                gpu,
+                "atlas.normals",
+                &self.normals,
+                origin,
+                [width, TILE_H],
+                4,
+                &normals,
+            );
             bytes += (width * TILE_H * 8) as u64;
         }
         bytes
@@ -649,7 +673,7 @@ impl HeightAtlas {
 
     /// Rewrites the index texels of `tile`'s 16x16 MCNKs (inside the index
     /// window) from the slot map in one write; the bytes written.
-    fn write_index_block(&self, queue: &wgpu::Queue, tile: TileCoord) -> u64 {
+    fn write_index_block(&self, gpu: &GpuContext, tile: TileCoord) -> u64 {
         let first = ChunkCoord::from_tile(tile, 0, 0);
         let Some(origin) = self.window.texel(first) else {
             // A tile the window does not cover has no index texels.
@@ -657,17 +681,18 @@ impl HeightAtlas {
         };
         let w = 16.min(self.window.size[0] - origin[0]);
         let h = 16.min(self.window.size[1] - origin[1]);
+        let slots = self.slots.tile(tile);
         let mut block = vec![NO_CHUNK; (w * h) as usize];
         for y in 0..h {
             for x in 0..w {
-                let c = ChunkCoord::from_tile(tile, x, y);
-                if let Some(s) = self.slots.get(&c) {
-                    block[(y * w + x) as usize] = *s;
+                if let Some(s) = slots.at(x, y) {
+                    block[(y * w + x) as usize] = s;
                 }
             }
         }
-        write_region(
-            queue,
+        write_region_staged(
+            gpu,
+            "atlas.index",
             &self.index,
             origin,
             [w, h],
@@ -681,7 +706,7 @@ impl HeightAtlas {
     pub fn is_live(&self, slot: u32) -> bool {
         self.records
             .get(slot as usize)
-            .is_some_and(|r| r.chunk[0] != NO_CHUNK && self.slots.get(&r.coord()) == Some(&slot))
+            .is_some_and(|r| r.chunk[0] != NO_CHUNK && self.slots.get(r.coord()) == Some(slot))
     }
 
     /// The tile placement.
@@ -715,7 +740,12 @@ impl HeightAtlas {
 
     /// The slot of MCNK `chunk`, if resident.
     pub fn slot_of(&self, chunk: ChunkCoord) -> Option<u32> {
-        self.slots.get(&chunk).copied()
+        self.slots.get(chunk)
+    }
+
+    /// The slots of `tile`'s MCNKs: one look-up for a whole tile.
+    pub fn tile_slots(&self, tile: TileCoord) -> TileSlotMap {
+        self.slots.tile(tile)
     }
 
     /// The R32Float height atlas view.

@@ -11,6 +11,7 @@
 //! - [`layout`]: tile placement, texel packing, the record and the index window.
 //! - [`cpu`]: CPU mirror of the WGSL snippet.
 //! - [`HeightAtlas`]: the GPU resources and their bind group entries.
+//! - `slots`: which slot each resident MCNK holds (per tile) and the free slots.
 //!
 //! Lifecycle: built for the resident world ([`HeightAtlas::new`] uploads one
 //! height and one normal tile per MCNK with `write_texture`). For a world
@@ -23,9 +24,11 @@
 pub mod cpu;
 mod height_atlas;
 pub mod layout;
+mod slots;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use height_atlas::{region, write_region};
+pub(crate) use height_atlas::{region, write_region, write_region_staged};
 pub use height_atlas::{AtlasReach, AtlasTile, HeightAtlas};
 pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};
+pub use slots::TileSlotMap;

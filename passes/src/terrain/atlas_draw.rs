@@ -49,9 +49,10 @@ pub(crate) struct AtlasDraw {
 
 /// The atlas slots of `tile`'s MCNKs, in MCNK order (resident in `atlas`).
 fn tile_slots(atlas: &HeightAtlas, tile: &sward_scenes::world::AdtTile) -> Vec<u32> {
+    let slots = atlas.tile_slots(tile.coord);
     tile.mcnks
         .iter()
-        .map(|m| atlas.slot_of(m.chunk_coord(tile.coord)).unwrap_or(u32::MAX))
+        .map(|m| slots.of(m.chunk_coord(tile.coord)).unwrap_or(u32::MAX))
         .collect()
 }
 

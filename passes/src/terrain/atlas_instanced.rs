@@ -165,8 +165,9 @@ impl AtlasInstanced {
             InstanceGpu::from_record(0, &AtlasChunkGpu::EMPTY),
         );
         let mut members = Vec::with_capacity(t.mcnks.len());
+        let held = self.draw.atlas.tile_slots(tile);
         for m in &t.mcnks {
-            if let Some(s) = self.draw.atlas.slot_of(m.chunk_coord(tile)) {
+            if let Some(s) = held.of(m.chunk_coord(tile)) {
                 let r = &records[s as usize];
                 self.all[s as usize] = InstanceGpu::from_record(s, r);
                 members.push((s, record_bounds(r)));

@@ -155,7 +155,7 @@ fn chunk_record(
         textures[k] = match codes.get(layer.texture_id as usize) {
             Some(&code) => code,
             // An MCLY naming no MTEX entry: the procedural layer by index.
-            None => LayerKind::from_texture("", layer.texture_id) as u32,
+            None => LayerKind::by_index(layer.texture_id) as u32,
         };
     }
     let (alpha_origin, alpha_scale) = atlas.tile_uv(alpha_slot);
@@ -506,8 +506,8 @@ impl SplatGpu {
                 staged.len()
             }
         };
-        let queue = &gpu.queue;
-        // Records in one write per run of consecutive slots.
+        // Records in one write per run of consecutive slots, with the next
+        // submission.
         let record_size = std::mem::size_of::<TerrainChunkGpu>() as u64;
         let mut start = 0;
         while start < records.len() {
@@ -516,7 +516,12 @@ impl SplatGpu {
                 end += 1;
             }
             let run: &[u8] = bytemuck::cast_slice(&records[start..end]);
-            queue.write_buffer(&self.records, u64::from(slots[start]) * record_size, run);
+            gpu.write_buffer_staged(
+                "terrain.splat_records",
+                &self.records,
+                u64::from(slots[start]) * record_size,
+                run,
+            );
             bytes += run.len() as u64;
             start = end;
         }

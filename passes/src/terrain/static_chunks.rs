@@ -199,6 +199,8 @@ impl StaticChunks {
                 });
             }
         }
+        // Staged writes of the tiles placed above: sent with the build.
+        gpu.flush_copies();
         Ok(this)
     }
 
@@ -313,6 +315,7 @@ impl StaticChunks {
         blocks.free.insert(share.block);
         self.culler.remove_group(tile.index() as u32);
         let first = (share.block * TILE_SLOTS) as usize;
+        self.parked.reserve(share.mcnks as usize);
         for c in &mut self.chunks[first..first + share.mcnks as usize] {
             if let Some(chunk) = c.take() {
                 self.parked.push(chunk.vertices);

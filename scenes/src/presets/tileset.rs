@@ -46,8 +46,13 @@ impl LayerKind {
         } else if has(&["grass"]) {
             LayerKind::Grass
         } else {
-            LAYER_KINDS[(texture_id % 4) as usize]
+            LayerKind::by_index(texture_id)
         }
+    }
+
+    /// The kind of a texture with no name to go by: `texture_id % 4`.
+    pub fn by_index(texture_id: u32) -> LayerKind {
+        LAYER_KINDS[(texture_id % 4) as usize]
     }
 
     /// Base tint (linear RGB) and noise contrast.

@@ -368,6 +368,45 @@ pub enum WorldError {
     DuplicateTile(TileCoord),
 }
 
+/// A tile that passed [`AdtTile::validate`] and lies on the 64x64 grid:
+/// [`World::insert_valid`] takes it without checking it again, so the check
+/// runs where the tile was loaded (a streaming worker) and not on the thread
+/// that makes it resident.
+#[derive(Clone, Debug)]
+pub struct ValidTile(Arc<AdtTile>);
+
+impl ValidTile {
+    /// Checks `tile` (grid coordinate, then [`AdtTile::validate`]).
+    pub fn new(tile: Arc<AdtTile>) -> Result<Self, WorldError> {
+        if !tile.coord.is_valid() {
+            return Err(WorldError::InvalidTile {
+                tile: tile.coord,
+                reason: "outside the 64x64 grid".into(),
+            });
+        }
+        tile.validate()?;
+        Ok(Self(tile))
+    }
+
+    /// The tile.
+    pub fn tile(&self) -> &Arc<AdtTile> {
+        &self.0
+    }
+
+    /// The tile, giving up the proof.
+    pub fn into_tile(self) -> Arc<AdtTile> {
+        self.0
+    }
+}
+
+impl std::ops::Deref for ValidTile {
+    type Target = Arc<AdtTile>;
+
+    fn deref(&self) -> &Arc<AdtTile> {
+        &self.0
+    }
+}
+
 /// A sparse world: the resident ADT tiles, with O(1) lookup by grid slot.
 #[derive(Clone, Debug, Default)]
 pub struct World {
@@ -392,13 +431,12 @@ impl World {
 
     /// Adds a tile after validating it; a tile may be present only once.
     pub fn insert(&mut self, tile: Arc<AdtTile>) -> Result<(), WorldError> {
-        if !tile.coord.is_valid() {
-            return Err(WorldError::InvalidTile {
-                tile: tile.coord,
-                reason: "outside the 64x64 grid".into(),
-            });
-        }
-        tile.validate()?;
+        self.insert_valid(ValidTile::new(tile)?)
+    }
+
+    /// Adds a tile validated beforehand; a tile may be present only once.
+    pub fn insert_valid(&mut self, tile: ValidTile) -> Result<(), WorldError> {
+        let tile = tile.into_tile();
         let slot = &mut self.slots[tile.coord.index()];
         if *slot != NO_SLOT {
             return Err(WorldError::DuplicateTile(tile.coord));

@@ -300,7 +300,7 @@ impl GridResources {
     /// bytes written.
     pub fn set_tile_words(
         &mut self,
-        queue: &wgpu::Queue,
+        gpu: &sward_engine::GpuContext,
         tile: sward_scenes::TileCoord,
         words: &[Option<[u32; 64]>],
     ) -> u64 {
@@ -325,7 +325,15 @@ impl GridResources {
             let at = (y * self.control.width + lo[0]) as usize;
             block.extend_from_slice(&self.control.words[at..at + size[0] as usize]);
         }
-        write_words(queue, &self.control_texture, lo, size, &block);
+        crate::atlas::write_region_staged(
+            gpu,
+            "grass.grid.control",
+            &self.control_texture,
+            lo,
+            size,
+            4,
+            bytemuck::cast_slice(&block),
+        );
         block.len() as u64 * 4
     }
 

@@ -366,7 +366,7 @@ impl CameraGrid {
                 scene.policy,
             ),
         };
-        bytes += self.res.set_tile_words(&gpu.queue, tile, &words);
+        bytes += self.res.set_tile_words(gpu, tile, &words);
         bytes += self
             .fallback
             .set_tile(gpu, tile, placements, models.len(), batches)?;

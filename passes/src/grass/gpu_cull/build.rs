@@ -84,6 +84,9 @@ impl GpuCull {
         let mut t = Self::empty(gpu, models, atlas, options, pools, capacity)?;
         t.insert(gpu, WHOLE, &set, atlas, None)?;
         t.commit(gpu, models);
+        // The pools' writes are staged for the next submission: sent now, so
+        // the built cull holds its world for any submission that follows.
+        gpu.flush_copies();
         Ok(t)
     }
 

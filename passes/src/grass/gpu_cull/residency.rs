@@ -101,7 +101,8 @@ impl GpuCull {
         let free = vec![pool::FREE_ENTRY; self.pools.entry_page as usize];
         let page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
         for &page in &old.entry_pages {
-            gpu.queue.write_buffer(
+            gpu.write_buffer_staged(
+                "grass.entries",
                 &self.entries,
                 u64::from(page) * page_bytes,
                 bytemuck::cast_slice(&free),
@@ -144,14 +145,23 @@ impl GpuCull {
             s.descriptors.len() == set.descriptors.len() as u64 * DESCRIPTOR_BYTES
                 && self.slot_pool.take(s.slot)
         });
+        // A tile placed without staged descriptors (a world built whole,
+        // the render-thread mode) takes its own slot too where it is free,
+        // so that the tiles streamed in later find theirs free.
         let slot = match own {
             Some(s) => s.slot,
-            None => self.slot_pool.alloc(1).expect("reserved")[0],
+            None => {
+                let mine = pool::own_slot(tile, self.slot_pool.capacity());
+                if staged.is_none() && self.slot_pool.take(mine) {
+                    mine
+                } else {
+                    self.slot_pool.alloc(1).expect("reserved")[0]
+                }
+            }
         };
         let desc = self.desc_pool.alloc(desc_pages).expect("reserved");
         let entry = self.entry_pool.alloc(entry_pages).expect("reserved");
         let mut bytes = 0;
-        let q = &gpu.queue;
         let desc_page_bytes = u64::from(self.pools.desc_page) * DESCRIPTOR_BYTES;
         match own {
             Some(s) => bytes += self.copy_staged_pages(gpu, &s.descriptors, &desc),
@@ -160,7 +170,8 @@ impl GpuCull {
                 let pages = descriptors.chunks(self.pools.desc_page as usize);
                 for (page, list) in desc.iter().zip(pages) {
                     let data: &[u8] = bytemuck::cast_slice(list);
-                    q.write_buffer(&self.descriptors, u64::from(*page) * desc_page_bytes, data);
+                    let at = u64::from(*page) * desc_page_bytes;
+                    gpu.write_buffer_staged("grass.descriptors", &self.descriptors, at, data);
                     bytes += data.len() as u64;
                 }
             }
@@ -170,7 +181,7 @@ impl GpuCull {
         if !rows.is_empty() {
             let data: &[u8] = bytemuck::cast_slice(&rows);
             let offset = u64::from(slot * self.pools.patch_block) * PATCH_BYTES;
-            q.write_buffer(&self.patches, offset, data);
+            gpu.write_buffer_staged("grass.patches", &self.patches, offset, data);
             bytes += data.len() as u64;
         }
         let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
@@ -181,7 +192,8 @@ impl GpuCull {
             let mut list = chunk.to_vec();
             list.resize(self.pools.entry_page as usize, pool::FREE_ENTRY);
             let data: &[u8] = bytemuck::cast_slice(&list);
-            q.write_buffer(&self.entries, u64::from(*page) * entry_page_bytes, data);
+            let at = u64::from(*page) * entry_page_bytes;
+            gpu.write_buffer_staged("grass.entries", &self.entries, at, data);
             bytes += data.len() as u64;
         }
         let models = self.model_count as usize;
@@ -356,7 +368,7 @@ impl GpuCull {
         }
         let data: &[u8] = bytemuck::cast_slice(&table);
         if !data.is_empty() {
-            gpu.queue.write_buffer(&self.cull_models, 0, data);
+            gpu.write_buffer_staged("grass.cull_models", &self.cull_models, 0, data);
         }
         data.len() as u64
     }

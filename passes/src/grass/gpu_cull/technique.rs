@@ -196,6 +196,8 @@ impl GpuCullTier {
             cull.set_tile(i.gpu, world, t, p.as_deref(), &atlas)?;
         }
         cull.commit(i.gpu, i.models);
+        // Staged writes of the tiles placed above: sent with the build.
+        i.gpu.flush_copies();
         Ok(GpuCullTier {
             atlas,
             cull,

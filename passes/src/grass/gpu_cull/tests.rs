@@ -1264,6 +1264,49 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
     f.assert_draws_like_whole(gpu, &mut pooled, "gpu-cull-pooled");
 }
 
+/// Tiles placed without staged descriptors (a world built whole) take their
+/// own slots where free, as streamed tiles do, so a tile streamed in later
+/// finds its own slot free instead of held by one of the first tiles (which
+/// cost the render thread its descriptors written again, 0.3 ms a tile).
+#[test]
+fn tiles_placed_without_staging_take_their_own_slots() {
+    use super::pool::own_slot;
+    use super::Capacity;
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let mut f = PoolFixture::new(gpu);
+    let (scene, world) = (f.scene, f.scene.world());
+    let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
+    // Room for a 4x4 square of tiles: the 3x3 window's own slots differ
+    // from the lowest slots for most of its tiles.
+    let slots = 16;
+    let capacity = Capacity {
+        desc_pages: 1,
+        entry_pages: 1,
+        slots,
+    };
+    let mut pooled = f.empty(gpu, capacity);
+    let source = crate::renderer::PlacementSource::Merged(scene.placements());
+    for &tile in &tiles {
+        let p = source.tile(tile);
+        pooled
+            .set_tile(gpu, world, tile, p.as_deref(), &f.atlas)
+            .unwrap();
+        pooled.commit(gpu, &f.models);
+    }
+    let own: Vec<u32> = tiles.iter().map(|t| own_slot(*t, slots)).collect();
+    assert!(
+        own.iter().enumerate().any(|(i, s)| *s != i as u32),
+        "the fixture must tell own slots from lowest slots: {own:?}"
+    );
+    for (tile, want) in tiles.iter().zip(&own) {
+        assert_eq!(pooled.tiles[tile].slot, *want, "{tile:?}");
+    }
+    f.assert_draws_like_whole(gpu, &mut pooled, "gpu-cull-own-slots");
+}
+
 /// Descriptors staged on a worker for the tile's own slot
 /// (`PreparedPatches::staged`) land where they belong through pool growth
 /// (copies recorded for a pool go out before it is copied into a larger

@@ -27,8 +27,9 @@ pub(super) fn splat_tile(
 ) -> Result<Option<u64>, PassError> {
     let mut slots = Vec::new();
     if let Some(tile) = world.tile(t) {
+        let held = atlas.tile_slots(t);
         for m in &tile.mcnks {
-            match atlas.slot_of(m.chunk_coord(t)) {
+            match held.of(m.chunk_coord(t)) {
                 Some(slot) => slots.push(slot),
                 None => return Ok(None),
             }
@@ -122,9 +123,10 @@ impl Clipmap {
         };
         let mut texels = vec![[NO_CHUNK, 0u32]; (side * side) as usize];
         if let Some(tile) = world.tile(t) {
+            let held = self.atlas.tile_slots(t);
             for m in &tile.mcnks {
                 let c = m.chunk_coord(t);
-                let Some(slot) = self.atlas.slot_of(c) else {
+                let Some(slot) = held.of(c) else {
                     return Ok(None);
                 };
                 let (x, y) = c.index_in_tile();
@@ -132,28 +134,14 @@ impl Clipmap {
             }
         }
         let data: &[u8] = bytemuck::cast_slice(&texels);
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.chunk_texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: at[0],
-                    y: at[1],
-                    z: 0,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
+        crate::atlas::write_region_staged(
+            gpu,
+            "terrain.clipmap.chunks",
+            &self.chunk_texture,
+            at,
+            [side, side],
+            8,
             data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(side * 8),
-                rows_per_image: Some(side),
-            },
-            wgpu::Extent3d {
-                width: side,
-                height: side,
-                depth_or_array_layers: 1,
-            },
         );
         Ok(Some(bytes + data.len() as u64))
     }
