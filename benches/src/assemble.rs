@@ -230,6 +230,16 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         .as_ref()
         .map(|t| find_hitches(t, &sections_of(|f| &f.cpu_thread_pass_ms)))
         .unwrap_or_default();
+    let thread_tail = thread_frame
+        .as_ref()
+        .map(|t| {
+            let sections: Vec<BTreeMap<String, f64>> = frames
+                .iter()
+                .map(|f| f.cpu_thread_pass_ms.clone())
+                .collect();
+            crate::tail::tail_frames(t, &sections)
+        })
+        .unwrap_or_default();
     let mut hitch_list = find_hitches(&cpu_frame, &sections_of(|f| &f.cpu_pass_ms));
     if thread_frame.is_some() {
         label_hitches(&mut hitch_list, &thread_hitch_list);
@@ -269,6 +279,7 @@ pub fn build_run(samples: &RunSamples) -> Result<Run, AssembleError> {
         cpu_frame_thread_ms,
         cpu_pass_thread_ms,
         thread_hitch_list,
+        thread_tail,
         gpu_work: GpuWork::from_frames(
             &frames
                 .iter()

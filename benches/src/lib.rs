@@ -25,6 +25,7 @@ pub mod imagediff;
 pub mod markdown;
 pub mod report;
 pub mod stats;
+pub mod tail;
 pub mod validate;
 pub mod work;
 pub mod writer;

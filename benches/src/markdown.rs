@@ -228,6 +228,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     render_passes(&mut md, report);
     render_cpu_passes(&mut md, report);
     render_cpu_thread_passes(&mut md, report);
+    render_thread_tail(&mut md, report);
     render_comparisons(&mut md, report);
     render_links(&mut md, report, charts);
     md
@@ -327,6 +328,42 @@ fn render_streaming(md: &mut String, report: &Report) {
                     h.section_ms
                 );
             }
+        }
+    }
+}
+
+/// The frames over 1.5 medians of render-thread CPU time, per run (at most
+/// five), with the sections that took longest beyond their median.
+fn render_thread_tail(md: &mut String, report: &Report) {
+    if report.runs.iter().all(|r| r.thread_tail.is_empty()) {
+        return;
+    }
+    md.push_str(
+        "\n## Render-thread tail\n\nFrames over 1.5 times the run's median render-thread CPU \
+         time (the bound a p99 target holds the tail to), slowest first, with what each named \
+         section took beyond its median over the run (`frame.other`: time outside every named \
+         section). A window change shows up as `streaming.*` and the `frame.submit` that \
+         carried its copies; a busier view as the draw passes.\n\n| tier | frame | thread ms \
+         | x median | beyond the median (ms) |\n|---|--:|--:|--:|---|\n",
+    );
+    for run in &report.runs {
+        for t in run.thread_tail.iter().take(5) {
+            let mut excess: Vec<(&String, &f64)> = t.excess_ms.iter().collect();
+            excess.sort_by(|a, b| b.1.total_cmp(a.1));
+            let parts: Vec<String> = excess
+                .iter()
+                .take(4)
+                .map(|(n, e)| format!("`{}` +{e:.3}", cell(n)))
+                .collect();
+            let _ = writeln!(
+                md,
+                "| {} | {} | {:.3} | {:.2} | {} |",
+                cell(&run.tier.to_string()),
+                t.frame,
+                t.thread_ms,
+                t.of_median,
+                parts.join(", ")
+            );
         }
     }
 }
@@ -745,6 +782,29 @@ mod tests {
             "image diff row missing:\n{md}"
         );
         assert!(md.contains("CPU (software) rasterizer"));
+    }
+
+    #[test]
+    fn the_thread_tail_is_rendered_only_where_a_run_has_one() {
+        let mut report = sample_report();
+        assert!(!render(&report, &[]).contains("## Render-thread tail"));
+        report.runs[0].thread_tail = vec![crate::tail::TailFrame {
+            frame: 17,
+            thread_ms: 0.9,
+            of_median: 2.25,
+            excess_ms: [
+                ("frame.submit".to_owned(), 0.18),
+                ("streaming.techniques".to_owned(), 0.31),
+            ]
+            .into(),
+        }];
+        let md = render(&report, &[]);
+        assert!(md.contains("## Render-thread tail"), "{md}");
+        let row = format!(
+            "| {} | 17 | 0.900 | 2.25 | `streaming.techniques` +0.310, `frame.submit` +0.180 |",
+            report.runs[0].tier
+        );
+        assert!(md.contains(&row), "missing {row} in\n{md}");
     }
 
     #[test]

@@ -324,6 +324,11 @@ pub struct Run {
     /// named by its largest section in thread time: work, not waiting.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thread_hitch_list: Vec<Hitch>,
+    /// The frames over 1.5 times the median render-thread CPU time (the
+    /// flight's p99 bound), slowest first, each with what its sections took
+    /// beyond their median ([`crate::tail`]); empty without a thread clock.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_tail: Vec<crate::tail::TailFrame>,
     /// GPU work counters (pipeline statistics) per pass and subsystem;
     /// absent where the device has no pipeline statistics queries.
     #[serde(default, skip_serializing_if = "Option::is_none")]

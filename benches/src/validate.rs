@@ -365,6 +365,9 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
         if let Some(list) = o.get("hitch_list") {
             check_hitch_list(c, list, &p("hitch_list"), frames);
         }
+        if let Some(list) = o.get("thread_tail") {
+            check_thread_tail(c, list, &p("thread_tail"), frames);
+        }
         if let Some(streaming) = o.get("streaming") {
             check_streaming(c, streaming, &p("streaming"), frames);
         }
@@ -379,8 +382,6 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
     out
 }
 
-/// The optional per-frame series: one CPU time (and one GPU time or null) per
-/// measured frame.
 /// `hitch_list`: frames (each measured) with a CPU time and their largest
 /// named section, which cannot exceed the frame.
 fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
@@ -413,6 +414,45 @@ fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u6
         if let (Some(t), Some(s)) = (num(c, "cpu_frame_ms"), num(c, "section_ms")) {
             if s > t * (1.0 + 1e-9) + 1e-9 {
                 c.fail(&path, format!("section {s} ms exceeds the frame's {t} ms"));
+            }
+        }
+    }
+}
+
+/// `thread_tail`: measured frames over 1.5 medians of thread time, each
+/// with its time, its ratio to the median (over 1.5) and its sections'
+/// excess times (numbers).
+fn check_thread_tail(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
+    let Some(list) = list.as_array() else {
+        c.fail(path, format!("expected an array, found {}", kind(list)));
+        return;
+    };
+    for (i, t) in list.iter().enumerate() {
+        let path = format!("{path}[{i}]");
+        let Some(o) = c.object(Some(t), &path) else {
+            continue;
+        };
+        if let (Some(f), Some(n)) = (c.uint(o, &path, "frame"), frames) {
+            if f >= n {
+                c.fail(&format!("{path}.frame"), format!("frame {f} of {n}"));
+            }
+        }
+        for (key, min) in [("thread_ms", 0.0), ("of_median", crate::tail::TAIL_FACTOR)] {
+            if let Some(v) = c.field(o, &path, key) {
+                if !v.as_f64().is_some_and(|f| f.is_finite() && f >= min) {
+                    c.fail(
+                        &format!("{path}.{key}"),
+                        format!("expected a number >= {min}, found {v}"),
+                    );
+                }
+            }
+        }
+        if let Some(excess) = c.object_field(o, &path, "excess_ms") {
+            if excess
+                .values()
+                .any(|v| !v.as_f64().is_some_and(f64::is_finite))
+            {
+                c.fail(&format!("{path}.excess_ms"), "expected numbers".to_owned());
             }
         }
     }
@@ -799,6 +839,30 @@ mod tests {
             p.iter().any(|m| m.contains("differing_pixels_fraction")),
             "{p:?}"
         );
+    }
+
+    #[test]
+    fn a_thread_tail_names_measured_frames_over_the_bound() {
+        let mut v = value();
+        let tail = |frame: u64, of_median: f64| {
+            serde_json::json!([{
+                "frame": frame,
+                "thread_ms": 0.9,
+                "of_median": of_median,
+                "excess_ms": {"frame.submit": 0.2}
+            }])
+        };
+        v["runs"][0]["thread_tail"] = tail(1, 2.0);
+        assert_eq!(validate_report(&v), Ok(()));
+        v["runs"][0]["thread_tail"] = tail(1, 1.2);
+        assert!(problems(&v).iter().any(|m| m.contains("of_median")));
+        v["runs"][0]["thread_tail"] = tail(10_000, 2.0);
+        assert!(problems(&v)
+            .iter()
+            .any(|m| m.contains("thread_tail[0].frame")));
+        v["runs"][0]["thread_tail"] =
+            serde_json::json!([{"frame": 1, "thread_ms": 0.9, "of_median": 2.0}]);
+        assert!(problems(&v).iter().any(|m| m.contains("excess_ms")));
     }
 
     #[test]

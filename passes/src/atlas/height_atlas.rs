@@ -34,6 +34,9 @@ pub struct HeightAtlas {
     slots: ChunkSlots,
     /// Free slots below `records.len()`, handed out lowest first.
     free: FreeSlots,
+    /// Empty records, as many as the longest run blanked so far (kept, so
+    /// an eviction allocates nothing).
+    blank: Vec<AtlasChunkGpu>,
     window: IndexWindow,
     gpu_bytes: u64,
 }
@@ -317,6 +320,7 @@ impl HeightAtlas {
             records: Vec::with_capacity(count),
             slots: ChunkSlots::default(),
             free: FreeSlots::default(),
+            blank: Vec::new(),
             window,
             gpu_bytes,
         };
@@ -484,12 +488,14 @@ impl HeightAtlas {
             self.free.insert(*slot);
         }
         for run in slot_runs(&freed, u32::MAX) {
-            let records = vec![AtlasChunkGpu::EMPTY; run.len()];
+            if self.blank.len() < run.len() {
+                self.blank.resize(run.len(), AtlasChunkGpu::EMPTY);
+            }
             gpu.write_buffer_staged(
                 "atlas.records",
                 &self.chunk_buffer,
                 u64::from(run.start) * record_bytes,
-                bytemuck::cast_slice(&records),
+                bytemuck::cast_slice(&self.blank[..run.len()]),
             );
             bytes += record_bytes * run.len() as u64;
         }

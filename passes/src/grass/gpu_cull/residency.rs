@@ -34,6 +34,23 @@ fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu
     new
 }
 
+/// Index ranges of `pages` whose pages are consecutive (one write each).
+fn page_runs(pages: &[u32]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= pages.len() {
+            return None;
+        }
+        let mut end = start + 1;
+        while end < pages.len() && pages[end] == pages[end - 1] + 1 {
+            end += 1;
+        }
+        let run = start..end;
+        start = end;
+        Some(run)
+    })
+}
+
 /// Units a pool of `capacity` grows to when `needed` more than `used` are
 /// asked for: at least a quarter more, so growth stays rare.
 fn grown(capacity: u32, used: u32, needed: u32) -> u32 {
@@ -98,14 +115,16 @@ impl GpuCull {
         let Some(old) = self.tiles.remove(&tile) else {
             return 0;
         };
-        let free = vec![pool::FREE_ENTRY; self.pools.entry_page as usize];
+        let page = self.pools.entry_page as usize;
         let page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
-        for &page in &old.entry_pages {
+        let longest = page_runs(&old.entry_pages).map(|r| r.len()).max();
+        let free = vec![pool::FREE_ENTRY; longest.unwrap_or(0) * page];
+        for run in page_runs(&old.entry_pages) {
             gpu.write_buffer_staged(
                 "grass.entries",
                 &self.entries,
-                u64::from(page) * page_bytes,
-                bytemuck::cast_slice(&free),
+                u64::from(old.entry_pages[run.start]) * page_bytes,
+                bytemuck::cast_slice(&free[..run.len() * page]),
             );
         }
         self.desc_pool.release(&old.desc_pages);
@@ -184,24 +203,24 @@ impl GpuCull {
             gpu.write_buffer_staged("grass.patches", &self.patches, offset, data);
             bytes += data.len() as u64;
         }
-        let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
-        for (page, chunk) in entry
-            .iter()
-            .zip(entries.chunks(self.pools.entry_page as usize))
-        {
-            let mut list = chunk.to_vec();
-            list.resize(self.pools.entry_page as usize, pool::FREE_ENTRY);
-            let data: &[u8] = bytemuck::cast_slice(&list);
-            let at = u64::from(*page) * entry_page_bytes;
-            gpu.write_buffer_staged("grass.entries", &self.entries, at, data);
-            bytes += data.len() as u64;
-        }
         let models = self.model_count as usize;
         let mut model_entries = vec![0u32; models];
         let mut model_descs = vec![0u32; models];
         for e in &entries {
             model_entries[e.model as usize] += 1;
             model_descs[e.model as usize] += e.count;
+        }
+        // The entries, the last page's tail free, in one write per run of
+        // consecutive pages.
+        let page = self.pools.entry_page as usize;
+        let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
+        let mut padded = entries;
+        padded.resize(entry.len() * page, pool::FREE_ENTRY);
+        for run in page_runs(&entry) {
+            let data: &[u8] = bytemuck::cast_slice(&padded[run.start * page..run.end * page]);
+            let at = u64::from(entry[run.start]) * entry_page_bytes;
+            gpu.write_buffer_staged("grass.entries", &self.entries, at, data);
+            bytes += data.len() as u64;
         }
         self.tiles.insert(
             tile,
@@ -417,5 +436,18 @@ impl PreparedPatches {
     /// `set` alone: its descriptors are written when it is placed.
     pub fn unstaged(set: PatchSet) -> Self {
         Self { set, staged: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_runs;
+
+    #[test]
+    fn page_runs_split_where_pages_are_not_consecutive() {
+        let runs = |p: &[u32]| page_runs(p).collect::<Vec<_>>();
+        assert_eq!(runs(&[]), vec![]);
+        assert_eq!(runs(&[7]), vec![0..1]);
+        assert_eq!(runs(&[3, 4, 5, 9, 10, 2]), vec![0..3, 3..5, 5..6]);
     }
 }
