@@ -227,6 +227,15 @@ impl SceneRenderer {
         }
     }
 
+    /// Waits until what residency changes handed to the reaper so far is
+    /// freed (figures such as the soak's live heap then do not depend on
+    /// when the reaper last ran).
+    pub fn release_garbage(&self) {
+        if let Some(r) = &self.reaper {
+            r.wait_idle();
+        }
+    }
+
     /// A measured run of the current combination starts: its techniques'
     /// per-run counters start again (see [`Technique::begin_run`]).
     pub fn begin_run(&mut self) {

@@ -20,16 +20,32 @@ pub const PERIOD: Duration = Duration::from_millis(50);
 /// Garbage handed over and not freed yet.
 type Garbage = Vec<Box<dyn Any + Send>>;
 
+/// What the render thread and the reaper share.
+#[derive(Default)]
+struct State {
+    /// Handed over, not taken by the reaper yet.
+    garbage: Garbage,
+    /// The reaper is to free what is left and end.
+    stop: bool,
+    /// Hand-overs so far.
+    handed: u64,
+    /// Hand-overs freed so far.
+    freed: u64,
+}
+
 #[derive(Default)]
 struct Shared {
-    garbage: Mutex<(Garbage, bool)>,
-    stop: Condvar,
+    state: Mutex<State>,
+    /// Wakes the reaper (to stop, or for [`Reaper::wait_idle`]).
+    wake: Condvar,
+    /// Signalled when the reaper has freed a batch.
+    done: Condvar,
 }
 
 impl Shared {
-    /// The garbage and the stop flag, locked.
-    fn lock(&self) -> MutexGuard<'_, (Garbage, bool)> {
-        self.garbage.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The shared state, locked.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -66,17 +82,19 @@ impl Reaper {
                 crate::streaming::background_priority();
                 loop {
                     let mut state = mine.lock();
-                    if !state.1 {
+                    if !state.stop {
                         state = mine
-                            .stop
+                            .wake
                             .wait_timeout(state, PERIOD)
                             .unwrap_or_else(PoisonError::into_inner)
                             .0;
                     }
-                    let batch = std::mem::take(&mut state.0);
-                    let stopping = state.1;
+                    let batch = std::mem::take(&mut state.garbage);
+                    let (handed, stopping) = (state.handed, state.stop);
                     drop(state);
                     drop(batch);
+                    mine.lock().freed = handed;
+                    mine.done.notify_all();
                     if stopping {
                         break;
                     }
@@ -95,14 +113,36 @@ impl Reaper {
             // No thread: freed here.
             return drop(garbage);
         }
-        self.shared.lock().0.append(&mut garbage);
+        let mut state = self.shared.lock();
+        state.garbage.append(&mut garbage);
+        state.handed += 1;
+    }
+
+    /// Waits until everything handed over so far is freed (wakes the
+    /// reaper for it): for figures such as the live heap that must not
+    /// depend on when the reaper last ran. Not for a measured frame.
+    pub fn wait_idle(&self) {
+        if self.handle.is_none() {
+            return;
+        }
+        let mut state = self.shared.lock();
+        let target = state.handed;
+        while state.freed < target {
+            self.shared.wake.notify_one();
+            state = self
+                .shared
+                .done
+                .wait_timeout(state, PERIOD)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
     }
 }
 
 impl Drop for Reaper {
     fn drop(&mut self) {
-        self.shared.lock().1 = true;
-        self.shared.stop.notify_one();
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_one();
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
@@ -142,8 +182,12 @@ mod tests {
             ]);
         }
         reaper.discard(Vec::new());
-        drop(reaper);
+        // Freed before `wait_idle` returns, not only by the drop.
+        reaper.wait_idle();
         assert_eq!(dropped.load(Ordering::SeqCst), 3);
+        reaper.discard(vec![Box::new(Tracked(Arc::clone(&dropped)))]);
+        drop(reaper);
+        assert_eq!(dropped.load(Ordering::SeqCst), 4);
         let threads = on.lock().unwrap();
         assert_eq!(threads.len(), 3);
         assert!(threads.iter().all(|t| *t != std::thread::current().id()));

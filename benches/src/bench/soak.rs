@@ -177,6 +177,8 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
             frame.render(&mut renderer, &scene, &pose, 0.0, &tier)?;
             executor.flush(&gpu);
             gpu.wait_idle();
+            // What the change let go of is freed before the heap is read.
+            renderer.release_garbage();
             samples.push(SoakSample {
                 tier: tier.clone(),
                 slide: k,
