@@ -120,7 +120,7 @@ pub const HITCH_MARGIN_MS: f64 = 4.0;
 pub const SECTIONS_WITH_PARTS: &[&str] = &["streaming.techniques"];
 
 /// The section `name` is a part of, if it is one.
-fn parent_section(name: &str) -> Option<&'static str> {
+pub(crate) fn parent_section(name: &str) -> Option<&'static str> {
     SECTIONS_WITH_PARTS.iter().copied().find(|p| {
         name.strip_prefix(p)
             .is_some_and(|rest| rest.starts_with('.'))

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{Stats, SECTIONS_WITH_PARTS};
+use crate::stats::{parent_section, Stats};
 
 /// A frame is in the tail when its thread time is over this many medians.
 pub const TAIL_FACTOR: f64 = 1.5;
@@ -40,14 +40,6 @@ fn median(values: &[f64]) -> Option<f64> {
     Stats::from_samples(values).ok().map(|s| s.median)
 }
 
-/// Whether `name` is a part of a section that is listed whole.
-fn is_part(name: &str) -> bool {
-    SECTIONS_WITH_PARTS.iter().any(|p| {
-        name.strip_prefix(p)
-            .is_some_and(|rest| rest.starts_with('.'))
-    })
-}
-
 /// The tail of a run: `frame_ms[i]` is frame `i`'s thread time, `sections[i]`
 /// its named sections in thread time.
 pub fn tail_frames(frame_ms: &[f64], sections: &[BTreeMap<String, f64>]) -> Vec<TailFrame> {
@@ -63,7 +55,7 @@ pub fn tail_frames(frame_ms: &[f64], sections: &[BTreeMap<String, f64>]) -> Vec<
                 .get(i)
                 .into_iter()
                 .flatten()
-                .filter(|(n, _)| !is_part(n))
+                .filter(|(n, _)| parent_section(n).is_none())
                 .map(|(n, &ms)| (n.as_str(), ms))
                 .collect();
             let sum: f64 = m.values().sum();

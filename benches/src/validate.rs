@@ -382,16 +382,23 @@ fn check_runs(c: &mut Checker, top: &Map<String, Value>, frames: Option<u64>) ->
     out
 }
 
-/// `hitch_list`: frames (each measured) with a CPU time and their largest
-/// named section, which cannot exceed the frame.
-fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
+/// A list of per-frame entries (`hitch_list`, `thread_tail`): an array of
+/// objects, each naming a measured frame (`frame` below `frames`), then
+/// checked by `entry` (its object and path).
+fn check_frame_entries(
+    c: &mut Checker,
+    list: &Value,
+    path: &str,
+    frames: Option<u64>,
+    mut entry: impl FnMut(&mut Checker, &Map<String, Value>, &str),
+) {
     let Some(list) = list.as_array() else {
         c.fail(path, format!("expected an array, found {}", kind(list)));
         return;
     };
-    for (i, h) in list.iter().enumerate() {
+    for (i, e) in list.iter().enumerate() {
         let path = format!("{path}[{i}]");
-        let Some(o) = c.object(Some(h), &path) else {
+        let Some(o) = c.object(Some(e), &path) else {
             continue;
         };
         if let (Some(f), Some(n)) = (c.uint(o, &path, "frame"), frames) {
@@ -399,9 +406,17 @@ fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u6
                 c.fail(&format!("{path}.frame"), format!("frame {f} of {n}"));
             }
         }
-        c.string(o, &path, "section");
+        entry(c, o, &path);
+    }
+}
+
+/// `hitch_list`: frames (each measured) with a CPU time and their largest
+/// named section, which cannot exceed the frame.
+fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
+    check_frame_entries(c, list, path, frames, |c, o, path| {
+        c.string(o, path, "section");
         let num = |c: &mut Checker, key: &str| {
-            let v = c.field(o, &path, key)?;
+            let v = c.field(o, path, key)?;
             let f = v.as_f64().filter(|f| f.is_finite() && *f >= 0.0);
             if f.is_none() {
                 c.fail(
@@ -413,32 +428,19 @@ fn check_hitch_list(c: &mut Checker, list: &Value, path: &str, frames: Option<u6
         };
         if let (Some(t), Some(s)) = (num(c, "cpu_frame_ms"), num(c, "section_ms")) {
             if s > t * (1.0 + 1e-9) + 1e-9 {
-                c.fail(&path, format!("section {s} ms exceeds the frame's {t} ms"));
+                c.fail(path, format!("section {s} ms exceeds the frame's {t} ms"));
             }
         }
-    }
+    });
 }
 
 /// `thread_tail`: measured frames over 1.5 medians of thread time, each
 /// with its time, its ratio to the median (over 1.5) and its sections'
 /// excess times (numbers).
 fn check_thread_tail(c: &mut Checker, list: &Value, path: &str, frames: Option<u64>) {
-    let Some(list) = list.as_array() else {
-        c.fail(path, format!("expected an array, found {}", kind(list)));
-        return;
-    };
-    for (i, t) in list.iter().enumerate() {
-        let path = format!("{path}[{i}]");
-        let Some(o) = c.object(Some(t), &path) else {
-            continue;
-        };
-        if let (Some(f), Some(n)) = (c.uint(o, &path, "frame"), frames) {
-            if f >= n {
-                c.fail(&format!("{path}.frame"), format!("frame {f} of {n}"));
-            }
-        }
+    check_frame_entries(c, list, path, frames, |c, o, path| {
         for (key, min) in [("thread_ms", 0.0), ("of_median", crate::tail::TAIL_FACTOR)] {
-            if let Some(v) = c.field(o, &path, key) {
+            if let Some(v) = c.field(o, path, key) {
                 if !v.as_f64().is_some_and(|f| f.is_finite() && f >= min) {
                     c.fail(
                         &format!("{path}.{key}"),
@@ -447,7 +449,7 @@ fn check_thread_tail(c: &mut Checker, list: &Value, path: &str, frames: Option<u
                 }
             }
         }
-        if let Some(excess) = c.object_field(o, &path, "excess_ms") {
+        if let Some(excess) = c.object_field(o, path, "excess_ms") {
             if excess
                 .values()
                 .any(|v| !v.as_f64().is_some_and(f64::is_finite))
@@ -455,7 +457,7 @@ fn check_thread_tail(c: &mut Checker, list: &Value, path: &str, frames: Option<u
                 c.fail(&format!("{path}.excess_ms"), "expected numbers".to_owned());
             }
         }
-    }
+    });
 }
 
 /// `streaming`: counts, bytes and the frames where the window slid.

@@ -17,6 +17,7 @@ pub mod grass;
 pub mod hiz;
 pub mod occlusion_gate;
 pub mod renderer;
+mod runs;
 pub mod technique;
 pub mod terrain;
 

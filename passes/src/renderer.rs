@@ -327,8 +327,8 @@ impl SceneRenderer {
             scene,
             models: models.as_ref().expect("built above"),
         };
-        // What the techniques let go of, freed on the reaper thread: one
-        // hand-over per change (each wakes the thread: a system call).
+        // What the techniques let go of, freed on the reaper thread in one
+        // hand-over per change.
         let mut garbage = Vec::new();
         for (subsystem, tier, built) in [
             ("terrain", &combo.terrain, terrain),

@@ -509,21 +509,15 @@ impl SplatGpu {
         // Records in one write per run of consecutive slots, with the next
         // submission.
         let record_size = std::mem::size_of::<TerrainChunkGpu>() as u64;
-        let mut start = 0;
-        while start < records.len() {
-            let mut end = start + 1;
-            while end < records.len() && slots[end] == slots[end - 1] + 1 {
-                end += 1;
-            }
-            let run: &[u8] = bytemuck::cast_slice(&records[start..end]);
+        for run in crate::runs::consecutive_runs(&slots[..records.len()]) {
+            let data: &[u8] = bytemuck::cast_slice(&records[run.clone()]);
             gpu.write_buffer_staged(
                 "terrain.splat_records",
                 &self.records,
-                u64::from(slots[start]) * record_size,
-                run,
+                u64::from(slots[run.start]) * record_size,
+                data,
             );
-            bytes += run.len() as u64;
-            start = end;
+            bytes += data.len() as u64;
         }
         Ok(Some(bytes))
     }

@@ -18,6 +18,7 @@ use super::{
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::grass::models::GrassModels;
+use crate::runs::consecutive_runs;
 
 /// A larger copy of `old` (its contents copied on the GPU).
 fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu::Buffer {
@@ -32,23 +33,6 @@ fn regrow(gpu: &GpuContext, old: &wgpu::Buffer, label: &str, bytes: u64) -> wgpu
     // tiles placed earlier in this change).
     gpu.submit([encoder.finish()]);
     new
-}
-
-/// Index ranges of `pages` whose pages are consecutive (one write each).
-fn page_runs(pages: &[u32]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        if start >= pages.len() {
-            return None;
-        }
-        let mut end = start + 1;
-        while end < pages.len() && pages[end] == pages[end - 1] + 1 {
-            end += 1;
-        }
-        let run = start..end;
-        start = end;
-        Some(run)
-    })
 }
 
 /// Units a pool of `capacity` grows to when `needed` more than `used` are
@@ -117,9 +101,9 @@ impl GpuCull {
         };
         let page = self.pools.entry_page as usize;
         let page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
-        let longest = page_runs(&old.entry_pages).map(|r| r.len()).max();
+        let longest = consecutive_runs(&old.entry_pages).map(|r| r.len()).max();
         let free = vec![pool::FREE_ENTRY; longest.unwrap_or(0) * page];
-        for run in page_runs(&old.entry_pages) {
+        for run in consecutive_runs(&old.entry_pages) {
             gpu.write_buffer_staged(
                 "grass.entries",
                 &self.entries,
@@ -216,7 +200,7 @@ impl GpuCull {
         let entry_page_bytes = u64::from(self.pools.entry_page) * ENTRY_BYTES;
         let mut padded = entries;
         padded.resize(entry.len() * page, pool::FREE_ENTRY);
-        for run in page_runs(&entry) {
+        for run in consecutive_runs(&entry) {
             let data: &[u8] = bytemuck::cast_slice(&padded[run.start * page..run.end * page]);
             let at = u64::from(entry[run.start]) * entry_page_bytes;
             gpu.write_buffer_staged("grass.entries", &self.entries, at, data);
@@ -247,22 +231,16 @@ impl GpuCull {
     ) -> u64 {
         let page_bytes = u64::from(self.pools.desc_page) * DESCRIPTOR_BYTES;
         gpu.record_copies("grass.descriptors_copy", |encoder| {
-            let mut i = 0;
-            while i < pages.len() {
-                let mut j = i + 1;
-                while j < pages.len() && pages[j] == pages[j - 1] + 1 {
-                    j += 1;
-                }
-                let from = i as u64 * page_bytes;
-                let len = (staged.len() - from).min((j - i) as u64 * page_bytes);
+            for run in consecutive_runs(pages) {
+                let from = run.start as u64 * page_bytes;
+                let len = (staged.len() - from).min(run.len() as u64 * page_bytes);
                 encoder.copy_buffer_to_buffer(
                     staged.buffer(),
                     from,
                     &self.descriptors,
-                    u64::from(pages[i]) * page_bytes,
+                    u64::from(pages[run.start]) * page_bytes,
                     len,
                 );
-                i = j;
             }
         });
         staged.len()
@@ -436,18 +414,5 @@ impl PreparedPatches {
     /// `set` alone: its descriptors are written when it is placed.
     pub fn unstaged(set: PatchSet) -> Self {
         Self { set, staged: None }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::page_runs;
-
-    #[test]
-    fn page_runs_split_where_pages_are_not_consecutive() {
-        let runs = |p: &[u32]| page_runs(p).collect::<Vec<_>>();
-        assert_eq!(runs(&[]), vec![]);
-        assert_eq!(runs(&[7]), vec![0..1]);
-        assert_eq!(runs(&[3, 4, 5, 9, 10, 2]), vec![0..3, 3..5, 5..6]);
     }
 }
