@@ -12,6 +12,8 @@
 //! - [`instance`]: the placement -> mat4 reference transform.
 //! - [`gpu`]: uniform structs, vertex layouts, pipelines.
 //! - [`draw`]: the shared `grass.draw` pass.
+//! - [`palette`]: the ground effects of the resident window at stable
+//!   slots ([`EffectPalette`]), for techniques that index effects on the GPU.
 //!
 //! Both tiers draw with `grass_instanced.wgsl`; they differ only in where the
 //! instance matrices come from: immutable per-model buffers built once per
@@ -26,6 +28,7 @@ pub mod instance;
 pub mod legacy;
 pub mod material;
 pub mod models;
+pub mod palette;
 pub mod static_batch;
 pub mod textures;
 pub mod wind;
@@ -36,5 +39,6 @@ mod tests;
 pub use legacy::LegacyCpu;
 pub use material::{material_pipeline_desc, BlendKind, Material, MaterialState};
 pub use models::GrassModels;
+pub use palette::{EffectPalette, PaletteError, SlotChange};
 pub use static_batch::StaticBatch;
 pub use textures::{TextureUpload, TextureUploadStats, UploadedAs};
