@@ -8,9 +8,10 @@
 //   vs_direct   instance n = candidate n of the whole grid; a candidate that
 //               is not drawn, or resolves to another model, collapses to a
 //               point outside the clip volume (no fragments);
-//   vs_compact  instance n = record `region + n` of the list the compaction
-//               pre-pass (grass_camera_grid_compact.wgsl) wrote for this
-//               model: one fetch gives the matrix and the wind origin, as
+//   vs_compact  instance n = record n of this model's region of the list
+//               the compaction (grass_camera_grid_compact.wgsl) wrote this
+//               frame, the region starting where the regions buffer says:
+//               one fetch gives the matrix and the wind origin, as
 //               static-batch's instance matrix does.
 // Fade, alpha-to-coverage / discard and wind are the shared `grass_surface`
 // (same snippets as static-batch); wind is phased by the blade's world position.
@@ -21,14 +22,15 @@
 struct GridDraw {
     // Model drawn.
     model: u32,
-    // First entry of this model's region in the compacted list.
-    region: u32,
     pad0: u32,
     pad1: u32,
+    pad2: u32,
 }
 
 @group(2) @binding(1) var<uniform> grid_draw: GridDraw;
 @group(2) @binding(4) var<storage, read> grid_compacted: array<GridInstance>;
+// counts, then each model's first record (offsets), then cursors.
+@group(2) @binding(10) var<storage, read> grid_regions: array<u32>;
 
 struct GridVertexIn {
     @location(0) position: vec3<f32>,
@@ -62,7 +64,7 @@ fn vs_direct(v: GridVertexIn, @builtin(instance_index) n: u32) -> VertexOut {
 
 @vertex
 fn vs_compact(v: GridVertexIn, @builtin(instance_index) n: u32) -> VertexOut {
-    let i = grid_compacted[grid_draw.region + n];
+    let i = grid_compacted[grid_regions[grid.model_count + grid_draw.model] + n];
     let origin = vec3<f32>(i.rot_origin.zw, i.root_scale.z);
     return grass_vertex(grid_instance_matrix(i), origin, v.position, v.normal, v.uv);
 }

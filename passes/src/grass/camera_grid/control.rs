@@ -1,12 +1,13 @@
 //! The grass-control data of `camera-grid`, built from the world and the
 //! placement policy's per-cell rules (never from placements, never per
 //! frame): one `u32` control word per terrain cell (8x8 per MCNK) over the
-//! atlas index window, and the effect table the shader resolves models from.
+//! atlas index window. The effects the words name are the resident window's
+//! ([`super::effects`]).
 //!
 //! Control word (WGSL `camera_grid`): bits 0..3 the [`Reason`] (0 = the cell
-//! grows grass), bits 4..15 the effect's index in the [`EffectTable`], bits
-//! 16..31 the *expected* number of placements the policy makes in the cell,
-//! in 1/256:
+//! grows grass), bits 4..15 the effect's slot in the [`EffectTable`] (the
+//! resident window's palette), bits 16..31 the *expected* number of
+//! placements the policy makes in the cell, in 1/256:
 //!
 //! - `per-cell`: `clumps(coverage, density) * density_scale` (the policy
 //!   resolves the fraction with a per-cell hash, so this is its expectation);
@@ -19,14 +20,12 @@
 //! an (known, non-empty) effect suppress the cell. Cells of the window whose
 //! MCNK is not resident read [`Reason::Outside`].
 
-use std::collections::HashMap;
-
 use sward_scenes::effects::{ResolvedEffect, ResolvedEffects};
 use sward_scenes::placement::per_cell::clumps;
 use sward_scenes::placement::Policy;
 use sward_scenes::world::{ChunkCoord, Mcnk, World};
 
-use super::gpu::GridEffectGpu;
+use super::effects::{EffectTable, TileControl};
 use crate::atlas::IndexWindow;
 use crate::error::PassError;
 
@@ -93,52 +92,22 @@ pub fn word_expected(word: u32) -> f32 {
     (word >> DENSITY_SHIFT) as f32 / DENSITY_SCALE
 }
 
-/// The effects the shader can resolve: every resolved effect in table
-/// order, as GPU records, with the id -> index map.
-#[derive(Debug, Clone, Default)]
-pub struct EffectTable {
-    /// GPU records (index = effect index in control words).
-    pub records: Vec<GridEffectGpu>,
-    index: HashMap<u32, u16>,
+/// `word` with its effect index set to `effect` (a growing cell's word).
+pub fn set_word_effect(word: u32, effect: u16) -> u32 {
+    (word & !(EFFECT_MASK << EFFECT_SHIFT)) | ((u32::from(effect) & EFFECT_MASK) << EFFECT_SHIFT)
 }
 
-impl EffectTable {
-    /// The table of `effects` (more than [`MAX_EFFECTS`] is an error).
-    pub fn new(effects: &ResolvedEffects) -> Result<Self, PassError> {
-        if effects.effects.len() > MAX_EFFECTS {
-            return Err(PassError::InvalidInput {
-                technique: "grass.camera-grid",
-                what: "ground effect table".into(),
-                reason: format!(
-                    "{} effects; the control word indexes at most {MAX_EFFECTS}",
-                    effects.effects.len()
-                ),
-            });
-        }
-        let records = effects.effects.iter().map(GridEffectGpu::new).collect();
-        let index = effects
-            .effects
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id, i as u16))
-            .collect();
-        Ok(EffectTable { records, index })
-    }
-
-    /// Table index of effect id `id`.
-    pub fn index_of(&self, id: u32) -> Option<u16> {
-        self.index.get(&id).copied()
-    }
-}
-
-/// The control word of cell `(row, col)` of `mcnk` under `policy`.
+/// The control word of cell `(row, col)` of `mcnk` under `policy`; `index`
+/// gives a growing cell's effect id its index (the palette slot, or a
+/// tile-local index, see [`super::effects::TileControl`]), `None` grows
+/// nothing.
 pub fn cell_word(
     mcnk: &Mcnk,
     row: u32,
     col: u32,
     effects: &ResolvedEffects,
-    table: &EffectTable,
     policy: &Policy,
+    index: &mut dyn FnMut(u32) -> Option<u16>,
 ) -> u32 {
     let h = &mcnk.header;
     if h.no_effect_doodad.is_set(row, col) {
@@ -149,14 +118,18 @@ pub fn cell_word(
     }
     let layer = h.pred_tex.layer(row, col) as usize;
     let usable = |e: &ResolvedEffect| e.total_weight() > 0 || e.slots.iter().any(Option::is_some);
-    let Some((effect, index)) = mcnk
+    let Some(effect) = mcnk
         .layers
         .get(layer)
         .and_then(|l| l.effect())
-        .and_then(|id| Some((effects.get(id)?, table.index_of(id)?)))
-        .filter(|(e, _)| usable(e))
+        .and_then(|id| effects.get(id))
+        .filter(|e| usable(e))
     else {
         return Reason::NoEffect as u32;
+    };
+    let mut grow = |expected: f32| match index(effect.id) {
+        Some(i) => grow_word(i, expected),
+        None => Reason::NoEffect as u32,
     };
     match policy {
         Policy::PerCell(p) => {
@@ -175,16 +148,10 @@ pub fn cell_word(
                 return Reason::Road as u32;
             }
             let base = clumps(coverage, effect.density, p.density_cap, p.max_clumps);
-            grow_word(index, base as f32 * p.density_scale)
+            grow(base as f32 * p.density_scale)
         }
-        Policy::Client(p) => {
-            let expected = p.frill_density as f32 / 64.0 * effect.density as f32;
-            grow_word(index, expected)
-        }
-        Policy::Client335(p) => {
-            let expected = p.picks() as f32 / 64.0 * effect.density as f32;
-            grow_word(index, expected)
-        }
+        Policy::Client(p) => grow(p.frill_density as f32 / 64.0 * effect.density as f32),
+        Policy::Client335(p) => grow(p.picks() as f32 / 64.0 * effect.density as f32),
     }
 }
 
@@ -192,12 +159,12 @@ pub fn cell_word(
 /// (the densest usable effect at full coverage), whatever the terrain: what
 /// a streaming grid sizes its candidates by, so that count does not depend
 /// on which tiles happen to be resident.
-pub fn max_expected_bound(effects: &ResolvedEffects, table: &EffectTable, policy: &Policy) -> f32 {
+pub fn max_expected_bound(effects: &ResolvedEffects, policy: &Policy) -> f32 {
     let usable = |e: &ResolvedEffect| e.total_weight() > 0 || e.slots.iter().any(Option::is_some);
     effects
         .effects
         .iter()
-        .filter(|e| usable(e) && table.index_of(e.id).is_some())
+        .filter(|e| usable(e))
         .map(|e| {
             let expected = match policy {
                 Policy::PerCell(p) => {
@@ -211,16 +178,17 @@ pub fn max_expected_bound(effects: &ResolvedEffects, table: &EffectTable, policy
         .fold(0.0, f32::max)
 }
 
-/// The 64 control words of `mcnk`, `[row * 8 + col]`.
+/// The 64 control words of `mcnk`, `[row * 8 + col]` (`index` as in
+/// [`cell_word`]).
 pub fn mcnk_words(
     mcnk: &Mcnk,
     effects: &ResolvedEffects,
-    table: &EffectTable,
     policy: &Policy,
+    index: &mut dyn FnMut(u32) -> Option<u16>,
 ) -> [u32; 64] {
     std::array::from_fn(|i| {
         let (row, col) = (i as u32 / 8, i as u32 % 8);
-        cell_word(mcnk, row, col, effects, table, policy)
+        cell_word(mcnk, row, col, effects, policy, index)
     })
 }
 
@@ -250,19 +218,46 @@ impl ControlData {
         }
     }
 
-    /// The control data of every resident MCNK of `world` over `window`.
+    /// The control data of every resident MCNK of `world` over `window`,
+    /// each resident tile's effects made resident in `table` (tiles in
+    /// row-major order, so the slots do not depend on anything else).
     pub fn build(
         world: &World,
         window: IndexWindow,
         effects: &ResolvedEffects,
-        table: &EffectTable,
+        table: &mut EffectTable,
         policy: &Policy,
-    ) -> Self {
+    ) -> Result<Self, PassError> {
         let mut data = ControlData::empty(window);
-        for (chunk, mcnk) in world.mcnks() {
-            data.set_chunk(chunk, Some(&mcnk_words(mcnk, effects, table, policy)));
+        for t in world.tiles() {
+            let control = TileControl::build(Some(t), t.coord, effects, policy);
+            table.set_tile(t.coord, &control.ids, effects)?;
+            data.set_tile(t.coord, &control.resolved(table));
         }
-        data
+        Ok(data)
+    }
+
+    /// Writes tile `tile`'s 16x16 MCNK blocks (`blocks[iy * 16 + ix]`;
+    /// `None`: not resident); answers the texel rectangle written
+    /// (`[lo, hi)`), `None` when no MCNK of the tile is in the window.
+    pub fn set_tile(
+        &mut self,
+        tile: sward_scenes::TileCoord,
+        blocks: &[Option<[u32; 64]>],
+    ) -> Option<([u32; 2], [u32; 2])> {
+        let mut lo = [u32::MAX; 2];
+        let mut hi = [0u32; 2];
+        for iy in 0..16u32 {
+            for ix in 0..16u32 {
+                let chunk = ChunkCoord::from_tile(tile, ix, iy);
+                let w = blocks.get((iy * 16 + ix) as usize).and_then(Option::as_ref);
+                if let Some([x0, y0]) = self.set_chunk(chunk, w) {
+                    lo = [lo[0].min(x0), lo[1].min(y0)];
+                    hi = [hi[0].max(x0 + 8), hi[1].max(y0 + 8)];
+                }
+            }
+        }
+        (lo[0] < hi[0] && lo[1] < hi[1]).then_some((lo, hi))
     }
 
     /// Writes the 64 words of `chunk` (or marks it not resident); returns the
@@ -299,6 +294,25 @@ impl ControlData {
             .fold(0.0, f32::max)
     }
 
+    /// The placements the policy expects over every growing cell, and how
+    /// many of them a grid of `candidates` per slot at `spacing_cells`
+    /// cannot make: a cell keeps each candidate with probability
+    /// `expected * spacing_cells^2 / candidates` capped at 1, so it makes at
+    /// most `candidates / spacing_cells^2` blades, and the rest of its
+    /// expectation is thinned.
+    pub fn placements_thinned(&self, candidates: u32, spacing_cells: f64) -> (f64, f64) {
+        let most = f64::from(candidates) / (spacing_cells * spacing_cells);
+        let (mut expected, mut thinned) = (0.0, 0.0);
+        for &w in &self.words {
+            if Reason::of(w) == Reason::Grows {
+                let e = f64::from(word_expected(w));
+                expected += e;
+                thinned += (e - most).max(0.0);
+            }
+        }
+        (expected, thinned)
+    }
+
     /// Cells per reason.
     pub fn reason_counts(&self) -> std::collections::BTreeMap<Reason, u64> {
         let mut out = std::collections::BTreeMap::new();
@@ -318,16 +332,17 @@ mod tests {
     fn the_streaming_bound_covers_every_cell() {
         for name in ["seams-holes", "elwynn-client"] {
             let scene = Preset::by_name(name).unwrap().build().unwrap();
-            let table = EffectTable::new(&scene.resolved).unwrap();
+            let mut table = EffectTable::new(&scene.resolved);
             let window = IndexWindow::covering(scene.world().mcnks().map(|(c, _)| c));
             let data = ControlData::build(
                 scene.world(),
                 window,
                 &scene.resolved,
-                &table,
+                &mut table,
                 scene.policy(),
-            );
-            let bound = max_expected_bound(&scene.resolved, &table, scene.policy());
+            )
+            .unwrap();
+            let bound = max_expected_bound(&scene.resolved, scene.policy());
             assert!(data.max_expected() > 0.0);
             assert!(
                 bound >= data.max_expected(),
@@ -357,8 +372,9 @@ mod tests {
         let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
         let world = scene.world();
         let window = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
-        let table = EffectTable::new(&scene.resolved).unwrap();
-        let data = ControlData::build(world, window, &scene.resolved, &table, scene.policy());
+        let mut table = EffectTable::new(&scene.resolved);
+        let data =
+            ControlData::build(world, window, &scene.resolved, &mut table, scene.policy()).unwrap();
         let counts = data.reason_counts();
         assert!(
             counts.get(&Reason::Hole).copied().unwrap_or(0) > 0,
@@ -408,8 +424,9 @@ mod tests {
         let scene = Preset::by_name("seams-holes").unwrap().build().unwrap();
         let world = scene.world();
         let window = IndexWindow::covering(world.mcnks().map(|(c, _)| c));
-        let table = EffectTable::new(&scene.resolved).unwrap();
-        let mut data = ControlData::build(world, window, &scene.resolved, &table, scene.policy());
+        let mut table = EffectTable::new(&scene.resolved);
+        let mut data =
+            ControlData::build(world, window, &scene.resolved, &mut table, scene.policy()).unwrap();
         let before = data.words.clone();
         let (chunk, _) = world.mcnks().nth(17).unwrap();
         let [x0, y0] = data.set_chunk(chunk, None).unwrap();

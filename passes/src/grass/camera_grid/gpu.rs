@@ -83,24 +83,27 @@ impl GridEffectGpu {
     }
 }
 
-/// Per-draw record (WGSL `GridDraw`), one per model at [`DRAW_STRIDE`].
+/// Per-draw record (WGSL `GridDraw`), one per model at [`DRAW_STRIDE`]. The
+/// model's region of the compacted list is laid out on the GPU each frame
+/// (the regions buffer), so the record only names the model.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GridDraw {
     /// Model drawn.
     pub model: u32,
-    /// First entry of the model's region in the compacted list.
-    pub region: u32,
     /// Padding.
     pub pad0: u32,
     /// Padding.
     pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
 /// Group 2 layout: 0 grid uniform, 2 control texture, 3 effects, 6..=9 the
-/// height atlas; the render flavour adds 1 (per-draw, dynamic) and 4
-/// (compacted list, read-only); the compute flavour 4 (read-write) and 5
-/// (indirect args, read-write).
+/// height atlas; the render flavour adds 1 (per-draw, dynamic), 4
+/// (compacted list) and 10 (the regions: where each model's records start),
+/// read-only; the compute flavour 4, 10, 5 (indirect args) and 11 (the
+/// candidates' tags), read-write.
 pub fn group2_layout(device: &wgpu::Device, compute: bool) -> wgpu::BindGroupLayout {
     let vis = if compute {
         wgpu::ShaderStages::COMPUTE
@@ -116,9 +119,12 @@ pub fn group2_layout(device: &wgpu::Device, compute: bool) -> wgpu::BindGroupLay
     if compute {
         entries.push(bind::entry(4, vis, Slot::STORAGE_RW));
         entries.push(bind::entry(5, vis, Slot::STORAGE_RW));
+        entries.push(bind::entry(10, vis, Slot::STORAGE_RW));
+        entries.push(bind::entry(11, vis, Slot::STORAGE_RW));
     } else {
         entries.push(bind::entry(1, vis, Slot::UniformDynamic));
         entries.push(bind::entry(4, vis, Slot::STORAGE_READ));
+        entries.push(bind::entry(10, vis, Slot::STORAGE_READ));
     }
     let label = if compute {
         "grass.grid.compute"
@@ -175,9 +181,9 @@ mod tests {
             "GridDraw",
             GridDraw {
                 model,
-                region,
                 pad0,
-                pad1
+                pad1,
+                pad2
             }
         )
         .unwrap();

@@ -6,18 +6,27 @@
 //! without uploading any instance data.
 //!
 //! - [`params`]: grid configuration and maths (camera slot, instance -> slot).
-//! - [`control`]: control words per terrain cell and the effect table.
+//! - [`control`]: control words per terrain cell.
+//! - [`effects`]: the resident window's effects at their palette slots
+//!   (the control word's effect index), and a tile's control blocks before
+//!   the palette gives its effects slots.
 //! - [`blade`]: CPU mirror of the `camera_grid` WGSL snippet.
+//! - [`compaction`]: CPU reference of the compaction (which candidates are
+//!   kept, where each model's region of the list starts, overflow).
 //! - [`gpu`]: WGSL struct mirrors and bind group layouts.
 //! - [`resources`]: the resident GPU resources (atlas, control, buffers).
 //! - [`fallback`]: the instanced fallback of multi-bone models.
-//! - [`tier`]: [`CameraGrid`], the tier (direct or compacted drawing).
+//! - [`tier`]: [`CameraGrid`], the tier, its construction and residency.
+//! - [`record`]: what a frame records (direct or compacted drawing).
+//! - `report`: the bench report's facts.
 //!
 //! Streaming: when the world streams, the atlas and the control texture
 //! cover every tile of the source; a tile made resident or evicted updates
 //! its MCNKs' atlas slots and control blocks and its fallback batches in
-//! place ([`CameraGrid::set_tile`]); the grid itself, its candidate count
-//! and the effect table are fixed at build.
+//! place ([`CameraGrid::set_tile`]), and the palette of resident effects
+//! follows them (effects new to the window take slots, effects no resident
+//! tile uses free theirs); the grid itself and its candidate count are
+//! fixed at build.
 //!
 //! Density: with `E` the policy's expected placements in a terrain cell of
 //! area `A_c`, slots of area `A_s` and `K` candidates per slot at uniform
@@ -29,10 +38,14 @@
 //! cell ([`params::candidates_for`]).
 
 pub mod blade;
+pub mod compaction;
 pub mod control;
+pub mod effects;
 pub mod fallback;
 pub mod gpu;
 pub mod params;
+pub mod record;
+mod report;
 pub mod resources;
 pub mod tier;
 
@@ -117,6 +130,10 @@ impl crate::technique::Technique for CameraGrid {
         scene: &crate::renderer::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         CameraGrid::facts(self, scene.world)
+    }
+
+    fn begin_run(&mut self) {
+        CameraGrid::begin_run(self);
     }
 
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {

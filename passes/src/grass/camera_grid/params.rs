@@ -68,6 +68,9 @@ pub struct GridParams {
     pub mode: GridMode,
     /// Whether compaction also culls by the frustum.
     pub frustum_cull: bool,
+    /// Records of the compacted list; `None`: one per candidate, which no
+    /// frame can overflow. A test sets fewer to see the overflow counted.
+    pub list_capacity: Option<u32>,
 }
 
 impl Default for GridParams {
@@ -79,6 +82,7 @@ impl Default for GridParams {
             phase_spread: DEFAULT_PHASE_SPREAD,
             mode: GridMode::default(),
             frustum_cull: true,
+            list_capacity: None,
         }
     }
 }

@@ -1,15 +1,16 @@
 //! GPU resources of `camera-grid` that do not change per frame: the height
-//! atlas, the control texture and effect table (written when MCNKs load or
-//! unload, never per frame), the uniform buffers, the compaction buffers, and
-//! the group 2 bind groups.
+//! atlas, the control texture and the resident effects' records (written
+//! when tiles become resident or are evicted, never per frame), the uniform
+//! buffers, the compaction buffers, and the group 2 bind groups.
 
 use wgpu::util::DeviceExt;
 
 use sward_engine::GpuContext;
 use sward_scenes::world::{ChunkCoord, Mcnk};
 
-use super::control::{mcnk_words, ControlData, EffectTable};
-use super::gpu::{group2_layout, GridDraw, GridUniform, DRAW_STRIDE};
+use super::control::{mcnk_words, ControlData};
+use super::effects::{EffectTable, TileControl, BLANK_EFFECT};
+use super::gpu::{group2_layout, GridDraw, GridEffectGpu, GridUniform, DRAW_STRIDE};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use sward_scenes::effects::ResolvedEffects;
@@ -22,14 +23,45 @@ pub const ARGS_WORDS: u64 = 5;
 /// scale, rotation and wind origin, derived once by the compaction).
 pub const GRID_INSTANCE_BYTES: u64 = 32;
 
-/// Compaction buffers: the per-model candidate lists and indirect args.
+/// Bytes of one candidate's tag (the model the evaluation kept it for).
+pub const TAG_BYTES: u64 = 4;
+
+/// Words per model of the regions buffer: this frame's count, the region's
+/// first record, the scatter's cursor.
+pub const REGION_WORDS: u64 = 3;
+
+/// What the compaction buffers are sized by.
+#[derive(Debug, Clone)]
+pub struct CompactSizes {
+    /// Candidates evaluated per frame (`side^2 * candidates`): one tag each.
+    pub candidates: u32,
+    /// Records the compacted list holds (the candidates, unless a test
+    /// forces fewer to overflow it).
+    pub capacity: u32,
+    /// The indirect arguments' initial words (index count, 0, first index,
+    /// base vertex, 0 per model); the offsets pass writes only the counts.
+    pub args: Vec<u32>,
+}
+
+/// Compaction buffers. A frame evaluates every candidate once and tags the
+/// kept ones with their model, counting per model (`grass.grid.compact`);
+/// one workgroup lays the models' regions out from those counts
+/// (`grass.grid.offsets`: an exclusive prefix sum, clamped to the list's
+/// capacity, the excess counted as overflow); the tagged candidates are then
+/// written into their model's region (`grass.grid.scatter`). The list holds
+/// one record per drawn blade, not one per model and candidate.
 pub struct CompactBuffers {
-    /// `model_count * candidates_total` candidate indices.
+    /// `capacity` instance records, the models' regions one after another.
     pub list: wgpu::Buffer,
-    /// `model_count` indexed indirect records (5 words each).
+    /// One [`TAG_BYTES`] tag per candidate.
+    pub tags: wgpu::Buffer,
+    /// [`REGION_WORDS`] words per model: counts, then offsets, then cursors.
+    pub regions: wgpu::Buffer,
+    /// `model_count` indexed indirect records (5 words each), then the
+    /// frame's overflow (blades that found no room in the list).
     pub args: wgpu::Buffer,
-    /// What `args` is reset to every frame (instance counts 0).
-    pub args_reset: Vec<u32>,
+    /// Records the list holds.
+    pub capacity: u32,
 }
 
 /// The resident, frame-invariant resources.
@@ -38,7 +70,7 @@ pub struct GridResources {
     pub atlas: HeightAtlas,
     /// CPU copy of the control texture.
     pub control: ControlData,
-    /// The effect table.
+    /// The resident effects, by palette slot.
     pub table: EffectTable,
     control_texture: wgpu::Texture,
     effects_buffer: wgpu::Buffer,
@@ -59,8 +91,8 @@ pub struct GridResources {
 pub const UNIFORM_BYTES: u64 = std::mem::size_of::<GridUniform>() as u64;
 
 impl GridResources {
-    /// Builds everything for `world` under `policy`; `candidates_total` sizes
-    /// the compaction lists (`Some` only in compact mode).
+    /// Builds everything for `world` under `policy`; `compact` sizes the
+    /// compaction buffers (`Some` only in compact mode).
     #[expect(
         clippy::too_many_arguments,
         reason = "one constructor for all resident grid data"
@@ -71,7 +103,7 @@ impl GridResources {
         control: ControlData,
         table: EffectTable,
         model_count: usize,
-        candidates_total: Option<u32>,
+        compact: Option<CompactSizes>,
         render_layout: &wgpu::BindGroupLayout,
         compute_layout: Option<&wgpu::BindGroupLayout>,
     ) -> Result<Self, PassError> {
@@ -106,14 +138,13 @@ impl GridResources {
             [control.width, control.height],
             &control.words,
         );
+        // Every slot the palette can give, free ones blank.
         let mut records = table.records.clone();
-        if records.is_empty() {
-            records.push(bytemuck::Zeroable::zeroed());
-        }
+        records.resize(table.capacity().max(records.len()), BLANK_EFFECT);
         let effects_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("grass.grid.effects"),
             contents: bytemuck::cast_slice(&records),
-            usage: wgpu::BufferUsages::STORAGE,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         });
         let uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("grass.grid.uniform"),
@@ -121,14 +152,13 @@ impl GridResources {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let total = u64::from(candidates_total.unwrap_or(0));
         let mut draw_bytes = vec![0u8; model_count.max(1) * DRAW_STRIDE as usize];
         for m in 0..model_count {
             let d = GridDraw {
                 model: m as u32,
-                region: (m as u64 * total).min(u64::from(u32::MAX)) as u32,
                 pad0: 0,
                 pad1: 0,
+                pad2: 0,
             };
             let at = m * DRAW_STRIDE as usize;
             draw_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(&d));
@@ -138,39 +168,8 @@ impl GridResources {
             contents: &draw_bytes,
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let compact = match candidates_total {
-            Some(total) => {
-                let list_bytes =
-                    (model_count.max(1) as u64 * u64::from(total) * GRID_INSTANCE_BYTES).max(32);
-                if list_bytes > device.limits().max_storage_buffer_binding_size as u64 {
-                    return Err(PassError::DeviceLimit {
-                        technique: "grass",
-                        what: "camera-grid compacted lists".into(),
-                        needed: list_bytes,
-                        limit: device.limits().max_storage_buffer_binding_size as u64,
-                    });
-                }
-                let list = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("grass.grid.compacted"),
-                    size: list_bytes,
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                });
-                let args = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("grass.grid.args"),
-                    size: model_count.max(1) as u64 * ARGS_WORDS * 4,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::INDIRECT
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                });
-                Some(CompactBuffers {
-                    list,
-                    args,
-                    args_reset: Vec::new(),
-                })
-            }
+        let compact = match compact {
+            Some(sizes) => Some(compact_buffers(gpu, model_count, &sizes)?),
             None => None,
         };
         let dummy = device.create_buffer(&wgpu::BufferDescriptor {
@@ -185,6 +184,7 @@ impl GridResources {
             control_view: &'b wgpu::TextureView,
             effects_buffer: &'b wgpu::Buffer,
             list: &'b wgpu::Buffer,
+            regions: &'b wgpu::Buffer,
             atlas: &'b HeightAtlas,
         ) -> Vec<wgpu::BindGroupEntry<'b>> {
             let mut e = vec![
@@ -204,12 +204,25 @@ impl GridResources {
                     binding: 4,
                     resource: list.as_entire_binding(),
                 },
+                wgpu::BindGroupEntry {
+                    binding: 10,
+                    resource: regions.as_entire_binding(),
+                },
             ];
             e.extend(atlas.bind_entries(6));
             e
         }
-        let list = compact.as_ref().map_or(&dummy, |c| &c.list);
-        let mut render_entries = common(&uniform, &control_view, &effects_buffer, list, &atlas);
+        let (list, regions) = compact
+            .as_ref()
+            .map_or((&dummy, &dummy), |c| (&c.list, &c.regions));
+        let mut render_entries = common(
+            &uniform,
+            &control_view,
+            &effects_buffer,
+            list,
+            regions,
+            &atlas,
+        );
         render_entries.push(wgpu::BindGroupEntry {
             binding: 1,
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -226,10 +239,21 @@ impl GridResources {
         );
         let compute_group = match (compute_layout, compact.as_ref()) {
             (Some(layout), Some(c)) => {
-                let mut entries = common(&uniform, &control_view, &effects_buffer, &c.list, &atlas);
+                let mut entries = common(
+                    &uniform,
+                    &control_view,
+                    &effects_buffer,
+                    &c.list,
+                    &c.regions,
+                    &atlas,
+                );
                 entries.push(wgpu::BindGroupEntry {
                     binding: 5,
                     resource: c.args.as_entire_binding(),
+                });
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 11,
+                    resource: c.tags.as_entire_binding(),
                 });
                 Some(sward_engine::bind::group_of(
                     device,
@@ -245,9 +269,7 @@ impl GridResources {
             + effects_buffer.size()
             + UNIFORM_BYTES
             + draws.size()
-            + compact
-                .as_ref()
-                .map_or(0, |c| c.list.size() + c.args.size());
+            + compact.as_ref().map_or(0, CompactBuffers::bytes);
         Ok(GridResources {
             atlas,
             control,
@@ -269,8 +291,9 @@ impl GridResources {
     }
 
     /// An MCNK loaded (`Some`) or unloaded (`None`): rewrites its 64 control
-    /// texels (CPU copy and texture). Outside the window nothing changes and
-    /// `false` is returned.
+    /// texels (CPU copy and texture). Its effects keep their palette slots
+    /// (its tile stays resident; an effect the palette does not hold grows
+    /// nothing). Outside the window nothing changes and `false` is returned.
     pub fn update_chunk(
         &mut self,
         queue: &wgpu::Queue,
@@ -279,7 +302,8 @@ impl GridResources {
         effects: &ResolvedEffects,
         policy: &Policy,
     ) -> bool {
-        let words = mcnk.map(|m| mcnk_words(m, effects, &self.table, policy));
+        let table = &self.table;
+        let words = mcnk.map(|m| mcnk_words(m, effects, policy, &mut |id| table.index_of(id)));
         let Some(origin) = self.control.set_chunk(chunk, words.as_ref()) else {
             return false;
         };
@@ -293,32 +317,53 @@ impl GridResources {
         true
     }
 
-    /// Tile `tile`'s 16x16 MCNKs loaded or unloaded at once: `words[iy *
+    /// Tile `tile` made resident or evicted (`control` from
+    /// [`TileControl::build`]; an evicted tile's has no ids and no blocks):
+    /// the palette takes its effects (new ones get slots and their records
+    /// are written, ones no resident tile uses any more are freed), then its
+    /// 16x16 MCNK blocks are rewritten with those slots, CPU copy and
+    /// texture, in one write of the tile's block (the MCNKs inside the
+    /// window only). Returns the bytes written; more distinct resident
+    /// effects than the palette holds is an error naming the count.
+    pub fn set_tile_control(
+        &mut self,
+        gpu: &GpuContext,
+        tile: sward_scenes::TileCoord,
+        control: &TileControl,
+        effects: &ResolvedEffects,
+    ) -> Result<u64, PassError> {
+        let changes = self.table.set_tile(tile, &control.ids, effects)?;
+        let slots: Vec<u32> = changes.iter().map(|c| c.slot).collect();
+        let mut bytes = 0;
+        for run in crate::runs::consecutive_runs(&slots) {
+            let first = slots[run.start] as usize;
+            let records: &[GridEffectGpu] = &self.table.records[first..first + run.len()];
+            gpu.write_buffer_staged(
+                "grass.grid.effects",
+                &self.effects_buffer,
+                first as u64 * std::mem::size_of::<GridEffectGpu>() as u64,
+                bytemuck::cast_slice(records),
+            );
+            bytes += std::mem::size_of_val(records) as u64;
+        }
+        let blocks = control.resolved(&self.table);
+        Ok(bytes + self.set_tile_words(gpu, tile, &blocks))
+    }
+
+    /// Tile `tile`'s 16x16 MCNK blocks loaded or unloaded at once: `words[iy *
     /// 16 + ix]` is MCNK `(ix, iy)`'s control block (`None`: not
-    /// resident). Rewrites the CPU copy and the texture in one write of
-    /// the tile's block (the MCNKs inside the window only). Returns the
-    /// bytes written.
-    pub fn set_tile_words(
+    /// resident), effects already at their palette slots. Rewrites the CPU
+    /// copy and the texture in one write of the tile's block (the MCNKs
+    /// inside the window only). Returns the bytes written.
+    fn set_tile_words(
         &mut self,
         gpu: &sward_engine::GpuContext,
         tile: sward_scenes::TileCoord,
         words: &[Option<[u32; 64]>],
     ) -> u64 {
-        let mut lo = [u32::MAX; 2];
-        let mut hi = [0u32; 2];
-        for iy in 0..16u32 {
-            for ix in 0..16u32 {
-                let chunk = ChunkCoord::from_tile(tile, ix, iy);
-                let w = words.get((iy * 16 + ix) as usize).and_then(Option::as_ref);
-                if let Some([x0, y0]) = self.control.set_chunk(chunk, w) {
-                    lo = [lo[0].min(x0), lo[1].min(y0)];
-                    hi = [hi[0].max(x0 + 8), hi[1].max(y0 + 8)];
-                }
-            }
-        }
-        if lo[0] >= hi[0] || lo[1] >= hi[1] {
+        let Some((lo, hi)) = self.control.set_tile(tile, words) else {
             return 0;
-        }
+        };
         let size = [hi[0] - lo[0], hi[1] - lo[1]];
         let mut block = Vec::with_capacity((size[0] * size[1]) as usize);
         for y in lo[1]..hi[1] {
@@ -347,17 +392,102 @@ impl GridResources {
         &self.effects_buffer
     }
 
-    /// Builds the control data of `world` (convenience for constructors).
+    /// Builds the control data of `world` (convenience for constructors):
+    /// every resident tile's effects made resident in a new palette.
     pub fn control_for(
         world: &sward_scenes::World,
         atlas: &HeightAtlas,
         effects: &ResolvedEffects,
         policy: &Policy,
     ) -> Result<(ControlData, EffectTable), PassError> {
-        let table = EffectTable::new(effects)?;
-        let control = ControlData::build(world, atlas.window(), effects, &table, policy);
+        let mut table = EffectTable::new(effects);
+        let control = ControlData::build(world, atlas.window(), effects, &mut table, policy)?;
         Ok((control, table))
     }
+}
+
+impl CompactBuffers {
+    /// GPU bytes of the compaction buffers.
+    pub fn bytes(&self) -> u64 {
+        self.list.size() + self.tags.size() + self.regions.size() + self.args.size()
+    }
+}
+
+/// A storage buffer of `size` bytes, or the device-limit error naming it,
+/// the size, the limit and `lowers` (what makes it smaller).
+fn storage_buffer(
+    device: &wgpu::Device,
+    label: &'static str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+    lowers: &str,
+) -> Result<wgpu::Buffer, PassError> {
+    let limit = u64::from(device.limits().max_storage_buffer_binding_size)
+        .min(device.limits().max_buffer_size);
+    if size > limit {
+        return Err(PassError::DeviceLimit {
+            technique: "grass",
+            what: format!("camera-grid buffer `{label}` ({lowers})"),
+            needed: size,
+            limit,
+        });
+    }
+    Ok(device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | usage,
+        mapped_at_creation: false,
+    }))
+}
+
+fn compact_buffers(
+    gpu: &GpuContext,
+    model_count: usize,
+    sizes: &CompactSizes,
+) -> Result<CompactBuffers, PassError> {
+    let device = &gpu.device;
+    let models = model_count.max(1) as u64;
+    let fewer = "32 bytes per grid candidate, slots x candidates per slot; \
+                 a larger camera-grid:spacing gives fewer slots";
+    let list = storage_buffer(
+        device,
+        "grass.grid.compacted",
+        (u64::from(sizes.capacity) * GRID_INSTANCE_BYTES).max(GRID_INSTANCE_BYTES),
+        wgpu::BufferUsages::COPY_SRC,
+        fewer,
+    )?;
+    let tags = storage_buffer(
+        device,
+        "grass.grid.tags",
+        (u64::from(sizes.candidates) * TAG_BYTES).max(TAG_BYTES),
+        wgpu::BufferUsages::empty(),
+        "4 bytes per grid candidate; a larger camera-grid:spacing gives fewer slots",
+    )?;
+    let regions = storage_buffer(
+        device,
+        "grass.grid.regions",
+        models * REGION_WORDS * 4,
+        wgpu::BufferUsages::COPY_SRC,
+        "12 bytes per detail model",
+    )?;
+    let mut args = sizes.args.clone();
+    args.resize((models * ARGS_WORDS) as usize, 0);
+    // The overflow word.
+    args.push(0);
+    let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("grass.grid.args"),
+        contents: bytemuck::cast_slice(&args),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_SRC,
+    });
+    Ok(CompactBuffers {
+        list,
+        tags,
+        regions,
+        args,
+        capacity: sizes.capacity,
+    })
 }
 
 fn write_words(

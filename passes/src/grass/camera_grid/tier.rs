@@ -1,45 +1,40 @@
 //! [`CameraGrid`], the `camera-grid` grass tier: builds the resident grid
 //! data once (while the world streams, over the whole source's index
 //! window, then updated per tile by [`CameraGrid::set_tile`]: atlas slots,
-//! 64 control words per MCNK, fallback batches) and, every frame, writes
-//! one uniform block and
-//! draws each grid model once (direct), or runs the compaction pre-pass and
-//! draws each model with one indexed indirect draw (compact). Multi-bone
-//! models are drawn by the instanced fallback in the same pass.
+//! the palette of resident effects, 64 control words per MCNK, fallback
+//! batches). What a frame records is in [`super::record`], the report's
+//! facts in [`super::report`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Mutex;
 use sward_engine::bind;
 
 use glam::Vec4;
 
-use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 use sward_scenes::effects::ResolvedEffects;
 use sward_scenes::placement::Policy;
 use sward_scenes::{DetailModel, Placements, World};
 
-use super::blade::{grid_blade, BladeInputs, Status};
+use super::blade::BladeInputs;
+use super::effects::{EffectTable, TileControl};
 use super::fallback::{fallback_models, Fallback};
-use super::gpu::{GridUniform, DRAW_STRIDE, POLICY_ROTATION, POLICY_WEIGHTED};
-use super::params::{
-    camera_slot, candidates_for, instance_slot, GridMode, GridParams, MAX_CANDIDATES,
-};
-use super::resources::{GridResources, ARGS_WORDS, UNIFORM_BYTES};
+use super::gpu::{GridUniform, POLICY_ROTATION, POLICY_WEIGHTED};
+use super::params::{camera_slot, candidates_for, GridMode, GridParams, MAX_CANDIDATES};
+use super::record::CompactPipelines;
+use super::resources::{CompactSizes, GridResources, ARGS_WORDS};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
-use crate::grass::draw::add_draw_pass;
-use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
-use crate::grass::material::{material_pipeline_desc, MaterialState};
+use crate::frame::FrameView;
+use crate::grass::gpu::GRASS_FRAME_BYTES;
+use crate::grass::material::MaterialState;
 use crate::grass::models::GrassModels;
 use crate::grass::static_batch::uniform_buffer;
 use sward_engine::lagged::LaggedReadback;
 
-/// Name of the compaction pass.
-pub const PASS_COMPACT: &str = "grass.grid.compact";
-/// Name of the transfer pass copying the indirect args for readback.
-pub const PASS_READBACK: &str = "grass.grid.readback";
+pub use super::record::{PASS_COMPACT, PASS_OFFSETS, PASS_READBACK, PASS_SCATTER};
+
 /// Frames between two readbacks of the compacted counts.
 pub const READBACK_EVERY: u64 = 4;
 
@@ -60,37 +55,41 @@ pub struct GridScene<'s> {
 
 /// The `camera-grid` tier.
 pub struct CameraGrid {
-    params: GridParams,
-    mode: GridMode,
-    candidates: u32,
-    res: GridResources,
-    policy_code: u32,
-    grid_models: Vec<usize>,
-    fallback: Fallback,
-    fallback_list: Vec<usize>,
-    frame_uniform: wgpu::Buffer,
-    frame_bind_group: wgpu::BindGroup,
-    shader: wgpu::ShaderModule,
-    pipeline_layout: wgpu::PipelineLayout,
-    pipelines: HashMap<(MaterialState, GridMode), wgpu::RenderPipeline>,
-    states: Vec<(usize, MaterialState)>,
-    state_key: Option<(u32, bool)>,
-    compute: Option<(wgpu::ComputePipeline, wgpu::BindGroup)>,
-    compute_layout: wgpu::BindGroupLayout,
-    bounds: [f32; 2],
-    last_uniform: Option<GridUniform>,
-    readback: Mutex<LaggedReadback>,
-    frame: u64,
+    pub(super) params: GridParams,
+    pub(super) mode: GridMode,
+    pub(super) candidates: u32,
+    pub(super) res: GridResources,
+    pub(super) policy_code: u32,
+    pub(super) grid_models: Vec<usize>,
+    pub(super) fallback: Fallback,
+    pub(super) fallback_list: Vec<usize>,
+    pub(super) frame_uniform: wgpu::Buffer,
+    pub(super) frame_bind_group: wgpu::BindGroup,
+    pub(super) shader: wgpu::ShaderModule,
+    pub(super) pipeline_layout: wgpu::PipelineLayout,
+    pub(super) pipelines: HashMap<(MaterialState, GridMode), wgpu::RenderPipeline>,
+    pub(super) states: Vec<(usize, MaterialState)>,
+    pub(super) state_key: Option<(u32, bool)>,
+    pub(super) compute: Option<CompactPipelines>,
+    pub(super) compute_layout: wgpu::BindGroupLayout,
+    pub(super) bounds: [f32; 2],
+    pub(super) last_uniform: Option<GridUniform>,
+    pub(super) readback: Mutex<LaggedReadback>,
+    pub(super) frame: u64,
+    /// The largest overflow of the compacted list read back this run.
+    pub(super) overflow_max: AtomicU64,
+    /// Whether the overflow has been warned about.
+    pub(super) overflow_warned: AtomicBool,
     /// GPU memory besides the fallback's buffers.
-    bytes: u64,
+    pub(super) bytes: u64,
     /// Whether the atlas and control texture reach over a streaming
     /// window's source (tiles then change in place).
-    streaming: bool,
+    pub(super) streaming: bool,
     /// The tile workers' preparer of a streaming build.
-    preparer: Option<crate::technique::SharedPreparer>,
+    pub(super) preparer: Option<crate::technique::SharedPreparer>,
 }
 
-fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
+pub(super) fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
     PassError::Shader {
         technique: "grass.camera-grid",
         source,
@@ -98,33 +97,35 @@ fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
 }
 
 /// What `camera-grid` derives from one streamed tile on the tile workers:
-/// its height-atlas tiles, its MCNKs' control blocks and its fallback
-/// models' instance batches.
+/// its height-atlas tiles, its MCNKs' control blocks (effects by the tile's
+/// own index, given palette slots when the tile is placed) and its
+/// fallback models' instance batches.
 pub struct GridTile {
     atlas: crate::atlas::AtlasTile,
-    /// Per MCNK `(ix, iy)` at `iy * 16 + ix`; `None`: not resident.
-    words: Vec<Option<[u32; 64]>>,
+    control: TileControl,
     fallback: Option<Vec<super::fallback::FallbackBatch>>,
 }
 
-impl GridTile {
-    /// The control blocks of tile `tile`'s 256 MCNKs from its resident
-    /// ones, `t` (`None`: the tile is not resident, every block empty).
-    fn words(
-        t: Option<&sward_scenes::AdtTile>,
-        tile: sward_scenes::TileCoord,
-        effects: &ResolvedEffects,
-        table: &super::control::EffectTable,
-        policy: &sward_scenes::Policy,
-    ) -> Vec<Option<[u32; 64]>> {
-        let mut words = vec![None; 256];
-        for m in t.map_or(&[][..], |t| &t.mcnks[..]) {
-            let (ix, iy) = m.chunk_coord(tile).index_in_tile();
-            words[(iy * 16 + ix) as usize] =
-                Some(super::control::mcnk_words(m, effects, table, policy));
+/// The models the grid draws: those a resident effect can pick (by weight,
+/// or any filled slot under the rotation rule), less the fallback's.
+fn grid_models_of(
+    table: &EffectTable,
+    policy_code: u32,
+    fallback: &[usize],
+    model_count: usize,
+) -> Vec<usize> {
+    let mut pickable = vec![false; model_count];
+    for (slot, _) in table.palette().iter() {
+        let e = &table.records[slot as usize];
+        for (&m, &w) in e.models.iter().zip(&e.weights) {
+            if let Some(p) = pickable.get_mut(m as usize) {
+                *p |= w > 0 || policy_code == POLICY_ROTATION;
+            }
         }
-        words
     }
+    (0..model_count)
+        .filter(|m| pickable[*m] && !fallback.contains(m))
+        .collect()
 }
 
 impl CameraGrid {
@@ -163,7 +164,7 @@ impl CameraGrid {
         // Streaming: sized by what any cell may need, so the count (and
         // the blades) do not depend on the tiles resident at build.
         let max_expected = match reach {
-            Some(_) => super::control::max_expected_bound(scene.effects, &table, scene.policy),
+            Some(_) => super::control::max_expected_bound(scene.effects, scene.policy),
             None => control.max_expected(),
         };
         let need = candidates_for(f64::from(max_expected), spacing_cells);
@@ -187,37 +188,27 @@ impl CameraGrid {
         };
         let fallback_list = fallback_models(scene.models);
         let fallback = Fallback::new(gpu, &fallback_list, scene.placements, models.len())?;
-        let mut pickable = vec![false; models.len()];
-        for e in &table.records {
-            for (&m, &w) in e.models.iter().zip(&e.weights) {
-                let rotation = policy_code == POLICY_ROTATION;
-                if let Some(p) = pickable.get_mut(m as usize) {
-                    *p |= w > 0 || rotation;
-                }
-            }
-        }
-        let grid_models: Vec<usize> = (0..models.len())
-            .filter(|m| pickable[*m] && !fallback_list.contains(m))
-            .collect();
+        let grid_models = grid_models_of(&table, policy_code, &fallback_list, models.len());
         let (render_layout, compute_layout) = GridResources::layouts(device);
-        let compact_total = (mode == GridMode::Compact).then_some(total);
-        let mut res = GridResources::new(
+        let compact = (mode == GridMode::Compact).then(|| CompactSizes {
+            candidates: total,
+            capacity: params.list_capacity.unwrap_or(total),
+            args: models
+                .models
+                .iter()
+                .flat_map(|m| [m.index_count, 0, m.first_index, m.base_vertex as u32, 0])
+                .collect(),
+        });
+        let res = GridResources::new(
             gpu,
             atlas,
             control,
             table,
             models.len(),
-            compact_total,
+            compact,
             &render_layout,
             (mode == GridMode::Compact).then_some(&compute_layout),
         )?;
-        if let Some(c) = res.compact.as_mut() {
-            c.args_reset = models
-                .models
-                .iter()
-                .flat_map(|m| [m.index_count, 0, m.first_index, m.base_vertex as u32, 0])
-                .collect();
-        }
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CAMERA_GRID)
                 .map_err(shader_error)?;
@@ -227,24 +218,7 @@ impl CameraGrid {
             &[&models.frame_layout, &models.model_layout, &render_layout],
         );
         let compute = match (mode, res.compute_group.is_some()) {
-            (GridMode::Compact, true) => {
-                let module = sward_engine::shader::create_shader(
-                    device,
-                    sward_wgsl::modules::GRASS_CAMERA_GRID_COMPACT,
-                )
-                .map_err(shader_error)?;
-                // The compaction reads only group 2; groups 0 and 1 stay empty.
-                let empty = bind::layout(device, "grass.grid.empty", &[]);
-                let layout = bind::pipeline_layout(
-                    device,
-                    "grass.grid.compact",
-                    &[&empty, &empty, &compute_layout],
-                );
-                let pipeline =
-                    bind::compute_pipeline_with(device, PASS_COMPACT, &layout, &module, "compact");
-                let empty_group = bind::group(device, "grass.grid.empty", &empty, &[]);
-                Some((pipeline, empty_group))
-            }
+            (GridMode::Compact, true) => Some(CompactPipelines::new(device, &compute_layout)?),
             _ => None,
         };
         let frame_uniform = uniform_buffer(gpu);
@@ -259,10 +233,11 @@ impl CameraGrid {
             .iter()
             .map(|m| m.bounds.max[2] - m.bounds.min[2])
             .fold(0.0f32, f32::max);
+        // The indirect records and the overflow word after them.
         let readback = LaggedReadback::new(
             device,
             "grass.grid.readback",
-            models.len().max(1) as u64 * ARGS_WORDS * 4,
+            models.len().max(1) as u64 * ARGS_WORDS * 4 + 4,
         );
         let bytes = readback.bytes()
             + res.gpu_memory_bytes()
@@ -299,6 +274,8 @@ impl CameraGrid {
             last_uniform: None,
             readback: Mutex::new(readback),
             frame: 0,
+            overflow_max: AtomicU64::new(0),
+            overflow_warned: AtomicBool::new(false),
             bytes,
             streaming: reach.is_some(),
             preparer: None,
@@ -345,8 +322,8 @@ impl CameraGrid {
         placements: Option<&Placements>,
         prepared: Option<GridTile>,
     ) -> Result<Option<u64>, PassError> {
-        let (atlas, words, batches) = match prepared {
-            Some(p) => (Some(p.atlas), Some(p.words), p.fallback),
+        let (atlas, control, batches) = match prepared {
+            Some(p) => (Some(p.atlas), Some(p.control), p.fallback),
             None => (None, None, None),
         };
         let Some(mut bytes) =
@@ -356,17 +333,29 @@ impl CameraGrid {
         else {
             return Ok(None);
         };
-        let words = match words {
-            Some(w) => w,
-            None => GridTile::words(
+        let control = match control {
+            Some(c) => c,
+            None => TileControl::build(
                 scene.world.tile(tile).map(|t| &**t),
                 tile,
                 scene.effects,
-                &self.res.table,
                 scene.policy,
             ),
         };
-        bytes += self.res.set_tile_words(gpu, tile, &words);
+        bytes += self
+            .res
+            .set_tile_control(gpu, tile, &control, scene.effects)?;
+        let grid_models = grid_models_of(
+            &self.res.table,
+            self.policy_code,
+            &self.fallback_list,
+            models.len(),
+        );
+        if grid_models != self.grid_models {
+            // The draw list follows the resident effects' models.
+            self.grid_models = grid_models;
+            self.state_key = None;
+        }
         bytes += self
             .fallback
             .set_tile(gpu, tile, placements, models.len(), batches)?;
@@ -384,12 +373,12 @@ impl CameraGrid {
         policy: &sward_scenes::Policy,
         model_count: usize,
     ) -> crate::technique::SharedPreparer {
-        let (effects, policy, table) = (effects.clone(), *policy, self.res.table.clone());
+        let (effects, policy) = (effects.clone(), *policy);
         let fallback = self.fallback.models().to_vec();
         std::sync::Arc::new(crate::technique::FnPreparer(
             move |i: &crate::technique::PrepareInputs<'_>| {
                 let t = i.tile;
-                let words = GridTile::words(Some(t), i.coord, &effects, &table, &policy);
+                let control = TileControl::build(Some(t), i.coord, &effects, &policy);
                 let fallback = if fallback.is_empty() || i.placements.is_empty() {
                     None
                 } else {
@@ -402,7 +391,7 @@ impl CameraGrid {
                 };
                 Ok(GridTile {
                     atlas: crate::atlas::AtlasTile::prepare(t).staged(i.device),
-                    words,
+                    control,
                     fallback,
                 })
             },
@@ -505,257 +494,4 @@ impl CameraGrid {
             world,
         }
     }
-
-    fn prepare(&mut self, gpu: &GpuContext, models: &GrassModels, view: &FrameView) {
-        let key = (view.sample_count, view.settings.alpha_to_coverage);
-        self.fallback.prepare(gpu, models, view);
-        if self.state_key == Some(key) {
-            return;
-        }
-        self.states.clear();
-        for &m in &self.grid_models {
-            let state = material_pipeline_desc(&models.models[m].material, key.0, key.1);
-            let entry = match self.mode {
-                GridMode::Direct => "vs_direct",
-                GridMode::Compact => "vs_compact",
-            };
-            let (shader, layout) = (&self.shader, &self.pipeline_layout);
-            self.pipelines
-                .entry((state, self.mode))
-                .or_insert_with(|| build_pipeline(&gpu.device, layout, shader, &state, entry));
-            self.states.push((m, state));
-        }
-        // Depth-resolved materials first, blended after (stable).
-        self.states
-            .sort_by_key(|(m, _)| !models.models[*m].material.blend.is_depth_resolved());
-        self.state_key = Some(key);
-    }
-
-    /// Adds the frame's passes: `grass.grid.compact` (compact mode) and
-    /// `grass.draw` (one draw per grid model, plus fallback batches).
-    pub fn record<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-        models: &'a GrassModels,
-    ) {
-        self.prepare(gpu, models, view);
-        let uniform = self.uniform(view, models.len());
-        self.last_uniform = Some(uniform);
-        let frame_no = self.frame;
-        self.frame += 1;
-        // Never on the first frame: no compaction has filled the args yet.
-        let readback_now = frame_no % READBACK_EVERY == 1;
-        let this: &'a CameraGrid = self;
-        let frame = GrassFrame::new(view);
-        let frame_id = graph.import_buffer("grass.uniforms", &this.frame_uniform);
-        let grid_id = graph.import_buffer("grass.grid.uniform", &this.res.uniform);
-        let frame_group =
-            graph.import_bind_group("grass.frame", &this.frame_bind_group, &[frame_id.into()]);
-        let mut reads = vec![frame_id, grid_id];
-        let mut render_binds = vec![grid_id.into()];
-        let mut compacted = None;
-        let total = this.candidates_total();
-        if let (Some((pipeline, empty)), Some(c), Some(group)) =
-            (&this.compute, &this.res.compact, &this.res.compute_group)
-        {
-            let args = graph.import_buffer("grass.grid.args", &c.args);
-            let list = graph.import_buffer("grass.grid.compacted", &c.list);
-            let group = graph.import_bind_group(
-                "grass.grid.compute",
-                group,
-                &[grid_id.into(), list.into(), args.into()],
-            );
-            let empty = graph.import_bind_group("grass.grid.empty", empty, &[]);
-            graph
-                .add_compute_pass(PASS_COMPACT)
-                .needs(sward_engine::Capability::Compute)
-                .read(grid_id)
-                .write(args)
-                .write(list)
-                .record(move |ctx| {
-                    ctx.queue.write_buffer(
-                        ctx.res.buffer(grid_id),
-                        0,
-                        bytemuck::bytes_of(&uniform),
-                    );
-                    ctx.queue.write_buffer(
-                        ctx.res.buffer(args),
-                        0,
-                        bytemuck::cast_slice(&c.args_reset),
-                    );
-                    // Collect finished readbacks, start mapping submitted copies.
-                    if let Ok(mut readback) = this.readback.lock() {
-                        readback.poll(frame_no);
-                    }
-                    ctx.counters.bytes_uploaded += UNIFORM_BYTES + c.args_reset.len() as u64 * 4;
-                    ctx.pass.set_pipeline(pipeline);
-                    let empty = ctx.res.bind_group(empty);
-                    ctx.pass.set_bind_group(0, empty, &[]);
-                    ctx.pass.set_bind_group(1, empty, &[]);
-                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
-                    let groups = total.div_ceil(64);
-                    let (x, y) = if groups > 65_535 {
-                        (65_535, groups.div_ceil(65_535))
-                    } else {
-                        (groups, 1)
-                    };
-                    ctx.pass.dispatch_workgroups(x, y, 1);
-                    ctx.counters.instances_submitted += u64::from(total);
-                });
-            if readback_now {
-                graph
-                    .add_transfer_pass(PASS_READBACK)
-                    .read(args)
-                    .record(move |ctx| {
-                        if let Ok(mut readback) = this.readback.lock() {
-                            readback.copy(ctx.encoder, ctx.res.buffer(args), frame_no);
-                        }
-                    });
-            }
-            reads.push(args);
-            reads.push(list);
-            render_binds.push(list.into());
-            compacted = Some(args);
-        }
-        let render_group =
-            graph.import_bind_group("grass.grid.render", &this.res.render_group, &render_binds);
-        add_draw_pass(graph, view, targets, &reads, move |ctx| {
-            ctx.queue
-                .write_buffer(ctx.res.buffer(frame_id), 0, bytemuck::bytes_of(&frame));
-            ctx.counters.bytes_uploaded += GRASS_FRAME_BYTES;
-            if this.mode == GridMode::Direct {
-                ctx.queue
-                    .write_buffer(ctx.res.buffer(grid_id), 0, bytemuck::bytes_of(&uniform));
-                ctx.counters.bytes_uploaded += UNIFORM_BYTES;
-            }
-            let frame_group = ctx.res.bind_group(frame_group);
-            let render_group = ctx.res.bind_group(render_group);
-            let args = compacted.map(|id| ctx.res.buffer(id));
-            let c = this.fallback.draw(&mut ctx.pass, models, frame_group);
-            *ctx.counters += c;
-            ctx.counters.instances_submitted += this.fallback.instances();
-            // Instances the compacted draws drew, read back a few frames late
-            // (nothing is known before the first readback arrives).
-            let latest = this
-                .readback
-                .lock()
-                .ok()
-                .and_then(|r| r.latest().map(<[u32]>::to_vec));
-            let pass = &mut ctx.pass;
-            pass.set_bind_group(0, frame_group, &[]);
-            pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
-            pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
-            for (m, state) in &this.states {
-                let Some(pipeline) = this.pipelines.get(&(*state, this.mode)) else {
-                    continue;
-                };
-                let model = &models.models[*m];
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(1, &model.bind_group, &[]);
-                pass.set_bind_group(2, render_group, &[(*m as u64 * DRAW_STRIDE) as u32]);
-                match (args, this.mode) {
-                    (Some(args), GridMode::Compact) => {
-                        pass.draw_indexed_indirect(args, *m as u64 * ARGS_WORDS * 4);
-                        let drawn = latest
-                            .as_ref()
-                            .and_then(|a| a.get(*m * ARGS_WORDS as usize + 1))
-                            .map_or(0, |&n| u64::from(n));
-                        ctx.counters.instances_drawn += drawn;
-                        ctx.counters.triangles += drawn * model.triangles;
-                    }
-                    _ => {
-                        let first = model.first_index;
-                        pass.draw_indexed(
-                            first..first + model.index_count,
-                            model.base_vertex,
-                            0..total,
-                        );
-                        ctx.counters.instances_submitted += u64::from(total);
-                        ctx.counters.instances_drawn += u64::from(total);
-                        ctx.counters.triangles += u64::from(total) * model.triangles;
-                    }
-                }
-                ctx.counters.draw_calls += 1;
-            }
-        });
-    }
-
-    /// Facts for the bench report: configuration, and from the CPU mirror
-    /// at the last recorded view the candidates evaluated, blades in range
-    /// and (compact mode) blades the compaction keeps.
-    pub fn facts(&self, world: &World) -> BTreeMap<String, f64> {
-        let mut f = BTreeMap::new();
-        f.insert("grid_side".into(), f64::from(self.params.side));
-        f.insert("grid_spacing".into(), f64::from(self.params.spacing));
-        f.insert(
-            "grid_candidates_per_slot".into(),
-            f64::from(self.candidates),
-        );
-        f.insert(
-            "grid_compact".into(),
-            f64::from(u8::from(self.mode == GridMode::Compact)),
-        );
-        f.insert("grid_models".into(), self.grid_models.len() as f64);
-        f.insert(
-            "grid_fallback_models".into(),
-            self.fallback_list.len() as f64,
-        );
-        let total = self.candidates_total();
-        f.insert("grid_candidates_per_draw".into(), f64::from(total));
-        f.insert(
-            "grid_candidates_evaluated".into(),
-            f64::from(total)
-                * match self.mode {
-                    GridMode::Direct => self.grid_models.len() as f64,
-                    GridMode::Compact => 1.0,
-                },
-        );
-        if let Some(u) = &self.last_uniform {
-            let inp = self.blade_inputs(world, u);
-            let eye = glam::Vec3::new(u.eye.x, u.eye.y, u.eye.z);
-            let frustum = sward_engine::Frustum { planes: u.frustum };
-            let (mut drawn, mut in_range, mut visible) = (0u64, 0u64, 0u64);
-            for n in 0..total {
-                let (i, j, k) = instance_slot(n, u.camera_slot, u.side, u.candidates);
-                let b = grid_blade(&inp, i, j, k);
-                if b.status != Status::Drawn {
-                    continue;
-                }
-                drawn += 1;
-                let root = glam::Vec3::from_array(b.root);
-                if root.distance(eye) >= u.eye.w {
-                    continue;
-                }
-                in_range += 1;
-                let radius = u.bounds.x * b.scale + u.bounds.y;
-                visible += u64::from(frustum.sphere_visible(root, radius));
-            }
-            f.insert("grid_blades_generated".into(), drawn as f64);
-            f.insert("grid_blades_in_range".into(), in_range as f64);
-            f.insert("grid_blades_in_frustum".into(), visible as f64);
-        }
-        f
-    }
-}
-
-fn build_pipeline(
-    device: &wgpu::Device,
-    layout: &wgpu::PipelineLayout,
-    shader: &wgpu::ShaderModule,
-    state: &MaterialState,
-    vertex_entry: &str,
-) -> wgpu::RenderPipeline {
-    let [vertices, _] = crate::grass::gpu::vertex_layouts();
-    crate::grass::gpu::material_pipeline(
-        device,
-        "grass.grid.draw",
-        layout,
-        shader,
-        vertex_entry,
-        &[vertices],
-        state,
-    )
 }

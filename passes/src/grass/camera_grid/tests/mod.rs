@@ -9,7 +9,10 @@
 //!   draws with its own texture; direct and compact modes agree.
 //! - [`suppression`]: no blade (and no grass pixel) in holes, noEffectDoodad
 //!   cells or outside the window.
+//! - [`compaction`]: the compacted list's regions against the CPU
+//!   reference; a list too small overflows and reports it.
 
+mod compaction;
 mod identity;
 mod stability;
 mod suppression;
