@@ -15,17 +15,19 @@ use crate::grass::camera_grid::params::instance_slot;
 use crate::grass::camera_grid::resources::{ARGS_WORDS, REGION_WORDS};
 
 /// What the last frame left in the compaction buffers.
-struct ReadBack {
+pub(super) struct ReadBack {
     /// Drawn count per model (the indirect records' second words).
-    kept: Vec<u32>,
+    pub kept: Vec<u32>,
     /// First record of each model's region.
-    offsets: Vec<u32>,
-    overflow: u32,
+    pub offsets: Vec<u32>,
+    /// Blades that found no room.
+    pub overflow: u32,
     /// Each record's root bits and scale bits, in list order.
-    records: Vec<([u32; 3], u32)>,
+    pub records: Vec<([u32; 3], u32)>,
 }
 
-fn read_back(gpu: &GpuContext, grid: &CameraGrid, model_count: usize) -> ReadBack {
+/// Reads the compaction buffers of `grid` back (after a frame).
+pub(super) fn read_back(gpu: &GpuContext, grid: &CameraGrid, model_count: usize) -> ReadBack {
     let c = grid.resources().compact.as_ref().expect("compact mode");
     let words = |b: &wgpu::Buffer| -> Vec<u32> {
         let bytes =

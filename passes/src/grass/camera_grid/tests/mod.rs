@@ -11,9 +11,12 @@
 //!   cells or outside the window.
 //! - [`compaction`]: the compacted list's regions against the CPU
 //!   reference; a list too small overflows and reports it.
+//! - [`palette`]: every drawn blade is of its cell's effect while the
+//!   palette of resident effects changes, and on the real 3.3.5 tile.
 
 mod compaction;
 mod identity;
+mod palette;
 mod stability;
 mod suppression;
 
