@@ -104,6 +104,36 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure every grass tier on worlds of growing placements (the
+    /// `scale-*` presets): GPU memory in total and per placement, uploads
+    /// per frame and per tile change, VS and CS invocations, instances
+    /// drawn, refusals. Writes scale.json, scale.md and scale_memory.svg.
+    Scale {
+        /// Comma-separated placement scale factors of elwynn-dense.
+        #[arg(long, default_value = "0.25,1,4,16")]
+        scales: String,
+        /// Comma-separated grass tiers with parameters (each runs with
+        /// terrain off); default every grass tier.
+        #[arg(long)]
+        tiers: Option<String>,
+        /// Measured frames per tier and scale.
+        #[arg(long, default_value_t = 5)]
+        frames: u32,
+        /// Warm-up frames per tier and scale.
+        #[arg(long, default_value_t = 4)]
+        warmup: u32,
+        /// Image size as WxH.
+        #[arg(long, default_value = "960x540")]
+        size: String,
+        /// MSAA sample count: 1 or 4.
+        #[arg(long, default_value_t = 4)]
+        msaa: u32,
+        #[arg(long, default_value = "scale")]
+        out: PathBuf,
+        /// Print the JSON report instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a puffin capture of N frames of one tier combination.
     Capture {
         #[arg(long)]
@@ -592,6 +622,46 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", sward_benches::bench::soak_text(&report));
+            }
+            Ok(())
+        }
+        Command::Scale {
+            scales,
+            tiers,
+            frames,
+            warmup,
+            size,
+            msaa,
+            out,
+            json,
+        } => {
+            let scales = scales
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    s.parse::<f32>()
+                        .map_err(|e| anyhow::anyhow!("--scales `{s}`: {e} (e.g. 0.25,1,4,16)"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let (w, h) = sward_engine::targets::parse_size(&size)
+                .map_err(|e| anyhow::anyhow!("--size: {e}"))?;
+            let report = sward_benches::bench::run_scale(&sward_benches::bench::ScaleOptions {
+                scales,
+                tiers,
+                frames,
+                warmup,
+                size: [w, h],
+                msaa,
+                out: out.clone(),
+                adapter: cli.adapter,
+            })?;
+            let md = sward_benches::bench::write_scale(&report, &out)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", sward_benches::bench::scale_markdown(&report));
+                println!("report: {}", md.display());
             }
             Ok(())
         }

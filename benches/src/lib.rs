@@ -10,6 +10,7 @@
 //! - [`validate`]: schema and ratio checks on a raw `report.json`;
 //! - [`imagediff`]: screenshot differences against the baseline;
 //! - [`markdown`]: `report.md` and the terminal headline table;
+//! - [`memory`]: grass GPU memory per placement (facts, `report.md` section);
 //! - [`charts`]: SVG charts beside the report;
 //! - [`writer`]: staging and committing a report directory.
 //!
@@ -23,6 +24,7 @@ pub mod bench;
 pub mod charts;
 pub mod imagediff;
 pub mod markdown;
+pub mod memory;
 pub mod report;
 pub mod stats;
 pub mod tail;

@@ -21,7 +21,7 @@ fn ratio(r: Option<f64>) -> String {
 }
 
 /// A count with thousands separators (`465,524`).
-fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
@@ -34,7 +34,7 @@ fn count(n: u64) -> String {
 }
 
 /// A byte count in binary units (`1.5 MiB`).
-fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
     let mut v = n as f64;
     let mut unit = 0;
@@ -223,6 +223,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     );
 
     render_streaming(&mut md, report);
+    crate::memory::render_grass_memory(&mut md, report);
     render_gpu_work(&mut md, report);
     render_clipmap_levels(&mut md, report);
     render_passes(&mut md, report);

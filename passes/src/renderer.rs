@@ -390,6 +390,14 @@ impl SceneRenderer {
         self.current().map(|t| t.gpu_memory_bytes()).sum()
     }
 
+    /// GPU memory held by the current grass technique (bytes; the shared
+    /// detail models it draws included; 0 with grass off).
+    pub fn grass_gpu_memory_bytes(&self) -> u64 {
+        self.grass
+            .get(&self.combo.grass)
+            .map_or(0, |t| t.gpu_memory_bytes())
+    }
+
     /// Technique-specific facts of the current combination for the bench
     /// report (`camera-grid`: grid configuration, candidates, blades; grass
     /// `gpu-cull`: patch size, patches, entries, which multi-draw ran;

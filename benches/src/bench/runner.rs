@@ -414,9 +414,14 @@ struct Finished {
 
 impl Finished {
     fn of(renderer: &SceneRenderer, scene: &Scene) -> Self {
+        let mut facts = with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene);
+        facts.extend(crate::memory::grass_memory_facts(
+            renderer.grass_gpu_memory_bytes(),
+            scene.stats.placements,
+        ));
         Finished {
             gpu_memory_bytes: renderer.gpu_memory_bytes(),
-            facts: with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene),
+            facts,
             texture_stats: renderer.texture_stats(),
         }
     }
@@ -551,6 +556,27 @@ impl<'f> Frame<'f> {
             record_ms: 0.0,
             record_thread_ms: None,
         }
+    }
+
+    /// The plan the frames follow.
+    pub(crate) fn plan(&self) -> &BenchPlan {
+        self.plan
+    }
+
+    /// The device.
+    pub(crate) fn gpu(&self) -> &GpuContext {
+        self.gpu
+    }
+
+    /// GPU times (and work counters) of frames that finished, without
+    /// waiting.
+    pub(crate) fn poll_gpu_times(&mut self) -> Vec<sward_engine::graph::GpuFrameTimes> {
+        self.executor.poll_gpu_times(self.gpu)
+    }
+
+    /// Waits for every submitted frame and answers their GPU times.
+    pub(crate) fn flush(&mut self) -> Vec<sward_engine::graph::GpuFrameTimes> {
+        self.executor.flush(self.gpu)
     }
 
     /// Warm-up, then the measured frames along `poses`.

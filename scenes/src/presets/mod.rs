@@ -191,15 +191,9 @@ impl Preset {
             ys,
             policy,
         };
-        let scaled = |name, scale| {
-            mk(
-                name,
-                "elwynn-dense with placements scaled",
-                elwynn,
-                xs.clone(),
-                ys.clone(),
-                per_cell(scale),
-            )
+        let scaled = |name, scale| Preset {
+            name,
+            ..Preset::scaled(scale)
         };
         Ok(match name {
             "elwynn-dense" => mk(
@@ -248,6 +242,34 @@ impl Preset {
                 })
             }
         })
+    }
+
+    /// `elwynn-dense` with its placements scaled by `scale` (the per-cell
+    /// policy's density times `scale`; `scale-0.25` .. `scale-16` are
+    /// `scaled(0.25)` .. `scaled(16.0)` under their own names, any other
+    /// factor is named `scaled`). A factor that is not a positive number
+    /// places nothing.
+    pub fn scaled(scale: f32) -> Preset {
+        let name = match scale {
+            0.25 => "scale-0.25",
+            1.0 => "scale-1",
+            4.0 => "scale-4",
+            16.0 => "scale-16",
+            _ => "scaled",
+        };
+        let scale = if scale.is_finite() {
+            scale.max(0.0)
+        } else {
+            0.0
+        };
+        Preset {
+            name,
+            description: "elwynn-dense with placements scaled",
+            terrain: TerrainParams::elwynn(SEED),
+            xs: CENTRE.x - 1..CENTRE.x + 2,
+            ys: CENTRE.y - 1..CENTRE.y + 2,
+            policy: per_cell(scale),
+        }
     }
 
     /// The placement policy.

@@ -105,6 +105,16 @@ fn summaries_match_builds_and_scale_presets_scale() {
             "{name}: ratio {ratio}"
         );
     }
+    // The scale presets are `Preset::scaled` of their factor.
+    for (name, factor) in [("scale-0.25", 0.25), ("scale-16", 16.0)] {
+        assert_eq!(Preset::by_name(name).unwrap(), Preset::scaled(factor));
+    }
+    assert_eq!(Preset::scaled(64.0).name, "scaled");
+    assert_eq!(
+        Preset::scaled(64.0).policy(),
+        &per_cell(64.0),
+        "any factor scales the per-cell density"
+    );
     let client = get("elwynn-client");
     assert!(
         client.placements > 50_000 && client.placements < dense.placements,
