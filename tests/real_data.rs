@@ -1,7 +1,8 @@
 //! The `--data` path end to end on real client files, through the `sward`
 //! binary as a user runs it: `maps`, `bench --quick`, `shot` and `inspect
 //! placements` on the 3.3.5 tile Azeroth 42,29 (whose tileset BLPs and
-//! detail models the folder does not hold: placeholders, counted), the same
+//! detail models the folder does not hold: placeholders, counted),
+//! `camera-grid` there (bench and shot), the same
 //! tile with real BLPs put under its MTEX names (sampled, DXT as BC and
 //! decoded), the 1.12 tables with an older doodad table (dangling doodads
 //! reported), and an exported preset read back through `--data`.
@@ -274,6 +275,98 @@ fn real_335_tile_lists_benches_shoots_and_inspects_with_placeholders() {
     let out = sward(&args);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().count() > 1, "{text}");
+}
+
+/// camera-grid on the real tile: the 3.3.5 table's 24,982 effects do not
+/// refuse it (its control words index the window's palette: the few the
+/// tile uses), with and without the clipmap; its shots draw the
+/// placeholders where the tile grows grass, and nothing with them off.
+#[test]
+fn real_335_tile_runs_camera_grid() {
+    let Some(real) = real_data("real_335_tile_runs_camera_grid") else {
+        return;
+    };
+    let client = real.join("client-335");
+    let data = client.to_str().expect("utf-8 path");
+    let dir = tmp("real-335-camera-grid");
+    let out_dir = dir.to_str().expect("utf-8");
+    let mut args = vec!["--data", data];
+    args.extend(TILE);
+    args.extend([
+        "bench",
+        "--preset",
+        "elwynn-client",
+        "--quick",
+        "--tiers",
+        "camera-grid,camera-grid+clipmap",
+        "--out",
+        out_dir,
+    ]);
+    sward(&args);
+    let r = report(&dir);
+    assert!(
+        r["refused"].as_array().is_none_or(Vec::is_empty),
+        "refused: {}",
+        r["refused"]
+    );
+    let runs = r["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 3, "the baseline and both camera-grid runs");
+    let placements = r["scene"]["placements"].as_u64().expect("placements");
+    assert_eq!(
+        r["scene"]["placeholder_placements"].as_u64(),
+        Some(placements)
+    );
+    for run in &runs[1..] {
+        assert_eq!(run["tier"]["grass"], "camera-grid");
+        let fact = |k: &str| {
+            run["extra"][k]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{k} missing: {}", run["extra"]))
+        };
+        // The tile's layers name 20 ground effects; the palette holds the
+        // ones its growing cells use, in a table of 24,982.
+        let resident = fact("grid_effects_resident");
+        assert!(resident >= 1.0 && resident <= 20.0, "{resident}");
+        assert_eq!(fact("grid_effects_capacity"), 4096.0);
+        assert_eq!(fact("grid_overflow_blades"), 0.0);
+        assert_eq!(fact("scene.placeholder_placements"), placements as f64);
+        assert!(fact("grid_blades_in_frustum") > 0.0);
+        assert!(fact("grass.bytes_per_placement") > 0.0);
+    }
+    // shot: the placeholders are drawn where the tile grows grass; with
+    // --placeholders off camera-grid draws nothing.
+    let shot = |name: &str, tier: &str, placeholders: &str| {
+        let png = dir.join(name);
+        let mut args = vec!["--data", data, "--placeholders", placeholders];
+        args.extend(TILE);
+        let p = png.to_str().expect("utf-8");
+        args.extend([
+            "shot",
+            "--preset",
+            "elwynn-client",
+            "--view",
+            "grass",
+            "--tier",
+            tier,
+            "--out",
+            p,
+        ]);
+        sward(&args);
+        load(&png)
+    };
+    let grid = shot("grid.png", "camera-grid", "on");
+    let bare = shot("bare.png", "off+static-chunks", "on");
+    assert!(
+        diff(&grid, &bare).0 > 100,
+        "camera-grid drew no placeholder"
+    );
+    let skipped = shot("grid-off.png", "camera-grid", "off");
+    let bare_off = shot("bare-off.png", "off+static-chunks", "off");
+    assert_eq!(
+        diff(&skipped, &bare_off).0,
+        0,
+        "grass drawn with placeholders off"
+    );
 }
 
 #[test]

@@ -100,6 +100,8 @@ pub struct ScaleRow {
     /// Whether the tile change updated the tier in place (`false`: it was
     /// rebuilt, and its whole memory counts as uploaded).
     pub tile_change_in_place: Option<bool>,
+    /// Why the streaming build the tile change needs was refused, if it was.
+    pub tile_change_refused: Option<String>,
     /// Vertex shader invocations of the grass passes per frame (median;
     /// `None` without pipeline statistics).
     pub vs_invocations: Option<u64>,
@@ -260,6 +262,7 @@ pub fn run_scale(opts: &ScaleOptions) -> Result<ScaleReport, BenchError> {
                 bytes_uploaded_per_frame: 0,
                 bytes_per_tile_change: None,
                 tile_change_in_place: None,
+                tile_change_refused: None,
                 vs_invocations: None,
                 cs_invocations: None,
                 instances_drawn: 0,
@@ -294,9 +297,18 @@ pub fn run_scale(opts: &ScaleOptions) -> Result<ScaleReport, BenchError> {
                 .collect();
             drop(renderer);
             gpu.wait_idle();
-            let (bytes, in_place) = tile_change(&gpu, &mut scene, combo, &tier)?;
-            row.bytes_per_tile_change = Some(bytes);
-            row.tile_change_in_place = Some(in_place);
+            match tile_change(&gpu, &mut scene, combo, &tier) {
+                Ok((bytes, in_place)) => {
+                    row.bytes_per_tile_change = Some(bytes);
+                    row.tile_change_in_place = Some(in_place);
+                }
+                // The streaming build (pools for one tile more) may not fit
+                // where the whole-window build does.
+                Err(BenchError::Refused { source, .. }) => {
+                    row.tile_change_refused = Some(source.to_string());
+                }
+                Err(e) => return Err(e),
+            }
             rows.push(row);
         }
     }

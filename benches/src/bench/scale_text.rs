@@ -61,6 +61,9 @@ fn notes_text(row: &ScaleRow, binding: u64) -> String {
     if row.tile_change_in_place == Some(false) {
         out.push("a tile change rebuilds it".into());
     }
+    if let Some(why) = &row.tile_change_refused {
+        out.push(format!("streaming build refused: {why}"));
+    }
     out.join("; ")
 }
 
@@ -222,6 +225,7 @@ mod tests {
             bytes_uploaded_per_frame: 480,
             bytes_per_tile_change: Some(1024),
             tile_change_in_place: Some(true),
+            tile_change_refused: None,
             vs_invocations: Some(96_920),
             cs_invocations: Some(131_328),
             instances_drawn: 7_195,

@@ -138,6 +138,16 @@ impl GpuCull {
             | wgpu::BufferUsages::COPY_SRC;
         let desc_slots = u64::from(capacity.desc_pages) * u64::from(pools.desc_page);
         let entry_slots = u64::from(capacity.entry_pages) * u64::from(pools.entry_page);
+        // The descriptor pool is one storage binding: refused here, before
+        // a bind group over it would fail wgpu's validation.
+        let binding = u64::from(device.limits().max_storage_buffer_binding_size);
+        if desc_slots * DESCRIPTOR_BYTES > binding {
+            return Err(too_big(
+                "descriptor buffer (bytes)",
+                desc_slots * DESCRIPTOR_BYTES,
+                binding,
+            ));
+        }
         let descriptors = pool_buffer(
             gpu,
             "grass.descriptors",

@@ -1216,6 +1216,36 @@ impl PoolFixture {
     }
 }
 
+/// Pools whose descriptors would exceed the device's storage binding are a
+/// device-limit error naming the buffer, not a wgpu validation panic when
+/// the bind group over them is made (a streaming build sized for one tile
+/// more than a dense window).
+#[test]
+fn pools_over_the_storage_binding_are_refused() {
+    use super::Capacity;
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let f = PoolFixture::new(gpu);
+    let binding = u64::from(gpu.device.limits().max_storage_buffer_binding_size);
+    let page = super::descriptor::DESCRIPTOR_BYTES * u64::from(f.pools.desc_page);
+    let capacity = Capacity {
+        desc_pages: (binding / page + 1) as u32,
+        entry_pages: 1,
+        slots: 1,
+    };
+    let err = GpuCull::empty(gpu, &f.models, &f.atlas, f.options, f.pools, capacity)
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(err, crate::error::PassError::DeviceLimit { needed, limit, .. }
+            if needed > limit && limit == binding),
+        "{err}"
+    );
+    assert!(err.to_string().contains("descriptor buffer"), "{err}");
+}
+
 #[test]
 fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
     use super::Capacity;
