@@ -3,7 +3,7 @@
 //! memory in total and per placement, uploads per frame and per tile
 //! change, VS and CS invocations, instances drawn, refusals and what a
 //! tier leaves out) and `scale_memory.svg` (GPU memory per placement
-//! against placements, one line per tier, both axes logarithmic).
+//! against placements on a logarithmic axis, one line per tier).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -144,12 +144,13 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
         let lo = all.iter().map(f).fold(f64::INFINITY, f64::min);
         let hi = all.iter().map(f).fold(0.0, f64::max);
         if lo.is_finite() && hi > 0.0 {
-            (lo / 2.0)..(hi * 2.0)
+            (lo / 1.5)..(hi * 1.5)
         } else {
             1.0..10.0
         }
     };
-    let (xs, ys) = (span(|p| p.0), span(|p| p.1));
+    let xs = span(|p| p.0);
+    let ys = 0.0..all.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
@@ -162,12 +163,16 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(72)
-            .build_cartesian_2d(xs.log_scale(), ys.log_scale())
+            .build_cartesian_2d(xs.log_scale(), ys)
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
+            .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
+            .bold_line_style(RGBColor(0xd0, 0xd0, 0xd0))
             .x_desc("placements in the resident window")
             .y_desc("bytes per placement")
+            .x_label_formatter(&|x| count(x.round() as u64))
+            .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(|e| e.to_string())?;
         for (i, t) in tiers.iter().enumerate() {
@@ -180,12 +185,22 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
                 });
+            // Markers shrink series by series and alternate open and filled,
+            // so tiers with equal figures (legacy-cpu and static-batch hold
+            // the same bytes) stay visible under one another.
+            let radius = 8u32.saturating_sub(2 * i as u32).max(3);
+            let style = if i % 2 == 0 {
+                color.stroke_width(2)
+            } else {
+                color.filled()
+            };
             chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+                .draw_series(pts.into_iter().map(|p| Circle::new(p, radius, style)))
                 .map_err(|e| e.to_string())?;
         }
         chart
             .configure_series_labels()
+            .position(SeriesLabelPosition::LowerLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .draw()
