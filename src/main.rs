@@ -635,23 +635,12 @@ fn run(cli: Cli) -> Result<()> {
             out,
             json,
         } => {
-            let scales = scales
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse::<f32>()
-                        .map_err(|e| anyhow::anyhow!("--scales `{s}`: {e} (e.g. 0.25,1,4,16)"))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let (w, h) = sward_engine::targets::parse_size(&size)
-                .map_err(|e| anyhow::anyhow!("--size: {e}"))?;
             let report = sward_benches::bench::run_scale(&sward_benches::bench::ScaleOptions {
-                scales,
+                scales: sward_benches::bench::parse_scales(&scales)?,
                 tiers,
                 frames,
                 warmup,
-                size: [w, h],
+                size: sward_benches::bench::parse_size_arg(&size)?,
                 msaa,
                 out: out.clone(),
                 adapter: cli.adapter,

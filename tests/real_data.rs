@@ -326,7 +326,7 @@ fn real_335_tile_runs_camera_grid() {
         // The tile's layers name 20 ground effects; the palette holds the
         // ones its growing cells use, in a table of 24,982.
         let resident = fact("grid_effects_resident");
-        assert!(resident >= 1.0 && resident <= 20.0, "{resident}");
+        assert!((1.0..=20.0).contains(&resident), "{resident}");
         assert_eq!(fact("grid_effects_capacity"), 4096.0);
         assert_eq!(fact("grid_overflow_blades"), 0.0);
         assert_eq!(fact("scene.placeholder_placements"), placements as f64);

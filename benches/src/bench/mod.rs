@@ -17,7 +17,10 @@ mod soak;
 pub use oneoff::{capture, shot, OneOffOptions};
 pub use options::{BenchOptions, BenchPlan, StreamMode, StreamPace};
 pub use runner::{run_bench, BenchOutcome};
-pub use scale::{run_scale, ScaleOptions, ScaleReport, ScaleRow, DEFAULT_SCALES, SCALE_SCHEMA};
+pub use scale::{
+    parse_scales, parse_size_arg, run_scale, ScaleOptions, ScaleReport, ScaleRow, DEFAULT_SCALES,
+    SCALE_SCHEMA,
+};
 pub use scale_text::{scale_markdown, write_scale, SCALE_JSON, SCALE_MD, SCALE_SVG};
 pub use soak::{rss_bytes, run_soak, soak_text, SoakOptions, SoakReport, SoakSample};
 

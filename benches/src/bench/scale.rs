@@ -149,6 +149,26 @@ const NOTE_FACTS: [&str; 5] = [
     "gpu_cull.descriptor_bytes",
 ];
 
+/// `--scales`: comma-separated factors (`0.25,1,4,16`); checked by
+/// [`run_scale`].
+pub fn parse_scales(list: &str) -> Result<Vec<f32>, BenchError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<f32>()
+                .map_err(|e| BenchError::Usage(format!("--scales `{s}`: {e} (e.g. 0.25,1,4,16)")))
+        })
+        .collect()
+}
+
+/// `--size WxH`.
+pub fn parse_size_arg(size: &str) -> Result<[u32; 2], BenchError> {
+    let (w, h) = sward_engine::targets::parse_size(size)
+        .map_err(|e| BenchError::Usage(format!("--size: {e}")))?;
+    Ok([w, h])
+}
+
 /// The grass tiers to measure: `--tiers` (each with terrain off), or every
 /// registered grass tier.
 fn grass_combos(tiers: Option<&str>) -> Result<Vec<TierCombo>, BenchError> {
@@ -460,6 +480,20 @@ fn tile_change(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scales_and_sizes_parse_or_name_the_flag() {
+        assert_eq!(parse_scales("0.25, 1,16").unwrap(), vec![0.25, 1.0, 16.0]);
+        assert!(parse_scales("1,x")
+            .unwrap_err()
+            .to_string()
+            .contains("--scales `x`"));
+        assert_eq!(parse_size_arg("960x540").unwrap(), [960, 540]);
+        assert!(parse_size_arg("big")
+            .unwrap_err()
+            .to_string()
+            .contains("--size"));
+    }
 
     #[test]
     fn bad_options_are_named_before_the_gpu() {

@@ -140,6 +140,59 @@ fn every_combination_runs_without_wgpu_validation_errors_and_sweeps_keep_their_p
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `sward scale` on `scale-0.25`: each tier's memory, per placement,
+/// per-frame counters and its tile change in place; camera-grid's work is
+/// two invocations per candidate plus the offsets workgroup.
+#[test]
+fn scale_measures_each_tier_and_its_tile_change() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("scale");
+    let r = run_scale(&ScaleOptions {
+        scales: vec![0.25],
+        tiers: Some("static-batch,camera-grid".into()),
+        frames: 2,
+        warmup: 4,
+        size: [160, 90],
+        msaa: 1,
+        out: out.clone(),
+        adapter: None,
+    })
+    .expect("scale runs");
+    assert_eq!(r.schema, SCALE_SCHEMA);
+    assert_eq!(r.rows.len(), 2);
+    for row in &r.rows {
+        assert_eq!(row.preset, "scale-0.25");
+        assert!(row.refused.is_none(), "{row:?}");
+        assert!(row.placements > 100_000);
+        assert!(row.gpu_memory_bytes > r.models_gpu_memory_bytes);
+        let per = row.gpu_memory_bytes as f64 / row.placements as f64;
+        assert!((row.bytes_per_placement - per).abs() < 1e-9);
+        assert_eq!(row.tile_change_in_place, Some(true), "{row:?}");
+        assert!(row.bytes_per_tile_change > Some(0));
+        assert!(row.instances_drawn > 0);
+    }
+    let (batch, grid) = (&r.rows[0], &r.rows[1]);
+    assert_eq!(batch.tier, "static-batch");
+    // static-batch draws every placement, with no compute.
+    assert_eq!(batch.instances_drawn, batch.placements);
+    assert!(batch.cs_invocations.is_none_or(|cs| cs == 0));
+    assert_eq!(grid.tier, "camera-grid");
+    let note = |k: &str| grid.notes.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    assert_eq!(note("grid_placements_thinned"), Some(0.0));
+    let candidates = 181u64 * 181 * note("grid_candidates_per_slot").unwrap() as u64;
+    if let Some(cs) = grid.cs_invocations {
+        assert_eq!(cs, 2 * candidates.div_ceil(64) * 64 + 256);
+    }
+    let md = write_scale(&r, &out).expect("written");
+    let text = std::fs::read_to_string(md).unwrap();
+    assert!(
+        text.contains("| 0.25 |") && text.contains("camera-grid"),
+        "{text}"
+    );
+}
+
 #[test]
 fn bench_rejects_unwritable_output_before_gpu_work() {
     let file = std::env::temp_dir().join(format!("sward-bench-test-{}-file", std::process::id()));
