@@ -88,6 +88,23 @@ enum Command {
     },
     /// Run tier combinations side by side and write a report.
     Bench(BenchArgs),
+    /// Compare two bench reports (output folders or their report.json) run
+    /// by run: every counter (exact: any difference is a change, named by
+    /// pass), CPU, render-thread and GPU frame times as after/before ratios
+    /// with 95% intervals and a verdict, screenshots diffed. Writes
+    /// compare.md, compare.json, diff images and charts to --out.
+    Compare {
+        /// The report before the change.
+        before: PathBuf,
+        /// The report after the change.
+        after: PathBuf,
+        /// Folder for compare.md, compare.json, diff images and charts.
+        #[arg(long, default_value = "out/compare")]
+        out: PathBuf,
+        /// Print compare.json instead of the headline.
+        #[arg(long)]
+        json: bool,
+    },
     /// Slide the world window back and forth N times per tier combination,
     /// printing the process's resident memory and sward's GPU memory after
     /// every slide.
@@ -686,6 +703,16 @@ fn run(cli: Cli) -> Result<()> {
             let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
             println!("report: {}", outcome.dir.join("report.md").display());
+            Ok(())
+        }
+        Command::Compare {
+            before,
+            after,
+            out,
+            json,
+        } => {
+            let text = sward_benches::compare::run_compare(&before, &after, &out, json)?;
+            std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
             Ok(())
         }
         Command::Capture {

@@ -93,6 +93,33 @@ pub fn diff_files(a: &Path, b: &Path) -> Result<ImageDiff, ImageDiffError> {
     diff_images(&load_rgba(a)?, &load_rgba(b)?)
 }
 
+/// A picture of where two images differ, for a reader to look at beside
+/// the figures: `b` in dimmed grey, and every pixel whose R, G or B differs
+/// at all in magenta, brighter the larger its largest channel difference
+/// (a one-level change is still clearly visible).
+pub fn diff_visual(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffError> {
+    if a.dimensions() != b.dimensions() {
+        return Err(ImageDiffError::SizeMismatch {
+            a_w: a.width(),
+            a_h: a.height(),
+            b_w: b.width(),
+            b_h: b.height(),
+        });
+    }
+    Ok(RgbaImage::from_fn(a.width(), a.height(), |x, y| {
+        let (pa, pb) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
+        let worst = (0..3).map(|c| pa[c].abs_diff(pb[c])).max().unwrap_or(0);
+        if worst == 0 {
+            let luma = (u32::from(pb[0]) * 3 + u32::from(pb[1]) * 6 + u32::from(pb[2])) / 10;
+            let grey = (64 + luma / 3) as u8;
+            image::Rgba([grey, grey, grey, 255])
+        } else {
+            let v = (128 + u32::from(worst) / 2).min(255) as u8;
+            image::Rgba([v, 0, v, 255])
+        }
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +181,20 @@ mod tests {
         assert!((d.rmse - (10000.0f64 / 3.0).sqrt()).abs() < 1e-9);
         let missing = diff_files(&dir.join("nope.png"), &pb).unwrap_err();
         assert!(missing.to_string().contains("nope.png"), "{missing}");
+    }
+
+    #[test]
+    fn the_diff_picture_marks_every_changed_pixel_and_only_those() {
+        let a = solid(3, 2, [100, 100, 100, 255]);
+        let mut b = a.clone();
+        b.put_pixel(2, 1, Rgba([101, 100, 100, 255]));
+        let v = diff_visual(&a, &b).unwrap();
+        let marked: Vec<(u32, u32)> = v
+            .enumerate_pixels()
+            .filter(|(_, _, p)| p.0[1] == 0 && p.0[0] > 0)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        assert_eq!(marked, [(2, 1)]);
+        assert!(diff_visual(&a, &solid(2, 2, [0; 4])).is_err());
     }
 }

@@ -12,7 +12,9 @@
 //! - [`markdown`]: `report.md` and the terminal headline table;
 //! - [`memory`]: grass GPU memory per placement (facts, `report.md` section);
 //! - [`charts`]: SVG charts beside the report;
-//! - [`writer`]: staging and committing a report directory.
+//! - [`writer`]: staging and committing a report directory;
+//! - [`figures`]: the figures of a run by name (counters, ratios, facts);
+//! - [`compare`]: `sward compare`, two reports before and after.
 //!
 //! GPU timestamp scopes reach puffin through `sward_profiling`, which the
 //! viewer shares.
@@ -22,6 +24,8 @@
 pub mod assemble;
 pub mod bench;
 pub mod charts;
+pub mod compare;
+pub mod figures;
 pub mod imagediff;
 pub mod markdown;
 pub mod memory;

@@ -50,12 +50,12 @@ pub(crate) fn bytes(n: u64) -> String {
 }
 
 /// Escapes text for a Markdown table cell.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// A relative file name as a Markdown link target (spaces would end the link).
-fn link(file: &str) -> String {
+pub(crate) fn link(file: &str) -> String {
     file.replace(' ', "%20")
 }
 
