@@ -280,6 +280,12 @@ struct BenchArgs {
     stream_tiles_per_frame: u32,
     #[command(flatten)]
     textures: TextureUploadArg,
+    /// Check the bounds of a budget file (TOML, e.g. budgets/lavapipe.toml):
+    /// run the benches it names (its presets, places, tiers, size and
+    /// frames; reports under --out), then exit non-zero naming every bound
+    /// that fails. See docs/reading-a-report.md#budgets.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "tiers", "frames", "warmup", "size", "msaa", "quick", "view", "path"])]
+    budget: Option<PathBuf>,
 }
 
 /// `--texture-upload` also for the terrain's tileset textures (splats read
@@ -700,6 +706,13 @@ fn run(cli: Cli) -> Result<()> {
                 },
                 texture_upload: tileset_upload(args.textures.texture_upload),
             };
+            if let Some(file) = args.budget {
+                let run = sward_benches::budget::run_budget(&file, &opts)?;
+                print!("{}{}", run.headlines, run.outcome.text());
+                println!("results: {}", run.json.display());
+                run.verdict()?;
+                return Ok(());
+            }
             let outcome = sward_benches::bench::run_bench(&opts)?;
             print!("{}", outcome.headline);
             println!("report: {}", outcome.dir.join("report.md").display());

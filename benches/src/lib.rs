@@ -14,7 +14,8 @@
 //! - [`charts`]: SVG charts beside the report;
 //! - [`writer`]: staging and committing a report directory;
 //! - [`figures`]: the figures of a run by name (counters, ratios, facts);
-//! - [`compare`]: `sward compare`, two reports before and after.
+//! - [`compare`]: `sward compare`, two reports before and after;
+//! - [`budget`]: `sward bench --budget`, bounds on named runs' figures.
 //!
 //! GPU timestamp scopes reach puffin through `sward_profiling`, which the
 //! viewer shares.
@@ -23,6 +24,7 @@
 
 pub mod assemble;
 pub mod bench;
+pub mod budget;
 pub mod charts;
 pub mod compare;
 pub mod figures;

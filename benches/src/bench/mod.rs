@@ -94,6 +94,21 @@ pub enum BenchError {
     /// The output directory.
     #[error("output directory {0}: {1}")]
     Out(PathBuf, String),
+    /// A budget file that cannot be used (`--budget`).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
+    /// Bounds of a budget failed (`--budget`): each with its figure and bound.
+    #[error("budget {file}: {failed} of {total} bounds failed: {bounds}")]
+    BudgetFailed {
+        /// The budget file.
+        file: String,
+        /// Bounds that failed.
+        failed: usize,
+        /// Bounds checked.
+        total: usize,
+        /// Every failed bound: run, figure, value and bound.
+        bounds: String,
+    },
 }
 
 /// Builds the world to render: the procedural preset, or (with `data`) the

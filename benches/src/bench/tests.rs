@@ -459,3 +459,114 @@ fn bench_along_the_flight_moves_the_window_and_reports_streaming() {
     assert_eq!((s.worker_wait_ms, s.max_worker_wait_ms), (0.0, 0.0));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_budget_runs_its_benches_and_an_exceeded_bound_fails_naming_it() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let out = out_dir("budget");
+    std::fs::create_dir_all(&out).unwrap();
+    let file = out.join("b.toml");
+    let budget = format!(
+        r#"[budget]
+driver = "{}"
+size = "96x64"
+frames = 2
+warmup = 1
+
+["seams-holes/default/gpu-cull+off"]
+instances_drawn = {{ min = 1 }}
+draw_calls = {{ max = 0 }}
+image_rmse = {{ max = 255 }}
+"#,
+        gpu.summary.driver
+    );
+    std::fs::write(&file, budget).unwrap();
+    let opts = BenchOptions {
+        out: out.join("reports"),
+        ..BenchOptions::default()
+    };
+    let run = crate::budget::run_budget(&file, &opts).expect("the budget's bench runs");
+    assert_eq!(run.outcome.counts(), (2, 1, 0), "{}", run.outcome.text());
+    let report = out.join("reports/seams-holes/default/report.json");
+    assert!(report.is_file(), "{} missing", report.display());
+    assert!(run.json.is_file());
+    let draws = run.outcome.results[1].value.expect("draw calls counted");
+    assert!(draws >= 1.0);
+    let e = run.verdict().unwrap_err().to_string();
+    let expect = format!(
+        "1 of 3 bounds failed: seams-holes/default/gpu-cull+off draw_calls = {draws}, bound <= 0"
+    );
+    assert!(e.contains(&expect), "{e}");
+    // A budget file that names no valid figure fails before any GPU work.
+    std::fs::write(&file, "[budget]\ndriver = \"x\"\nsize = \"96x64\"\nframes = 2\n[\"seams-holes/default/gpu-cull\"]\ndraws = { max = 1 }\n").unwrap();
+    let e = crate::budget::run_budget(&file, &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown figure `draws`") && e.contains("draw_calls"),
+        "{e}"
+    );
+}
+
+/// Two benches of one build compare as "no change" in every counter (they
+/// are exact), and a deliberate change (camera-grid's slot spacing halved:
+/// four times the slots, as a build whose default changed would draw) is
+/// named with its pass.
+#[test]
+fn compare_sees_no_change_between_two_benches_and_names_the_pass_of_a_real_change() {
+    let Some(_gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let bench = |name: &str, tiers: &str| {
+        let out = out_dir(name);
+        run_bench(&BenchOptions {
+            preset: Some("seams-holes".into()),
+            tiers: Some(tiers.into()),
+            frames: Some(3),
+            warmup: Some(1),
+            size: Some("160x90".into()),
+            out: out.clone(),
+            ..BenchOptions::default()
+        })
+        .expect("bench runs");
+        out
+    };
+    let (a, b) = (bench("cmp-a", "camera-grid"), bench("cmp-b", "camera-grid"));
+    let changed = bench("cmp-c", "camera-grid:spacing=1.25");
+    // Record the changed run under the default's name, as a build whose
+    // default spacing changed would.
+    let path = changed.join("report.json");
+    let mut report: crate::report::Report =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let default = crate::writer::read_report_dir(&a).unwrap().runs[1]
+        .tier
+        .clone();
+    let old = report.runs[1].tier.clone();
+    report.runs[1].tier = default.clone();
+    for c in report.comparisons.iter_mut().filter(|c| c.tier == old) {
+        c.tier = default.clone();
+    }
+    std::fs::write(&path, serde_json::to_string(&report).unwrap()).unwrap();
+
+    let (sa, sb) = crate::compare::load_pair(&a, &b).unwrap();
+    let same = crate::compare::compare(&sa, &sb).unwrap();
+    let text = crate::compare::headline_text(&same);
+    assert_eq!(same.runs.len(), 2, "{text}");
+    assert_eq!(same.totals.counters_changed, 0, "{text}");
+    assert!(text.contains("counters: no change in 2 runs"), "{text}");
+    for run in &same.runs {
+        assert!(run.counters.len() > 10, "{} counters", run.counters.len());
+    }
+
+    let (sa, sc) = crate::compare::load_pair(&a, &changed).unwrap();
+    let diff = crate::compare::compare(&sa, &sc).unwrap();
+    let text = crate::compare::headline_text(&diff);
+    let base = diff.runs.iter().find(|r| r.tier.is_baseline()).unwrap();
+    assert_eq!(base.changed().count(), 0, "{text}");
+    let grid = diff.runs.iter().find(|r| r.tier == default).unwrap();
+    let passes: Vec<&str> = grid.changed().filter_map(|c| c.pass.as_deref()).collect();
+    assert!(passes.iter().any(|p| p.starts_with("grass.")), "{text}");
+    assert!(text.contains("camera-grid+static-chunks [grass."), "{text}");
+}
