@@ -9,7 +9,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::compare::Comparison;
+use crate::compare::BuildComparison;
 use crate::report::Report;
 
 use super::draw::{self, LegendEntry, Swatch};
@@ -32,7 +32,7 @@ const TIMERS: [(&str, &str, RGBColor); 3] = [
 ];
 
 /// `compare_timers.svg`: every run's timer ratios with their intervals.
-pub fn compare_timers_svg(c: &Comparison) -> Result<Rendered, String> {
+pub fn compare_timers_svg(c: &BuildComparison) -> Result<Rendered, String> {
     let names: Vec<String> = c.runs.iter().map(|r| r.tier.to_string()).collect();
     let n = names.len();
     let intervals = c
@@ -97,7 +97,7 @@ pub fn compare_timers_svg(c: &Comparison) -> Result<Rendered, String> {
 
 /// `compare_passes.svg`: before and after GPU pass medians of every run.
 pub fn compare_passes_svg(
-    c: &Comparison,
+    c: &BuildComparison,
     before: &Report,
     after: &Report,
 ) -> Result<Rendered, String> {
@@ -142,7 +142,7 @@ pub fn compare_passes_svg(
 
 /// Writes the charts a comparison has data for into `dir`.
 pub fn write_compare_charts(
-    c: &Comparison,
+    c: &BuildComparison,
     before: &Report,
     after: &Report,
     dir: &Path,

@@ -119,7 +119,10 @@ fn caption(clock: SeriesClock) -> &'static str {
 }
 
 /// One plot: axes, slide marks and `lines` drawn in `area`.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one plot's frame, scale and contents: a struct would only name them again"
+)]
 fn panel(
     area: &Area,
     title: &str,

@@ -120,20 +120,6 @@ pub fn load_pair(before: &Path, after: &Path) -> Result<(Side, Side), CompareErr
     Ok((decode("before", pb, vb)?, decode("after", pa, va)?))
 }
 
-/// Reads one side on its own (schema checked).
-pub fn load_side(side: &'static str, arg: &Path) -> Result<Side, CompareError> {
-    let (path, value) = read_value(side, arg)?;
-    let schema = schema_of(&value);
-    if schema != SCHEMA {
-        return Err(CompareError::Read {
-            side,
-            path,
-            message: format!("schema {schema}: this sward reads {SCHEMA}"),
-        });
-    }
-    decode(side, path, value)
-}
-
 /// The two screenshots of a matched run compared, or why they were not.
 pub(super) fn image_change(
     before: &Side,

@@ -21,7 +21,7 @@ mod render;
 mod write;
 
 pub use interval::{RatioInterval, Verdict};
-pub use load::{load_pair, load_side, Side};
+pub use load::{load_pair, Side};
 pub use render::{headline_text, markdown};
 pub use write::{write_compare_dir, CompareFiles, COMPARE_JSON, COMPARE_MD};
 
@@ -201,9 +201,11 @@ pub struct Totals {
     pub images_changed: usize,
 }
 
-/// The comparison of two reports (`compare.json`).
+/// Two reports of one setup compared run by run (`compare.json`); not to
+/// be confused with a report's own [`crate::report::Comparison`] of a tier
+/// against the baseline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
+pub struct BuildComparison {
     /// Always [`COMPARE_SCHEMA`].
     pub schema: String,
     /// The preset both reports rendered.
@@ -420,7 +422,7 @@ fn timer_changes(b: &Run, a: &Run, seed: &str) -> Vec<TimerChange> {
 }
 
 /// Compares two loaded reports. Screenshots are read from their folders.
-pub fn compare(before: &Side, after: &Side) -> Result<Comparison, CompareError> {
+pub fn compare(before: &Side, after: &Side) -> Result<BuildComparison, CompareError> {
     let (b, a) = (&before.report, &after.report);
     check_conditions(b, a)?;
     let key = |r: &Run| (run_at(r), r.tier.clone());
@@ -469,7 +471,7 @@ pub fn compare(before: &Side, after: &Side) -> Result<Comparison, CompareError> 
     let mut warnings = warnings(b, a);
     warnings.extend(load_drift(&runs));
     let totals = totals(&runs);
-    Ok(Comparison {
+    Ok(BuildComparison {
         schema: COMPARE_SCHEMA.to_owned(),
         preset: a.preset.clone(),
         size: a.size,

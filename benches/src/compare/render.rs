@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::charts::Chart;
 use crate::markdown::{cell, count, link};
 
-use super::{Comparison, CounterChange, RunChange, TimerChange, Verdict};
+use super::{BuildComparison, CounterChange, RunChange, TimerChange, Verdict};
 
 /// Changed counters the terminal lists before pointing to `compare.md`.
 const TERMINAL_CHANGES: usize = 30;
@@ -76,7 +76,7 @@ fn counter_name(c: &CounterChange) -> &str {
     }
 }
 
-fn header(c: &Comparison) -> String {
+fn header(c: &BuildComparison) -> String {
     let mut s = String::new();
     for (side, r) in [("before", &c.before), ("after", &c.after)] {
         let _ = writeln!(
@@ -100,7 +100,7 @@ fn header(c: &Comparison) -> String {
     s
 }
 
-fn totals_text(c: &Comparison) -> String {
+fn totals_text(c: &BuildComparison) -> String {
     let t = &c.totals;
     let counters = if t.counters_changed == 0 {
         format!("counters: no change in {} runs", t.runs)
@@ -123,7 +123,7 @@ fn totals_text(c: &Comparison) -> String {
 
 /// The terminal's view: header, one row per run, the changed counters, the
 /// warnings and the totals.
-pub fn headline_text(c: &Comparison) -> String {
+pub fn headline_text(c: &BuildComparison) -> String {
     let mut out = header(c);
     out.push('\n');
     let titles = [
@@ -203,7 +203,7 @@ pub fn headline_text(c: &Comparison) -> String {
 }
 
 /// `compare.md`: the same as tables, with the diff images and charts linked.
-pub fn markdown(c: &Comparison, charts: &[Chart]) -> String {
+pub fn markdown(c: &BuildComparison, charts: &[Chart]) -> String {
     let mut md = String::from("# Before and after\n\n");
     md.push_str("| | before | after |\n|---|---|---|\n");
     let _ = writeln!(

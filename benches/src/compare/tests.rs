@@ -292,7 +292,7 @@ fn screenshots_are_diffed_and_the_output_folder_holds_everything() {
         md.contains("compare_timers.svg") && md.contains("compare_passes.svg"),
         "{md}"
     );
-    let json: Comparison =
+    let json: BuildComparison =
         serde_json::from_str(&std::fs::read_to_string(&files.json).unwrap()).unwrap();
     assert_eq!(json, c);
     assert_eq!(json.schema, COMPARE_SCHEMA);

@@ -9,7 +9,7 @@ use crate::imagediff;
 use crate::writer::ensure_writable_dir;
 
 use super::load::image_paths;
-use super::{render, CompareError, Comparison, Side};
+use super::{render, BuildComparison, CompareError, Side};
 
 /// File name of the machine-readable comparison.
 pub const COMPARE_JSON: &str = "compare.json";
@@ -43,7 +43,7 @@ pub fn write_compare_dir(
     out: &Path,
     before: &Side,
     after: &Side,
-    c: &mut Comparison,
+    c: &mut BuildComparison,
 ) -> Result<CompareFiles, CompareError> {
     ensure_writable_dir(out).map_err(|e| write_err("output folder", out)(e.to_string()))?;
     let mut diff_images = Vec::new();
