@@ -14,10 +14,12 @@
 //!
 //! Verdict (criterion's rule): an interval that contains 1.0 is "no change";
 //! one that excludes 1.0 but lies within `1 +- NOISE` is "no change" too
-//! (real but too small to matter); otherwise "faster" (the interval is below
-//! 1) or "slower" (above 1). The interval covers frame-to-frame noise inside
-//! each run only: a machine that is busier during one report than during
-//! the other moves every run, which is why counters decide first.
+//! (real but too small to matter); otherwise "faster" (the interval is
+//! below 1) or "slower" (above 1).
+//!
+//! The interval covers frame-to-frame noise inside each run only: a machine
+//! that is busier during one report than during the other moves every run,
+//! which is why counters decide first.
 
 use serde::{Deserialize, Serialize};
 
@@ -167,9 +169,9 @@ pub fn paired_ratio(
 
 /// The verdict of an interval `[low, high]` (see the module docs).
 pub fn verdict(low: f64, high: f64) -> Verdict {
-    if low <= 1.0 && high >= 1.0 {
-        Verdict::NoChange
-    } else if low >= 1.0 - NOISE && high <= 1.0 + NOISE {
+    let holds_one = low <= 1.0 && high >= 1.0;
+    let within_noise = low >= 1.0 - NOISE && high <= 1.0 + NOISE;
+    if holds_one || within_noise {
         Verdict::NoChange
     } else if high < 1.0 {
         Verdict::Faster

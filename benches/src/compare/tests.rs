@@ -52,7 +52,7 @@ fn a_report_against_itself_changes_nothing() {
         }
     }
     let text = headline_text(&c);
-    assert_eq!(text.matches("no change").count() >= 8 * 4, true, "{text}");
+    assert!(text.matches("no change").count() >= 8 * 4, "{text}");
     assert!(text.contains("counters: no change in 8 runs"), "{text}");
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
@@ -144,7 +144,8 @@ fn allocations_change_beyond_one_percent_only() {
 #[test]
 fn mismatched_reports_are_refused_naming_the_mismatch() {
     let r = many_runs_report(2);
-    let cases: [(fn(&mut Report), &str); 4] = [
+    type Change = fn(&mut Report);
+    let cases: [(Change, &str); 4] = [
         (
             |r| r.preset = "scale-16".into(),
             "preset: before elwynn-dense, after scale-16",
