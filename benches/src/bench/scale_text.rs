@@ -3,7 +3,8 @@
 //! memory in total and per placement, uploads per frame and per tile
 //! change, VS and CS invocations, instances drawn, refusals and what a
 //! tier leaves out) and `scale_memory.svg` (GPU memory per placement
-//! against placements on a logarithmic axis, one line per tier).
+//! against placements on a logarithmic axis, one line per tier, styled as
+//! the report's charts: [`crate::charts::style`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,9 @@ use plotters::prelude::*;
 
 use super::scale::{ScaleReport, ScaleRow};
 use super::BenchError;
+use crate::charts::draw::{self, LegendEntry, Swatch};
+use crate::charts::style::Palette;
+use crate::charts::{render_svg, Rendered};
 use crate::markdown::{bytes, count};
 
 /// The report's JSON file.
@@ -124,8 +128,10 @@ pub fn scale_markdown(r: &ScaleReport) -> String {
     md
 }
 
-/// `scale_memory.svg`: bytes per placement against placements, per tier.
-fn memory_svg(r: &ScaleReport) -> Result<String, String> {
+/// `scale_memory.svg`: bytes per placement against placements, per tier,
+/// drawn as the report's charts are (each tier in its own hue, the legend
+/// beside the plot).
+fn memory_svg(r: &ScaleReport) -> Result<Rendered, String> {
     let mut tiers: Vec<&str> = Vec::new();
     for row in r.rows.iter().filter(|r| r.refused.is_none()) {
         if !tiers.contains(&row.tier.as_str()) {
@@ -151,11 +157,14 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
     };
     let xs = span(|p| p.0);
     let ys = 0.0..all.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
+    // The grass tiers' own hues, as in the report's charts.
+    let mut palette = Palette::new();
+    let legend: Vec<LegendEntry> = tiers
+        .iter()
+        .map(|t| LegendEntry::new(*t, palette.run_line(t, "static-chunks"), Swatch::Line))
+        .collect();
+    render_svg(540, legend.len(), |plot, side| {
+        let mut chart = ChartBuilder::on(plot)
             .caption(
                 "Grass GPU memory per placement (bytes) against placements",
                 ("sans-serif", 20),
@@ -163,8 +172,7 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(72)
-            .build_cartesian_2d(xs.log_scale(), ys)
-            .map_err(|e| e.to_string())?;
+            .build_cartesian_2d(xs.log_scale(), ys)?;
         chart
             .configure_mesh()
             .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
@@ -173,41 +181,26 @@ fn memory_svg(r: &ScaleReport) -> Result<String, String> {
             .y_desc("bytes per placement")
             .x_label_formatter(&|x| count(x.round() as u64))
             .y_label_formatter(&|y| format!("{y:.0}"))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (i, t) in tiers.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+            .draw()?;
+        for (i, (t, entry)) in tiers.iter().zip(&legend).enumerate() {
             let pts = points(t);
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(|e| e.to_string())?
-                .label(*t)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
+            let px: Vec<(i32, i32)> = pts.iter().map(|p| chart.backend_coord(p)).collect();
+            draw::line(plot, &px, entry.style, 2)?;
             // Markers shrink series by series and alternate open and filled,
             // so tiers with equal figures (legacy-cpu and static-batch hold
             // the same bytes) stay visible under one another.
             let radius = 8u32.saturating_sub(2 * i as u32).max(3);
+            let color = entry.style.color;
             let style = if i % 2 == 0 {
                 color.stroke_width(2)
             } else {
                 color.filled()
             };
-            chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, radius, style)))
-                .map_err(|e| e.to_string())?;
+            chart.draw_series(pts.into_iter().map(|p| Circle::new(p, radius, style)))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
-    }
-    Ok(svg)
+        draw::legend(side, "grass tier", &legend)?;
+        Ok(legend)
+    })
 }
 
 /// Writes `scale.json`, `scale.md` and `scale_memory.svg` into `dir`
@@ -217,7 +210,9 @@ pub fn write_scale(r: &ScaleReport, dir: &Path) -> Result<PathBuf, BenchError> {
     std::fs::create_dir_all(dir).map_err(|e| out(e.to_string()))?;
     let json = serde_json::to_string_pretty(r).map_err(|e| out(e.to_string()))?;
     std::fs::write(dir.join(SCALE_JSON), json).map_err(|e| out(e.to_string()))?;
-    let svg = memory_svg(r).map_err(|e| out(format!("{SCALE_SVG}: {e}")))?;
+    let svg = memory_svg(r)
+        .map_err(|e| out(format!("{SCALE_SVG}: {e}")))?
+        .svg;
     std::fs::write(dir.join(SCALE_SVG), svg).map_err(|e| out(e.to_string()))?;
     let md = dir.join(SCALE_MD);
     std::fs::write(&md, scale_markdown(r)).map_err(|e| out(e.to_string()))?;
@@ -253,6 +248,51 @@ mod tests {
     }
 
     #[test]
+    fn every_tier_of_the_chart_has_its_own_colour_and_pattern() {
+        let mut rows = Vec::new();
+        for tier in [
+            "legacy-cpu",
+            "static-batch",
+            "gpu-cull",
+            "camera-grid",
+            "gpu-cull:occlusion=on",
+        ] {
+            rows.push(row(1.0, tier, 6_000_000, 465_576));
+            rows.push(row(16.0, tier, 24_000_000, 7_449_458));
+        }
+        let r = ScaleReport {
+            schema: crate::bench::SCALE_SCHEMA.into(),
+            adapter: "llvmpipe".into(),
+            max_storage_binding: 134_217_728,
+            size: [960, 540],
+            msaa: 4,
+            frames: 5,
+            warmup: 4,
+            view: "ground-yaw0".into(),
+            models_gpu_memory_bytes: 2048,
+            rows,
+        };
+        let chart = memory_svg(&r).unwrap();
+        assert_eq!(chart.legend.len(), 5);
+        for (i, e) in chart.legend.iter().enumerate() {
+            assert!(
+                chart.legend[i + 1..]
+                    .iter()
+                    .all(|o| o.style.key() != e.style.key()),
+                "{} shares its style",
+                e.label
+            );
+            assert!(
+                chart
+                    .svg
+                    .contains(&crate::charts::style::css(e.style.color)),
+                "{}",
+                e.label
+            );
+        }
+    }
+
+    #[test]
     fn the_table_and_the_chart_show_every_row() {
         let mut refused = row(16.0, "gpu-cull", 0, 7_449_458);
         refused.refused = Some("descriptors | too big".into());
@@ -282,8 +322,9 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("refused: descriptors \\| too big"), "{md}");
-        let svg = memory_svg(&r).unwrap();
-        assert!(svg.contains("camera-grid") && !svg.contains("gpu-cull"));
+        let chart = memory_svg(&r).unwrap();
+        assert!(chart.svg.contains("camera-grid") && !chart.svg.contains("gpu-cull"));
+        assert_eq!(chart.legend.len(), 1);
         let dir = crate::test_dir("scale-text");
         let md_path = write_scale(&r, &dir).unwrap();
         let back: ScaleReport =

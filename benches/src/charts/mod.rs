@@ -115,7 +115,7 @@ fn axis_max(max: f64) -> f64 {
 
 /// Renders one chart into an SVG string: `draw` gets the plot area (left)
 /// and the legend panel (right) and returns the legend it drew.
-fn render_svg(
+pub(crate) fn render_svg(
     plot_height: u32,
     legend_rows: usize,
     draw: impl FnOnce(&Area, &Area) -> Result<Vec<LegendEntry>, Box<dyn std::error::Error>>,

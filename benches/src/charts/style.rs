@@ -294,6 +294,8 @@ const RUN_HUES: [(&str, [RGBColor; 4]); 5] = [
 const RUN_OTHER: [RGBColor; 4] = [hex(0x00838f), hex(0x26c6da), hex(0x005662), hex(0x80deea)];
 
 fn run_hue(grass: &str) -> &'static [RGBColor] {
+    // A label with parameters (`gpu-cull:occlusion=on`) takes its tier's hue.
+    let grass = grass.split(':').next().unwrap_or(grass);
     RUN_HUES
         .iter()
         .find(|(n, _)| *n == grass)
@@ -302,7 +304,7 @@ fn run_hue(grass: &str) -> &'static [RGBColor] {
 
 /// The shade index and line pattern of a terrain tier.
 fn terrain_pattern(terrain: &str) -> (usize, Pattern) {
-    match terrain {
+    match terrain.split(':').next().unwrap_or(terrain) {
         "static-chunks" => (0, Pattern::Solid),
         "atlas-instanced" => (1, Pattern::Dashed),
         "gpu-cull" => (2, Pattern::Dotted),
