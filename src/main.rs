@@ -106,8 +106,10 @@ enum Command {
         json: bool,
     },
     /// Slide the world window back and forth N times per tier combination,
-    /// printing the process's resident memory and sward's GPU memory after
-    /// every slide.
+    /// printing what the process holds after every slide (resident memory,
+    /// live heap, sward's GPU memory, wgpu's objects) and each figure's
+    /// growth per slide after a warm-up; exits non-zero when one grows past
+    /// its bound.
     Soak {
         #[arg(long, default_value = "continent")]
         preset: String,
@@ -117,6 +119,14 @@ enum Command {
         /// Comma-separated tier combinations (the baseline always runs).
         #[arg(long)]
         tiers: Option<String>,
+        /// Slides before growth is measured (growth is checked with at
+        /// least this + 6 slides).
+        #[arg(long, default_value_t = sward_benches::bench::soak::DEFAULT_WARMUP)]
+        warmup: u32,
+        /// Bound on resident-memory and live-heap growth, MiB per slide
+        /// (wgpu's objects and sward's GPU accounting must not change).
+        #[arg(long, default_value_t = sward_benches::bench::soak::DEFAULT_MAX_GROWTH_MIB)]
+        max_growth: f64,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -633,6 +643,8 @@ fn run(cli: Cli) -> Result<()> {
             preset,
             slides,
             tiers,
+            warmup,
+            max_growth,
             json,
         } => {
             let report = sward_benches::bench::run_soak(&sward_benches::bench::SoakOptions {
@@ -640,11 +652,21 @@ fn run(cli: Cli) -> Result<()> {
                 slides,
                 tiers,
                 adapter: cli.adapter,
+                warmup,
+                max_growth_mib: max_growth,
             })?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", sward_benches::bench::soak_text(&report));
+            }
+            let failures = report.summary.failures();
+            if !failures.is_empty() {
+                bail!(
+                    "soak: {} figure(s) grew past their bound after the warm-up:\n  {}",
+                    failures.len(),
+                    failures.join("\n  ")
+                );
             }
             Ok(())
         }

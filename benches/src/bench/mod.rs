@@ -12,7 +12,7 @@ mod options;
 mod runner;
 mod scale;
 mod scale_text;
-mod soak;
+pub mod soak;
 
 pub use oneoff::{capture, shot, OneOffOptions};
 pub use options::{BenchOptions, BenchPlan, StreamMode, StreamPace};

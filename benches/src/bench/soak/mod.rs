@@ -1,7 +1,21 @@
 //! `sward soak`: slides the world window back and forth many times and
-//! records, after every slide, the process's resident memory and the GPU
-//! memory sward itself accounts for (every technique's buffers and textures
-//! and the detail models), so that a leak shows as a trend.
+//! records, after every slide, what the process holds: its resident
+//! memory, the live Rust heap, the GPU memory sward itself accounts for
+//! (every technique's buffers and textures and the detail models) and
+//! wgpu's own count of the objects it holds ([`sample`]); then checks how
+//! much each grew per slide after a warm-up ([`summary`]), so that a leak
+//! fails the command instead of hiding in a table.
+
+mod sample;
+mod summary;
+#[cfg(test)]
+mod tests;
+
+pub use sample::{rss_bytes, wgpu_objects, ObjectCounts, WgpuObjects};
+pub use summary::{
+    summarise, summary_text, Bound, Growth, SoakSummary, TierGrowth, DEFAULT_MAX_GROWTH_MIB,
+    DEFAULT_WARMUP, PERIOD,
+};
 
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
@@ -26,6 +40,25 @@ pub struct SoakOptions {
     pub tiers: Option<String>,
     /// Adapter selector (`--adapter`).
     pub adapter: Option<String>,
+    /// Slides before growth is measured (`--warmup`).
+    pub warmup: u32,
+    /// Bound on RSS and live-heap growth, MiB per slide (`--max-growth`).
+    pub max_growth_mib: f64,
+}
+
+impl SoakOptions {
+    /// A soak of `slides` slides of `tiers` on `continent` with the default
+    /// warm-up and bound.
+    pub fn new(slides: u32, tiers: Option<String>) -> Self {
+        Self {
+            preset: "continent".into(),
+            slides,
+            tiers,
+            adapter: None,
+            warmup: DEFAULT_WARMUP,
+            max_growth_mib: DEFAULT_MAX_GROWTH_MIB,
+        }
+    }
 }
 
 /// The state after one slide.
@@ -50,6 +83,9 @@ pub struct SoakSample {
     /// (sward's and its Rust dependencies', wgpu's included; the driver's C
     /// allocations are not; `None` without that allocator).
     pub live_heap_bytes: Option<u64>,
+    /// wgpu's count of the objects it holds (`None` where wgpu does not
+    /// run on wgpu-core).
+    pub wgpu: Option<WgpuObjects>,
 }
 
 /// Every sample of a soak.
@@ -61,25 +97,20 @@ pub struct SoakReport {
     pub slides: u32,
     /// One sample per slide and combination.
     pub samples: Vec<SoakSample>,
-}
-
-/// The process's resident set size from `/proc/self/status` (Linux).
-pub fn rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    /// Growth per slide after the warm-up, per combination, with the
+    /// bounds it is checked against.
+    pub summary: SoakSummary,
 }
 
 /// Tile offsets from the start tile visited by slide `k` (1-based): along
 /// +column to 3 tiles out and back, over and over, so tiles are evicted
 /// and loaded again.
 fn offset(k: u32) -> i32 {
-    let p = (k % 6) as i32;
+    let p = (k % PERIOD) as i32;
     if p <= 3 {
         p
     } else {
-        6 - p
+        PERIOD as i32 - p
     }
 }
 
@@ -89,6 +120,12 @@ fn offset(k: u32) -> i32 {
 pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
     if opts.slides == 0 {
         return Err(BenchError::Usage("--slides must be at least 1".into()));
+    }
+    if !(opts.max_growth_mib.is_finite() && opts.max_growth_mib >= 0.0) {
+        return Err(BenchError::Usage(format!(
+            "--max-growth must be a number of MiB per slide, 0 or more (got {})",
+            opts.max_growth_mib
+        )));
     }
     let plan = BenchOptions {
         preset: Some(opts.preset.clone()),
@@ -188,6 +225,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
                 rss_bytes: rss_bytes(),
                 live_heap_bytes: sward_profiling::alloc::live_bytes(),
                 gpu_memory_bytes: renderer.gpu_memory_bytes() + renderer.models_gpu_memory_bytes(),
+                wgpu: wgpu_objects(&gpu),
             });
         }
         // Back to the start for the next combination.
@@ -196,95 +234,63 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
             .follow(x, y)
             .map_err(|e| BenchError::Usage(format!("soak: back to the start: {e}")))?;
     }
+    let summary = summarise(&samples, opts.warmup, opts.max_growth_mib);
     Ok(SoakReport {
         preset: scene.name.clone(),
         slides: opts.slides,
         samples,
+        summary,
     })
 }
 
-/// The samples as a text table.
+/// The samples as a text table, then the summary.
 pub fn soak_text(report: &SoakReport) -> String {
+    let mib = |b: Option<u64>| {
+        b.map_or_else(
+            || "-".to_owned(),
+            |b| format!("{:.1}", b as f64 / 1048576.0),
+        )
+    };
+    let objects = |w: Option<&ObjectCounts>| {
+        w.map_or_else(
+            || "-".to_owned(),
+            |c| {
+                format!(
+                    "{}/{}/{}/{}",
+                    c.buffers, c.textures, c.texture_views, c.bind_groups
+                )
+            },
+        )
+    };
     let mut out = format!(
-        "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10}\n",
-        "tier", "slide", "centre", "loaded", "evicted", "rss MiB", "heap MiB", "gpu MiB"
+        "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10} {:>16} {:>16}\n",
+        "tier",
+        "slide",
+        "centre",
+        "loaded",
+        "evicted",
+        "rss MiB",
+        "heap MiB",
+        "gpu MiB",
+        "wgpu handles",
+        "wgpu device"
     );
     for s in &report.samples {
-        let rss = s.rss_bytes.map_or_else(
-            || "-".to_owned(),
-            |b| format!("{:.1}", b as f64 / 1048576.0),
-        );
-        let heap = s.live_heap_bytes.map_or_else(
-            || "-".to_owned(),
-            |b| format!("{:.1}", b as f64 / 1048576.0),
-        );
         out.push_str(&format!(
-            "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10.1}\n",
+            "{:<28} {:>5} {:>9} {:>6} {:>7} {:>10} {:>10} {:>10.1} {:>16} {:>16}\n",
             s.tier,
             s.slide,
             format!("{},{}", s.centre[0], s.centre[1]),
             s.tiles_loaded,
             s.tiles_evicted,
-            rss,
-            heap,
-            s.gpu_memory_bytes as f64 / 1048576.0
+            mib(s.rss_bytes),
+            mib(s.live_heap_bytes),
+            s.gpu_memory_bytes as f64 / 1048576.0,
+            objects(s.wgpu.as_ref().map(|w| &w.handles)),
+            objects(s.wgpu.as_ref().map(|w| &w.device)),
         ));
     }
+    out.push_str("(wgpu columns: buffers/textures/views/bind groups)\n");
+    out.push_str(&summary_text(&report.summary));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_soak_reports_memory_after_every_slide() {
-        let Some(_gpu) = sward_engine::testing::gpu() else {
-            return;
-        };
-        let report = run_soak(&SoakOptions {
-            preset: "continent".into(),
-            slides: 3,
-            tiers: Some("static-batch".into()),
-            adapter: None,
-        })
-        .expect("soak runs");
-        assert_eq!(report.samples.len(), 3, "one tier, three slides");
-        for (k, s) in report.samples.iter().enumerate() {
-            assert_eq!(s.slide, k as u32 + 1);
-            assert_eq!((s.tiles_loaded, s.tiles_evicted), (3, 3), "{s:?}");
-            assert!(s.gpu_memory_bytes > 0);
-            if cfg!(target_os = "linux") {
-                assert!(s.rss_bytes.is_some_and(|b| b > 0));
-            }
-        }
-        // The same window size after every slide holds the same GPU memory
-        // within the placement count's variation: no slide adds a window.
-        let first = report.samples[0].gpu_memory_bytes as f64;
-        for s in &report.samples {
-            let r = s.gpu_memory_bytes as f64 / first;
-            assert!((0.5..2.0).contains(&r), "{r}");
-        }
-        assert!(soak_text(&report).contains("rss MiB"));
-    }
-
-    #[test]
-    fn soak_refuses_worlds_resident_whole_and_zero_slides() {
-        let o = |preset: &str, slides| SoakOptions {
-            preset: preset.into(),
-            slides,
-            tiers: None,
-            adapter: None,
-        };
-        let e = run_soak(&o("continent", 0)).expect_err("zero slides");
-        assert!(e.to_string().contains("--slides"), "{e}");
-        let e = run_soak(&o("seams-holes", 3)).expect_err("resident whole");
-        assert!(e.to_string().contains("larger than"), "{e}");
-    }
-
-    #[test]
-    fn slides_go_out_and_back() {
-        let v: Vec<i32> = (1..=7).map(offset).collect();
-        assert_eq!(v, [1, 2, 3, 2, 1, 0, 1]);
-    }
 }
