@@ -254,12 +254,30 @@ pub fn compute_pipeline_with(
     module: &wgpu::ShaderModule,
     entry_point: &str,
 ) -> wgpu::ComputePipeline {
+    compute_pipeline_constants(device, label, layout, module, entry_point, &[])
+}
+
+/// [`compute_pipeline_with`] with values for the shader's
+/// pipeline-overridable constants (`override NAME: T;`): one pipeline per
+/// variant a technique switches between, instead of a branch on a uniform
+/// flag (see `sward_wgsl::uniform_branches` for why).
+pub fn compute_pipeline_constants(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(label),
         layout: Some(layout),
         module,
         entry_point: Some(entry_point),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
         cache: None,
     })
 }

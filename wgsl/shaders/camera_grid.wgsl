@@ -162,16 +162,15 @@ fn grid_instance_slot(n: u32) -> vec3<i32> {
 
 // Doodad-slot weights of `e` in cell `cell_index` under the grid's policy.
 fn grid_slot_weights(e: GridEffect, cell_index: u32) -> vec4<u32> {
-    if (grid.policy == GRID_POLICY_ROTATION) {
-        // Doodad n of a picked cell uses slot (n + cellIndex) & 3.
-        var w = vec4<u32>(0u);
-        for (var s = 0u; s < 4u; s++) {
-            let first = (s + 4u - (cell_index & 3u)) & 3u;
-            w[s] = select(0u, (e.density - first + 3u) / 4u, e.density > first);
-        }
-        return w;
+    // Doodad n of a picked cell uses slot (n + cellIndex) & 3. Computed for
+    // both policies and selected: no branch on the uniform policy (see
+    // sward_wgsl::uniform_branches).
+    var w = vec4<u32>(0u);
+    for (var s = 0u; s < 4u; s++) {
+        let first = (s + 4u - (cell_index & 3u)) & 3u;
+        w[s] = select(0u, (e.density - first + 3u) / 4u, e.density > first);
     }
-    return e.weights;
+    return select(e.weights, w, grid.policy == GRID_POLICY_ROTATION);
 }
 
 // The candidate `k` of world slot (i, j).
@@ -273,10 +272,10 @@ fn grid_blade_matrix(b: GridBlade) -> mat4x4<f32> {
 fn grid_wind_origin(b: GridBlade) -> vec3<f32> {
     let g = grid.wind_phase.xy;
     let len2 = dot(g, g);
-    if (len2 <= 0.0) {
-        return b.root;
-    }
-    return vec3<f32>(b.root.xy + g * (b.phase / len2), b.root.z);
+    // Selected, not branched on the uniform phase (sward_wgsl::uniform_branches).
+    let still = len2 <= 0.0;
+    let moved = vec3<f32>(b.root.xy + g * (b.phase / select(len2, 1.0, still)), b.root.z);
+    return select(moved, b.root, still);
 }
 
 // A drawn blade as the compaction pre-pass stores it, so the vertex stage

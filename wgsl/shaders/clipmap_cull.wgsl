@@ -43,7 +43,8 @@ struct CullUniforms {
     trims: array<vec4<i32>, 24>,
     // Occlusion: this frame's view-projection; the target size in pixels
     // (xy), the pyramid's levels (z), 1 when it holds last frame's depth (w;
-    // phase one hides nothing otherwise).
+    // the CPU reference's input; phase one reads it as the pipeline
+    // constant PREVIOUS).
     view_proj: mat4x4<f32>,
     hiz: vec4<f32>,
     // Local refinement, per level: its rectangle in `refine_index` (first
@@ -327,6 +328,11 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 @group(0) @binding(5) var<storage, read_write> rejected: array<vec4<i32>>;
 @group(2) @binding(0) var pyramid: texture_2d<f32>;
 
+// Whether the pyramid holds last frame's depth (phase one hides nothing
+// otherwise): one phase_one pipeline per value rather than a branch on the
+// uniform flag (see sward_wgsl::uniform_branches).
+override PREVIOUS: bool = true;
+
 fn part_hidden(bmin: vec3<f32>, bmax: vec3<f32>) -> bool {
     return hiz_box_occluded(pyramid, cu.view_proj, cu.hiz.xy, u32(cu.hiz.z), bmin, bmax);
 }
@@ -348,7 +354,7 @@ fn phase_one(@builtin(global_invocation_id) id: vec3<u32>) {
             let word = part_word(stitch, min(sa, n - 1), min(sb, n - 1), n, q);
             let d = drawn_part(kind, word & 0xfu, level, o, q);
             var hidden = false;
-            if (cu.hiz.w > 0.5) {
+            if (PREVIOUS) {
                 hidden = part_hidden(d.bmin, d.bmax);
             }
             if (id.x >= total || sa >= n || sb >= n || !part_in_view(d.bmin, d.bmax)) {

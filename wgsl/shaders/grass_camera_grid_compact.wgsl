@@ -42,15 +42,14 @@ fn grid_visible(b: GridBlade) -> bool {
     if (distance(b.root, grid.eye.xyz) >= grid.eye.w) {
         return false;
     }
-    if (grid.frustum_cull == 0u) {
-        return true;
-    }
     var f: Frustum;
     for (var p = 0u; p < 6u; p++) {
         f.planes[p] = grid.frustum[p];
     }
     let radius = grid.bounds.x * b.scale + grid.bounds.y;
-    return frustum_sphere_visible(f, b.root, radius);
+    // Tested either way and combined: no branch on the uniform switch
+    // (see sward_wgsl::uniform_branches).
+    return grid.frustum_cull == 0u || frustum_sphere_visible(f, b.root, radius);
 }
 
 fn grid_candidate(id: vec3<u32>) -> u32 {

@@ -18,12 +18,19 @@
 //                   64 clumps). The model's instance count in `state` is the
 //                   `instance_count` of its indirect draw.
 // With occlusion on, a clump whose sphere the terrain already drawn this
-// frame hides (`hiz_test`) is dropped and counted.
+// frame hides (`hiz_test`) is dropped and counted. Whether the frame tests
+// is the pipeline constant OCCLUSION (the Rust side builds cull_instances
+// with each value and picks per frame), not the uniform `cull.hiz.w`: see
+// sward_wgsl::uniform_branches.
 // `state` and `dispatch` start each frame as written by the CPU (queue
 // writes, no reset dispatch): no survivors, none occluded, per model the
 // indexed draw with zero instances, and dispatch (0, 1, 1).
 
 //! import grass_root, hiz_test
+
+// Whether this frame tests clumps against the Hi-Z pyramid (cull.hiz.w,
+// the CPU reference's input, says the same).
+override OCCLUSION: bool = false;
 
 @group(0) @binding(0) var<uniform> cull: GrassCull;
 @group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
@@ -125,7 +132,7 @@ fn cull_instances(
             // lavapipe (Mesa 22.3) mis-reads mip levels in textureLoad under
             // a partial invocation mask.
             var keep = clump.kept;
-            if (cull.hiz.w > 0.5) {
+            if (OCCLUSION) {
                 let hidden = hiz_sphere_occluded(hiz_pyramid, cull.view_proj, cull.hiz.xy, u32(cull.hiz.z), clump.sphere.xyz, clump.sphere.w);
                 if (keep && hidden) {
                     atomicAdd(&state[STATE_OCCLUDED], 1u);

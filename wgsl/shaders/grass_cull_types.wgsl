@@ -102,7 +102,7 @@ struct GrassCull {
     // occlusion: the view-projection the Hi-Z pyramid was rendered with
     view_proj: mat4x4<f32>,
     // occlusion: depth target size in pixels (x, y), pyramid mip count (z),
-    // 1 = on (w)
+    // 1 = on (w; `cull_instances` reads it as its pipeline constant)
     hiz: vec4<f32>,
 }
 
@@ -164,8 +164,7 @@ fn grass_lod_threshold(seed: u32) -> f32 {
 // once the density level falls below its threshold (the cull drops it),
 // fading over the last GRASS_LOD_FADE_BAND before that.
 fn grass_lod_fade(seed: u32, d: f32, c: GrassCull) -> f32 {
-    if (c.lod_end <= c.lod_start) {
-        return 1.0;
-    }
-    return clamp((grass_lod_density(d, c) - grass_lod_threshold(seed)) / GRASS_LOD_FADE_BAND, 0.0, 1.0);
+    // A select, not a branch on the uniform range (see sward_wgsl::uniform_branches).
+    let fade = clamp((grass_lod_density(d, c) - grass_lod_threshold(seed)) / GRASS_LOD_FADE_BAND, 0.0, 1.0);
+    return select(fade, 1.0, c.lod_end <= c.lod_start);
 }

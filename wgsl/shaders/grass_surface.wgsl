@@ -71,9 +71,8 @@ fn grass_vertex(m: mat4x4<f32>, origin: vec3<f32>, position: vec3<f32>, normal: 
         return out;
     }
     var world = (m * vec4<f32>(position, 1.0)).xyz;
-    if (frame.fade.w > 0.5) {
-        world = vec3<f32>(world.xy + wind_offset(frame.wind, origin.xy, position.z, model.z_min, model.height), world.z);
-    }
+    let sway = wind_offset(frame.wind, origin.xy, position.z, model.z_min, model.height);
+    world = vec3<f32>(world.xy + select(vec2<f32>(0.0), sway, frame.fade.w > 0.5), world.z);
     out.clip = frame.view_proj * vec4<f32>(world, 1.0);
     out.uv = uv;
     out.normal = (m * vec4<f32>(normal, 0.0)).xyz;
@@ -84,15 +83,10 @@ fn grass_vertex(m: mat4x4<f32>, origin: vec3<f32>, position: vec3<f32>, normal: 
 
 // Lit and fogged colour of a texel (two-sided: the normal faces the viewer).
 fn shade(in: VertexOut, texel: vec3<f32>, front: bool) -> vec3<f32> {
-    var color = texel;
-    if ((model.flags & GRASS_UNLIT) == 0u) {
-        let n = select(-in.normal, in.normal, front);
-        color = color * sun_lighting(n, frame.sun_dir.xyz);
-    }
-    if ((model.flags & GRASS_UNFOGGED) == 0u) {
-        color = apply_fog(color, frame.fog_color.rgb, in.eye_distance, frame.fog_range.x, frame.fog_range.y);
-    }
-    return color;
+    let n = select(-in.normal, in.normal, front);
+    let lit = select(texel, texel * sun_lighting(n, frame.sun_dir.xyz), (model.flags & GRASS_UNLIT) == 0u);
+    let fogged = apply_fog(lit, frame.fog_color.rgb, in.eye_distance, frame.fog_range.x, frame.fog_range.y);
+    return select(lit, fogged, (model.flags & GRASS_UNFOGGED) == 0u);
 }
 
 // Texture alpha scaled by the mip level it is sampled at (keeps distant

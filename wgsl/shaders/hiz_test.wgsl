@@ -88,8 +88,11 @@ fn hiz_box_test(
     // invocation: lavapipe (Mesa 22.3) reads a wrong level when invocations
     // of one SIMD batch pass different levels (a probe of this function
     // disagreed with its CPU mirror on ~1% of spheres until this loop).
+    // Bounded by the pyramid's own level count too, so the loop bound is
+    // not a uniform value alone (see sward_wgsl::uniform_branches).
+    let loop_levels = min(levels, textureNumLevels(pyramid));
     var far = 1.0;
-    for (var l = 0u; l < levels; l++) {
+    for (var l = 0u; l < loop_levels; l++) {
         if (l == level) {
             let dims = vec2<i32>(textureDimensions(pyramid, l));
             let t0 = min(vec2<i32>(floor(p0 / f32(2u << l))), dims - 1);

@@ -16,7 +16,9 @@
 //              the rest are counted as occluded.
 // The occlusion test runs in every invocation (outside the divergent
 // branches): lavapipe (Mesa 22.3) mis-reads mip levels in textureLoad under
-// a partial invocation mask.
+// a partial invocation mask. Whether phase one tests at all (the pyramid
+// holds last frame's depth) is the pipeline constant PREVIOUS, one
+// pipeline each, not a uniform flag (see sward_wgsl::uniform_branches).
 
 //! import frustum, height_atlas, hiz_test
 
@@ -32,9 +34,14 @@ struct TerrainCullUniforms {
 struct TerrainOcclusion {
     view_proj: mat4x4<f32>,
     // target size in pixels (xy), pyramid levels (z), 1 when the pyramid
-    // holds last frame's depth (w; phase one tests nothing otherwise)
+    // holds last frame's depth (w; the CPU reference's input; the shader
+    // reads it as the pipeline constant PREVIOUS)
     hiz: vec4<f32>,
 }
+
+// Whether the pyramid holds last frame's depth (phase one tests nothing
+// otherwise): the Rust side builds phase_one with each value.
+override PREVIOUS: bool = true;
 
 struct DrawIndexedArgs {
     index_count: u32,
@@ -71,7 +78,7 @@ fn phase_one(@builtin(global_invocation_id) id: vec3<u32>) {
         && frustum_aabb_visible(cull.frustum, c.bounds_min, c.bounds_max)
         && nearest_distance(cull.eye, c.bounds_min, c.bounds_max) <= cull.max_distance;
     var occluded = false;
-    if (occlusion.hiz.w > 0.5) {
+    if (PREVIOUS) {
         occluded = hidden(c.bounds_min, c.bounds_max);
     }
     if (!in_view) {

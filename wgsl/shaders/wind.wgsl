@@ -40,8 +40,7 @@ fn wind_sway(w: Wind, world_xy: vec2<f32>, z: f32, z_min: f32, height: f32) -> f
 // direction times `wind_sway` (zero for a zero direction).
 fn wind_offset(w: Wind, world_xy: vec2<f32>, z: f32, z_min: f32, height: f32) -> vec2<f32> {
     let len = length(w.phase_dir.zw);
-    if (len <= 0.0) {
-        return vec2<f32>(0.0);
-    }
-    return (w.phase_dir.zw / len) * wind_sway(w, world_xy, z, z_min, height);
+    let still = len <= 0.0;
+    let dir = w.phase_dir.zw / select(len, 1.0, still);
+    return select(dir * wind_sway(w, world_xy, z, z_min, height), vec2<f32>(0.0), still);
 }

@@ -1,7 +1,8 @@
 //! sward's WGSL shaders: the module library ([`modules`]), the import linker
 //! ([`link`]), naga validation ([`validate`]), the Rust/WGSL struct layout
-//! guard ([`layout`], [`check_layout!`]) and CPU mirrors of shared snippets
-//! ([`cpu`]).
+//! guard ([`layout`], [`check_layout!`]), the check that no shader branches
+//! on uniform values alone ([`uniform_branches`]) and CPU mirrors of shared
+//! snippets ([`cpu`]).
 //!
 //! A shader file pulls shared snippets in with `//! import NAME` lines; every
 //! file starts with a comment naming its Rust mirror.
@@ -10,10 +11,12 @@ pub mod cpu;
 pub mod layout;
 pub mod link;
 pub mod modules;
+pub mod uniform_branches;
 pub mod validate;
 
 pub use layout::{check_layout, struct_layout, LayoutError, StructLayout};
 pub use link::LinkError;
+pub use uniform_branches::{uniform_branches, UniformBranch};
 pub use validate::{validate_source, ShaderError};
 
 /// One WGSL file of the library.
@@ -76,6 +79,27 @@ mod tests {
                 m.name
             );
         }
+    }
+
+    /// See [`uniform_branches`] for why: lavapipe compiles and keeps a new
+    /// shader variant per bind of a uniform group to such a pipeline.
+    #[test]
+    fn no_shader_branches_on_uniform_values_alone() {
+        let mut found = Vec::new();
+        for m in modules::ALL {
+            let Ok((source, module)) = compose_and_validate(*m) else {
+                continue; // reported by every_library_module_composes_and_validates
+            };
+            for b in uniform_branches(&module, &source) {
+                found.push(format!("{}.wgsl (composed): {b}", m.name));
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "branches on uniform values alone (compute both sides and `select`, \
+             see sward_wgsl::uniform_branches):\n{}",
+            found.join("\n")
+        );
     }
 
     #[test]

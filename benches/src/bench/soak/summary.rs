@@ -392,7 +392,7 @@ mod tests {
         let s = summarise(&samples, 20, DEFAULT_MAX_GROWTH_MIB);
         assert_eq!(s.tiers.len(), 2);
         let flat = &s.tiers[0];
-        assert_eq!((flat.reference_slide, flat.last_slide), (20, 40));
+        assert_eq!((flat.reference_slide, flat.last_slide), (22, 40));
         assert!(flat.figures.iter().all(|g| g.within), "{:?}", flat.figures);
         let gpu = flat
             .figures

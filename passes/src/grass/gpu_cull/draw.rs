@@ -113,8 +113,11 @@ pub struct InstancePipelines {
     pub roots: wgpu::BindGroupLayout,
     /// `cull_patches`: one invocation per entry, survivors to the list.
     pub patches: wgpu::ComputePipeline,
-    /// `cull_instances`: one workgroup per surviving entry.
+    /// `cull_instances`: one workgroup per surviving entry, without and
+    /// with the occlusion test (the shader's `OCCLUSION` constant).
     pub instances: wgpu::ComputePipeline,
+    /// `cull_instances` testing against the Hi-Z pyramid.
+    pub instances_occluded: wgpu::ComputePipeline,
 }
 
 /// Builds [`InstancePipelines`].
@@ -155,9 +158,21 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
     let pipeline = |layout: &wgpu::PipelineLayout, entry: &str| {
         bind::compute_pipeline_with(device, PASS_CULL, layout, &shader, entry)
     };
+    let instances = |occlusion: bool| {
+        let constants = [("OCCLUSION", f64::from(u8::from(occlusion)))];
+        bind::compute_pipeline_constants(
+            device,
+            PASS_CULL,
+            &pipeline_layout,
+            &shader,
+            "cull_instances",
+            &constants,
+        )
+    };
     Ok(InstancePipelines {
         patches: pipeline(&patch_pipeline_layout, "cull_patches"),
-        instances: pipeline(&pipeline_layout, "cull_instances"),
+        instances: instances(false),
+        instances_occluded: instances(true),
         layout,
         patch_layout,
         hiz,

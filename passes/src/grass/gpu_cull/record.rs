@@ -29,6 +29,8 @@ enum CullGroups {
         instances: BindGroupId,
         roots: BindGroupId,
         pyramid: BindGroupId,
+        /// This frame tests clumps against the pyramid.
+        occlusion: bool,
     },
 }
 
@@ -159,6 +161,7 @@ impl GpuCull {
                     instances,
                     roots,
                     pyramid,
+                    occlusion: cull.occlusion(),
                 };
                 (state, visible, groups)
             }
@@ -279,6 +282,7 @@ impl GpuCull {
                     instances,
                     roots,
                     pyramid,
+                    occlusion,
                 },
             ) => {
                 let header: &[u8] = bytemuck::cast_slice(initial);
@@ -289,7 +293,11 @@ impl GpuCull {
                     pass.set_pipeline(&pipelines.patches);
                     pass.set_bind_group(0, res.bind_group(patches), &[]);
                     pass.dispatch_workgroups(wg(self.entry_slots), 1, 1);
-                    pass.set_pipeline(&pipelines.instances);
+                    pass.set_pipeline(if occlusion {
+                        &pipelines.instances_occluded
+                    } else {
+                        &pipelines.instances
+                    });
                     pass.set_bind_group(0, res.bind_group(instances), &[]);
                     pass.set_bind_group(1, res.bind_group(pyramid), &[]);
                     pass.set_bind_group(2, res.bind_group(roots), &[]);

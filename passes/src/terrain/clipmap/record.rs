@@ -300,7 +300,11 @@ impl Clipmap {
             let invocations = stored + u.trim_count;
             match occ {
                 Some((o, _, group)) => {
-                    ctx.pass.set_pipeline(&o.phase_one);
+                    ctx.pass.set_pipeline(if previous {
+                        &o.phase_one
+                    } else {
+                        &o.phase_one_fresh
+                    });
                     ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
                 }
                 None => ctx.pass.set_pipeline(&cull.pipeline),

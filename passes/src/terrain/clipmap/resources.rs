@@ -81,9 +81,22 @@ impl CullState {
         let occlusion = if occlusion != Occlusion::Off {
             let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
             let groups = [&bind_layout, &levels_layout, &hiz_layout];
+            let layout = bind::pipeline_layout(device, PASS_CULL, &groups);
+            let phase_one = |previous: bool| {
+                let constants = [("PREVIOUS", f64::from(u8::from(previous)))];
+                bind::compute_pipeline_constants(
+                    device,
+                    PASS_CULL,
+                    &layout,
+                    &shader,
+                    "phase_one",
+                    &constants,
+                )
+            };
             Some(CullOcclusion {
                 hiz: crate::hiz::HiZ::new(device, PASS_HIZ)?,
-                phase_one: pipeline_for(&groups, "phase_one"),
+                phase_one: phase_one(true),
+                phase_one_fresh: phase_one(false),
                 phase_two: pipeline_for(&groups, "phase_two"),
                 hiz_layout,
                 hiz_group: None,

@@ -201,7 +201,10 @@ pub(super) struct CullOcclusion {
     pub(super) hiz_layout: wgpu::BindGroupLayout,
     /// Group 2 over the pyramid (made again with it).
     pub(super) hiz_group: Option<wgpu::BindGroup>,
+    /// Phase one against last frame's pyramid, and (`PREVIOUS` off) the
+    /// first frame of a test run, which hides nothing.
     pub(super) phase_one: wgpu::ComputePipeline,
+    pub(super) phase_one_fresh: wgpu::ComputePipeline,
     pub(super) phase_two: wgpu::ComputePipeline,
     /// Whether the pyramid holds last frame's depth.
     pub(super) previous: bool,

@@ -118,7 +118,10 @@ struct Occlusion {
     hiz_layout: wgpu::BindGroupLayout,
     /// Group 1 over the pyramid (remade with it).
     hiz_group: Option<wgpu::BindGroup>,
+    /// Phase one against last frame's pyramid, and (`PREVIOUS` off) the
+    /// frame after a new pyramid, which only culls by frustum and distance.
     phase_one: wgpu::ComputePipeline,
+    phase_one_fresh: wgpu::ComputePipeline,
     phase_two: wgpu::ComputePipeline,
     /// Whether the pyramid holds last frame's depth.
     previous: bool,
@@ -244,6 +247,17 @@ impl GpuCullTerrain {
         let pipeline = |entry_point: &str| {
             bind::compute_pipeline_with(device, PASS_CULL, &layout, &shader, entry_point)
         };
+        let phase_one = |previous: bool| {
+            let constants = [("PREVIOUS", f64::from(u8::from(previous)))];
+            bind::compute_pipeline_constants(
+                device,
+                PASS_CULL,
+                &layout,
+                &shader,
+                "phase_one",
+                &constants,
+            )
+        };
         Ok(Occlusion {
             hiz: crate::hiz::HiZ::new(device, occlusion::PASS_HIZ)?,
             uniforms,
@@ -251,7 +265,8 @@ impl GpuCullTerrain {
             bind,
             hiz_layout,
             hiz_group: None,
-            phase_one: pipeline("phase_one"),
+            phase_one: phase_one(true),
+            phase_one_fresh: phase_one(false),
             phase_two: pipeline("phase_two"),
             previous: false,
         })
@@ -520,7 +535,11 @@ impl GpuCullTerrain {
                     let bytes = bytemuck::bytes_of(&ou);
                     ctx.queue.write_buffer(ctx.res.buffer(uniforms), 0, bytes);
                     ctx.counters.bytes_uploaded += bytes.len() as u64;
-                    ctx.pass.set_pipeline(&o.phase_one);
+                    ctx.pass.set_pipeline(if previous {
+                        &o.phase_one
+                    } else {
+                        &o.phase_one_fresh
+                    });
                     ctx.pass.set_bind_group(0, ctx.res.bind_group(bind), &[]);
                     ctx.pass.set_bind_group(1, ctx.res.bind_group(hiz), &[]);
                     ctx.pass.dispatch_workgroups(groups, 1, 1);
