@@ -1,7 +1,9 @@
 // Rust mirror: sward_passes::atlas::cpu (height_atlas_cell, height_atlas_local,
 // fan_height, normal_atlas_local, atlas_lattice_world) and sward_passes::atlas::layout::AtlasChunkGpu
 // (struct AtlasChunk); CPU reference: sward_scenes::world::height (the MCVT
-// diamond fan). Parity: passes/src/atlas/tests.rs with probe_height_atlas.
+// diamond fan). Parity: passes/src/atlas/tests.rs with probe_height_atlas;
+// the `_rounded` forms by the GPU placement parity tests
+// (passes/src/grass/placement_gpu/tests.rs).
 //
 // The exact height/normal atlas: one 17x9 texel tile per resident MCNK holding
 // its 145 MCVT samples unchanged (relative to the MCNK base Z):
@@ -13,6 +15,8 @@
 //
 // Local positions (lx, ly) are in cells from the MCNK origin corner: lx along
 // the columns (world -Y), ly along the rows (world -X), both in [0, 8].
+
+//! import float_exact
 
 const ATLAS_TILE_W: u32 = 17u;
 const ATLAS_TILE_H: u32 = 9u;
@@ -111,16 +115,38 @@ fn atlas_split_local(lx: f32, ly: f32) -> AtlasCellPos {
     return AtlasCellPos(row, col, x - f32(col), y - f32(row));
 }
 
-// Relative height (to base Z) in cell (row, col) of `tile` at in-cell (u, v).
-fn height_atlas_cell(heights: texture_2d<f32>, tile: vec2<u32>, row: u32, col: u32, u: f32, v: f32) -> f32 {
-    let values = array<f32, 5>(
+// `fan_height` with every product and partial sum rounded to f32 on its own
+// (`float_exact`): no fused multiply-add, the CPU reference's summation
+// order, so where the device rounds to nearest it is bit-exact with
+// `fan_interpolate` (the GPU placement generator's heights).
+fn fan_height_rounded(values: array<f32, 5>, u: f32, v: f32) -> f32 {
+    let w = fan_weights(u, v);
+    var sum = 0.0;
+    for (var i = 0u; i < 5u; i++) {
+        sum = f32_rounded(sum + f32_rounded(w[i] * values[i]));
+    }
+    return sum;
+}
+
+// The five MCVT values [tl, tr, bl, br, centre] of cell (row, col) of `tile`.
+fn height_atlas_cell_values(heights: texture_2d<f32>, tile: vec2<u32>, row: u32, col: u32) -> array<f32, 5> {
+    return array<f32, 5>(
         textureLoad(heights, atlas_outer_texel(tile, row, col), 0).r,
         textureLoad(heights, atlas_outer_texel(tile, row, col + 1u), 0).r,
         textureLoad(heights, atlas_outer_texel(tile, row + 1u, col), 0).r,
         textureLoad(heights, atlas_outer_texel(tile, row + 1u, col + 1u), 0).r,
         textureLoad(heights, atlas_inner_texel(tile, row, col), 0).r,
     );
-    return fan_height(values, u, v);
+}
+
+// Relative height (to base Z) in cell (row, col) of `tile` at in-cell (u, v).
+fn height_atlas_cell(heights: texture_2d<f32>, tile: vec2<u32>, row: u32, col: u32, u: f32, v: f32) -> f32 {
+    return fan_height(height_atlas_cell_values(heights, tile, row, col), u, v);
+}
+
+// `height_atlas_cell` summed as the CPU reference sums (`fan_height_rounded`).
+fn height_atlas_cell_rounded(heights: texture_2d<f32>, tile: vec2<u32>, row: u32, col: u32, u: f32, v: f32) -> f32 {
+    return fan_height_rounded(height_atlas_cell_values(heights, tile, row, col), u, v);
 }
 
 // Relative height (to base Z) of `tile` at local (lx, ly), clamped to the MCNK.

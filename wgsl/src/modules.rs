@@ -105,4 +105,24 @@ shader_modules! {
     PROBE_CLIPMAP = "probe_clipmap";
     /// Terrain `clipmap`: instanced level pieces, per-pixel MCNK lookup, holes, shared shading.
     TERRAIN_CLIPMAP = "terrain_clipmap";
+    /// Float steps in the CPU's rounding and order (`f32_rounded`: no fused multiply-add).
+    FLOAT_EXACT = "float_exact";
+    /// The client's random generator (`CRandom::uint32` over a `CRndSeed`) in u32 arithmetic.
+    CLIENT_RNG = "client_rng";
+    /// sward's hashes and `Rng32` stream (`hash_words`, `Rng32`, `mul_hi`).
+    PLACEMENT_RNG = "placement_rng";
+    /// GPU placement: the per-MCNK record, effect table, parameters, output, decoding, world axis.
+    PLACEMENT_TYPES = "placement_types";
+    /// GPU placement: the generator's bindings, shared cell checks, positions and output.
+    PLACEMENT_IO = "placement_io";
+    /// GPU placement: the 1.12 client routine (`client`) for one MCNK.
+    PLACEMENT_CLIENT = "placement_client";
+    /// GPU placement: the 3.3.5 client routine (`client-3.3.5`) for one MCNK.
+    PLACEMENT_CLIENT335 = "placement_client335";
+    /// GPU placement: sward's `per-cell` policy for one MCNK.
+    PLACEMENT_PER_CELL = "placement_per_cell";
+    /// GPU placement: the `grass.place` compute pass, one entry point per policy.
+    PLACEMENT_GENERATE = "placement_generate";
+    /// Compute probe of the placement generator's number helpers against their CPU mirrors (tests).
+    PROBE_PLACEMENT = "probe_placement";
 }

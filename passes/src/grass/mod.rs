@@ -14,6 +14,8 @@
 //! - [`draw`]: the shared `grass.draw` pass.
 //! - [`palette`]: the ground effects of the resident window at stable
 //!   slots ([`EffectPalette`]), for techniques that index effects on the GPU.
+//! - [`placement_gpu`]: every placement policy in WGSL and the `grass.place`
+//!   generation pass (GPU = CPU parity; `sward inspect placements --gpu`).
 //!
 //! Both tiers draw with `grass_instanced.wgsl`; they differ only in where the
 //! instance matrices come from: immutable per-model buffers built once per
@@ -29,6 +31,7 @@ pub mod legacy;
 pub mod material;
 pub mod models;
 pub mod palette;
+pub mod placement_gpu;
 pub mod static_batch;
 pub mod textures;
 pub mod wind;

@@ -41,7 +41,7 @@
 
 use super::client::mcnk_seed;
 use super::client_rng::ClientRng;
-use super::{cell_effect_with, emit, Origin, Placement, PlacementStats, Sink};
+use super::{cell_effect_with, emit, MarginKind, Origin, Placement, PlacementStats, Sink};
 use crate::effects::{ResolvedEffect, ResolvedEffects};
 use crate::rng::hash_words;
 use crate::world::height::{cell_indices, FanTriangle};
@@ -240,7 +240,10 @@ pub(crate) fn place<S: Sink>(
             }
             let ox = ja * CELL_HALF + CELL_HALF;
             let oy = jb * CELL_HALF + CELL_HALF;
+            sink.margin(MarginKind::Diagonal, oy - ox);
+            sink.margin(MarginKind::AntiDiagonal, (ox - CELL_SIZE) + oy);
             let nz = triangle_normal_z(mcnk, row, col, client_triangle(ox, oy));
+            sink.margin(MarginKind::Slope, nz - MIN_NORMAL_Z);
             if nz < MIN_NORMAL_Z || nz == 0.0 {
                 stats.steep_slopes += 1;
                 continue;

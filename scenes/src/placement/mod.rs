@@ -27,17 +27,21 @@
 pub mod client;
 pub mod client335;
 pub mod client_rng;
+mod density;
 mod inspect;
 pub mod per_cell;
 mod stats;
+mod trace;
 
 use std::ops::Range;
 
 pub use client::ClientParams;
 pub use client335::Client335Params;
+pub use density::{DensityError, DENSITY_RANGE};
 pub use inspect::{inspect_placements, records_text, InspectError, PlacementRecord};
 pub use per_cell::PerCellParams;
 pub use stats::PlacementStats;
+pub use trace::{trace_mcnk, Margins, Traced};
 
 use crate::effects::{ResolvedEffect, ResolvedEffects};
 use crate::world::{AdtTile, ChunkCoord, Mcnk, World};
@@ -131,6 +135,25 @@ pub(crate) trait Sink {
     const WANTS_PLACEMENTS: bool;
     /// One placement of `model`.
     fn push(&mut self, model: u16, p: Placement, origin: Origin);
+    /// A float decision the policy took, with its signed distance to the
+    /// threshold (see [`Margins`]); only the trace of the GPU parity tests
+    /// records them.
+    fn margin(&mut self, _kind: MarginKind, _value: f32) {}
+}
+
+/// The float decisions a policy takes whose outcome a different rounding
+/// could flip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MarginKind {
+    /// `client-3.3.5`: a triangle's unit-normal z minus the 0.4 limit.
+    Slope,
+    /// `client-3.3.5`: `oy - ox`, the main-diagonal test of the fan triangle.
+    Diagonal,
+    /// `client-3.3.5`: `(ox - cell) + oy`, the anti-diagonal test.
+    AntiDiagonal,
+    /// `per-cell`: `scaled + frac` minus the integer below it (the attempt
+    /// count's `floor`).
+    Attempts,
 }
 
 struct Collect<'a>(&'a mut Vec<(u16, Placement)>);

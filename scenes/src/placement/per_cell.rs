@@ -17,7 +17,7 @@
 //! `hash(gx, gy, c, a)`, draws a uniform position in the cell, a model from
 //! the effect's four slots by weight, yaw, scale (0.9..1.1) and a phase seed.
 
-use super::{cell_effect, emit, Origin, Placement, PlacementStats, Sink};
+use super::{cell_effect, emit, MarginKind, Origin, Placement, PlacementStats, Sink};
 use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
@@ -96,7 +96,9 @@ pub(crate) fn place<S: Sink>(
             );
             let scaled = base as f32 * params.density_scale;
             let frac = unit_f32(hash_words(&[chunk.x, chunk.y, cell_index, SALT_CELL]));
-            let attempts = (scaled + frac).floor() as u32;
+            let sum = scaled + frac;
+            sink.margin(MarginKind::Attempts, sum - sum.round());
+            let attempts = sum.floor() as u32;
             if attempts == 0 {
                 continue;
             }

@@ -30,8 +30,8 @@ pub use views::{CameraPath, Keyframe, ViewPose};
 use crate::effects::{EffectError, GroundEffects, ResolvedEffects};
 use crate::models::{elwynn_models, DetailModel, ModelError};
 use crate::placement::{
-    inspect_placements, ClientParams, InspectError, PerCellParams, Placement, PlacementRecord,
-    PlacementStats, Placements, Policy,
+    inspect_placements, ClientParams, DensityError, InspectError, PerCellParams, Placement,
+    PlacementRecord, PlacementStats, Placements, Policy,
 };
 use crate::window::{TileSource, WindowError, WindowSlide, WorldWindow};
 use crate::world::coords::{self, TileCoord, TILE_SIZE};
@@ -68,6 +68,14 @@ pub enum PresetError {
     /// A model is invalid.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// `--density` does not apply to the preset's placement.
+    #[error("preset `{preset}`: {source}")]
+    Density {
+        /// The preset.
+        preset: &'static str,
+        /// Why.
+        source: DensityError,
+    },
 }
 
 /// Tiles generated on demand from [`TerrainParams`] over a rectangle.
@@ -275,6 +283,29 @@ impl Preset {
     /// The placement policy.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// This preset with the client's density setting `density` (picks per
+    /// MCNK, `--density`): every scene built from it, and every tier drawing
+    /// that scene, places with it. An error for a value outside
+    /// [`crate::placement::DENSITY_RANGE`] or a `per-cell` preset.
+    pub fn with_density(mut self, density: u32) -> Result<Self, PresetError> {
+        self.policy = self
+            .policy
+            .with_density(density)
+            .map_err(|source| PresetError::Density {
+                preset: self.name,
+                source,
+            })?;
+        Ok(self)
+    }
+
+    /// [`Self::with_density`] when `density` is given, else the preset as is.
+    pub fn with_density_opt(self, density: Option<u32>) -> Result<Self, PresetError> {
+        match density {
+            Some(d) => self.with_density(d),
+            None => Ok(self),
+        }
     }
 
     /// Where this preset's grass fades and ends ([`GrassRange::for_policy`]).
@@ -780,25 +811,40 @@ impl Scene {
         tile: TileCoord,
         mcnks: &[(u32, u32)],
     ) -> Result<Vec<PlacementRecord>, InspectError> {
-        let loaded;
-        let t = match self.world().tile(tile) {
-            Some(t) => &**t,
+        let t = self.inspect_tile(tile)?;
+        inspect_placements(
+            &t,
+            &self.resolved,
+            &self.model_paths(),
+            self.policy(),
+            mcnks,
+        )
+    }
+
+    /// Tile `tile` of the scene's source, resident or not (a tile that is
+    /// not resident is loaded): what `inspect placements` lists.
+    pub fn inspect_tile(&self, tile: TileCoord) -> Result<Arc<AdtTile>, InspectError> {
+        match self.world().tile(tile) {
+            Some(t) => Ok(Arc::clone(t)),
             None if self.source.contains(tile) => {
-                loaded = self.source.load(tile).map_err(|e| InspectError::Tile {
-                    tile,
-                    reason: e.to_string(),
-                })?;
-                &loaded
+                self.source
+                    .load(tile)
+                    .map(Arc::new)
+                    .map_err(|e| InspectError::Tile {
+                        tile,
+                        reason: e.to_string(),
+                    })
             }
-            None => {
-                return Err(InspectError::Tile {
-                    tile,
-                    reason: format!("not in scene {} ({})", self.name, self.tile_extent()),
-                })
-            }
-        };
-        let paths: Vec<&str> = self.models.iter().map(|m| m.path.as_str()).collect();
-        inspect_placements(t, &self.resolved, &paths, self.policy(), mcnks)
+            None => Err(InspectError::Tile {
+                tile,
+                reason: format!("not in scene {} ({})", self.name, self.tile_extent()),
+            }),
+        }
+    }
+
+    /// The detail models' paths (placement model index = index here).
+    pub fn model_paths(&self) -> Vec<&str> {
+        self.models.iter().map(|m| m.path.as_str()).collect()
     }
 
     /// A description of the tiles the source holds (for error messages).
