@@ -179,6 +179,8 @@ enum Command {
         out: PathBuf,
         #[command(flatten)]
         textures: TextureUploadArg,
+        #[command(flatten)]
+        density: DensityArg,
     },
     /// Render one view of one tier combination to PNG.
     Shot {
@@ -199,6 +201,8 @@ enum Command {
         out: PathBuf,
         #[command(flatten)]
         textures: TextureUploadArg,
+        #[command(flatten)]
+        density: DensityArg,
     },
     /// Interactive viewer (opens a window). See docs/viewer.md for keys and `--script`.
     Run(RunArgs),
@@ -296,6 +300,8 @@ struct BenchArgs {
     /// that fails. See docs/reading-a-report.md#budgets.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "tiers", "frames", "warmup", "size", "msaa", "quick", "view", "path"])]
     budget: Option<PathBuf>,
+    #[command(flatten)]
+    density: DensityArg,
 }
 
 /// `--texture-upload` also for the terrain's tileset textures (splats read
@@ -303,6 +309,17 @@ struct BenchArgs {
 fn tileset_upload(upload: TextureUpload) -> TextureUpload {
     sward_passes::terrain::tileset_gpu::set_upload(upload);
     upload
+}
+
+/// `--density`, shared by bench, shot, capture, run and inspect placements.
+#[derive(clap::Args, Debug)]
+struct DensityArg {
+    /// The client routines' density setting, picks per MCNK, for every tier
+    /// of the run: 1.12 frillDensity (the client's settings write 16, 32 or
+    /// 48) or 3.3.5 groundEffectDensity, 16..=256. An error for a preset
+    /// placed per-cell. Default: the client's default, 16.
+    #[arg(long, value_name = "N")]
+    density: Option<u32>,
 }
 
 /// `--texture-upload`, shared by bench, shot and capture.
@@ -349,6 +366,8 @@ struct RunArgs {
     /// Scripted actions, e.g. "tier=legacy-cpu@10,capture=/tmp/x.puffin@20".
     #[arg(long)]
     script: Option<String>,
+    #[command(flatten)]
+    density: DensityArg,
 }
 
 #[derive(Subcommand, Debug)]
@@ -406,6 +425,12 @@ enum InspectCommand {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Generate the placements on the GPU (the `grass.place` compute
+        /// pass) and list what it wrote, read back, in the same format.
+        #[arg(long)]
+        gpu: bool,
+        #[command(flatten)]
+        density: DensityArg,
     },
 }
 
@@ -487,6 +512,7 @@ fn one_off(
     msaa: u32,
     adapter: Option<String>,
     data: Option<PathBuf>,
+    density: Option<u32>,
 ) -> Result<OneOffOptions> {
     let (w, h) =
         sward_engine::targets::parse_size(size).map_err(|e| anyhow::anyhow!("--size: {e}"))?;
@@ -498,6 +524,7 @@ fn one_off(
         adapter,
         data,
         texture_upload: TextureUpload::Auto,
+        density,
     })
 }
 
@@ -727,6 +754,7 @@ fn run(cli: Cli) -> Result<()> {
                     ..Default::default()
                 },
                 texture_upload: tileset_upload(args.textures.texture_upload),
+                density: args.density.density,
             };
             if let Some(file) = args.budget {
                 let run = sward_benches::budget::run_budget(&file, &opts)?;
@@ -758,8 +786,17 @@ fn run(cli: Cli) -> Result<()> {
             msaa,
             out,
             textures,
+            density,
         } => {
-            let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
+            let opts = one_off(
+                preset,
+                tier,
+                &size,
+                msaa,
+                cli.adapter,
+                cli.data,
+                density.density,
+            )?;
             let opts = OneOffOptions {
                 texture_upload: tileset_upload(textures.texture_upload),
                 ..opts
@@ -776,9 +813,13 @@ fn run(cli: Cli) -> Result<()> {
             msaa,
             out,
             textures: _,
+            density,
         } if preset == "test-pattern" => {
             // The test pattern has no tiers or views; still reject a malformed --tier.
             let _: sward_passes::TierCombo = tier.parse()?;
+            if density.density.is_some() {
+                bail!("--density sets the client placement routines' picks; the test pattern places no grass");
+            }
             let _ = view;
             let (width, height) = sward_engine::targets::parse_size(&size)?;
             let opts = sward_engine::GpuOptions {
@@ -803,8 +844,17 @@ fn run(cli: Cli) -> Result<()> {
             msaa,
             out,
             textures,
+            density,
         } => {
-            let opts = one_off(preset, tier, &size, msaa, cli.adapter, cli.data)?;
+            let opts = one_off(
+                preset,
+                tier,
+                &size,
+                msaa,
+                cli.adapter,
+                cli.data,
+                density.density,
+            )?;
             let opts = OneOffOptions {
                 texture_upload: tileset_upload(textures.texture_upload),
                 ..opts
@@ -830,6 +880,7 @@ fn run(cli: Cli) -> Result<()> {
                 script: args.script,
                 adapter: cli.adapter,
                 data: cli.data,
+                density: args.density.density,
             })?;
             Ok(())
         }
@@ -933,7 +984,13 @@ fn run(cli: Cli) -> Result<()> {
                 InspectCommand::Blp { file, json } => {
                     print_report!(inspect_files::inspect_blp(&read(&file)?)?, json)
                 }
-                InspectCommand::Placements { preset, mcnk, json } => {
+                InspectCommand::Placements {
+                    preset,
+                    mcnk,
+                    json,
+                    gpu,
+                    density,
+                } => {
                     let tile = cli
                         .tile
                         .as_deref()
@@ -949,7 +1006,9 @@ fn run(cli: Cli) -> Result<()> {
                         .map(|m| parse_pair("--mcnk", m))
                         .collect::<Result<Vec<_>>>()?;
                     let preset_name = preset;
-                    let preset = sward_scenes::presets::Preset::by_name(&preset_name)?;
+                    let preset = sward_scenes::presets::Preset::by_name(&preset_name)?
+                        .with_density_opt(density.density)
+                        .map_err(|e| anyhow::anyhow!("--density: preset `{preset_name}`: {e}"))?;
                     let scene = match &cli.data {
                         None => preset.build()?,
                         Some(dir) => {
@@ -969,8 +1028,24 @@ fn run(cli: Cli) -> Result<()> {
                             tiles.join(" ")
                         );
                     };
-                    let records =
-                        scene.inspect_placements(sward_scenes::TileCoord::new(tx, ty), &mcnks)?;
+                    let tile = sward_scenes::TileCoord::new(tx, ty);
+                    let records = if gpu {
+                        let ctx = sward_engine::GpuContext::new(&sward_engine::GpuOptions {
+                            adapter: cli.adapter,
+                            ..Default::default()
+                        })
+                        .map_err(|e| {
+                            anyhow::anyhow!(
+                                "inspect placements --gpu generates the placements on a GPU \
+                                 device, and none could be opened: {e}"
+                            )
+                        })?;
+                        sward_passes::grass::placement_gpu::inspect_placements_gpu(
+                            &ctx, &scene, tile, &mcnks,
+                        )?
+                    } else {
+                        scene.inspect_placements(tile, &mcnks)?
+                    };
                     let text = if json {
                         serde_json::to_string_pretty(&records)? + "\n"
                     } else {

@@ -1,6 +1,7 @@
 //! Viewer setup and the scene loop: opens the window, the GPU context and the
 //! surface, builds the preset, and runs frames until the user quits, picks
-//! another preset (the scene is rebuilt). A world larger than the resident
+//! another preset or another client density setting (the scene is rebuilt;
+//! for a density the camera stays where it is). A world larger than the resident
 //! window streams while the camera moves: worker threads load tiles, the
 //! frame applies finished ones within its budget and the techniques update
 //! through their residency hooks; the message line shows each step.
@@ -35,6 +36,8 @@ pub(crate) enum SceneExit {
     Quit,
     /// Another preset was picked.
     Preset(String),
+    /// Another density setting was picked (placements rebuilt, camera kept).
+    Density(u32),
 }
 
 /// Worker-thread streaming for worlds larger than the resident window
@@ -73,13 +76,20 @@ pub struct Viewer {
 }
 
 /// The preset's world, or with `data` the world of that client install or
-/// directory placed with the preset's policy.
-fn build_scene(name: &str, data: Option<&std::path::Path>) -> Result<Scene, ViewerError> {
+/// directory placed with the preset's policy, at the client density setting
+/// `density` when given (an error for a `per-cell` preset).
+fn build_scene(
+    name: &str,
+    data: Option<&std::path::Path>,
+    density: Option<u32>,
+) -> Result<Scene, ViewerError> {
     let preset_err = |source| ViewerError::Preset {
         preset: name.to_owned(),
         source,
     };
-    let preset = Preset::by_name(name).map_err(preset_err)?;
+    let preset = Preset::by_name(name)
+        .and_then(|p| p.with_density_opt(density))
+        .map_err(preset_err)?;
     match data {
         None => preset.build().map_err(preset_err),
         Some(dir) => {
@@ -109,7 +119,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         )));
     }
     let started = Instant::now();
-    let mut scene = build_scene(&opts.preset, opts.data.as_deref())?;
+    let mut scene = build_scene(&opts.preset, opts.data.as_deref(), opts.density)?;
     log::info!(
         "viewer: built preset {} in {:.0} ms",
         scene.name,
@@ -151,6 +161,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     }
     state.want_tiers(combo);
     state.config.combo = state.wanted.combo.clone();
+    state.density = scene.policy().density();
+    state.wanted_density = state.density;
     let camera = start_camera(&scene, opts.view.as_deref())?;
     state.views = scene.views.iter().map(|v| v.name.clone()).collect();
     let profiler = Profiler::new(opts.profiler);
@@ -181,10 +193,29 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     loop {
         match viewer.run_scene(&mut scene, streamer.as_mut())? {
             SceneExit::Quit => break,
+            SceneExit::Density(d) => {
+                let t0 = Instant::now();
+                drop(streamer.take());
+                let name = scene.name.clone();
+                scene = build_scene(&name, viewer.opts.data.as_deref(), Some(d))?;
+                streamer = streamer_for(&scene);
+                viewer.state.density = Some(d);
+                viewer.state.message(format!(
+                    "density {d}: {} placements, scene rebuilt in {:.0} ms",
+                    scene.stats.placements,
+                    t0.elapsed().as_secs_f64() * 1e3
+                ));
+            }
             SceneExit::Preset(name) => {
                 let t0 = Instant::now();
                 drop(streamer.take());
-                scene = build_scene(&name, viewer.opts.data.as_deref())?;
+                // The density setting carries over to another client preset.
+                let density = viewer.state.wanted_density.filter(|_| {
+                    Preset::by_name(&name).is_ok_and(|p| p.policy().density().is_some())
+                });
+                scene = build_scene(&name, viewer.opts.data.as_deref(), density)?;
+                viewer.state.density = scene.policy().density();
+                viewer.state.wanted_density = viewer.state.density;
                 streamer = streamer_for(&scene);
                 let grass = viewer.state.config.settings.with_grass(scene.grass);
                 viewer.state.config.settings = grass;
@@ -252,6 +283,13 @@ impl Viewer {
             }
             if self.state.wanted_preset != self.state.preset {
                 return Ok(SceneExit::Preset(self.state.wanted_preset.clone()));
+            }
+            if let Some(d) = self
+                .state
+                .wanted_density
+                .filter(|d| Some(*d) != self.state.density)
+            {
+                return Ok(SceneExit::Density(d));
             }
             self.apply_wanted(&mut renderer, scene)?;
             self.take_view_requests(scene);

@@ -134,6 +134,7 @@ impl Viewer {
                 Action::Pin => s.pin(),
                 Action::Advance(d) => self.camera.advance(d),
                 Action::ResetStats => self.stats.reset_summary(),
+                Action::Density(d) => s.want_density(d),
             }
         }
     }

@@ -60,6 +60,9 @@ pub struct ViewerOptions {
     pub adapter: Option<String>,
     /// Load the world from this client install or directory (`--data`).
     pub data: Option<PathBuf>,
+    /// The client routines' density setting (`--density`); `None` keeps
+    /// the preset's. The panel changes it live.
+    pub density: Option<u32>,
 }
 
 impl Default for ViewerOptions {
@@ -78,6 +81,7 @@ impl Default for ViewerOptions {
             script: None,
             adapter: None,
             data: None,
+            density: None,
         }
     }
 }

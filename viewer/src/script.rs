@@ -13,6 +13,7 @@
 //! | `msaa=1\|4`, `vsync=on\|off` | render settings |
 //! | `pin` | pin the current combination as A for the A/B comparison |
 //! | `advance=UNITS` | move the camera this far along its heading (on `continent` the world streams around it) |
+//! | `density=N` | the client routines' density setting (16..=256; rebuilds the placements; a `per-cell` scene refuses it) |
 //! | `stats` | restart the statistics printed at exit |
 
 use std::path::PathBuf;
@@ -54,6 +55,8 @@ pub enum Action {
     Advance(f32),
     /// Restart the exit statistics.
     ResetStats,
+    /// Set the client routines' density setting.
+    Density(u32),
 }
 
 /// An action and the frame it runs on.
@@ -124,10 +127,23 @@ fn parse_action(item: &str, body: &str) -> Result<Action, ViewerError> {
             }
         }
         "stats" => Action::ResetStats,
+        "density" => {
+            let v = need()?;
+            match v.parse::<u32>() {
+                Ok(d) if sward_scenes::placement::DENSITY_RANGE.contains(&d) => Action::Density(d),
+                _ => {
+                    return Err(usage(format!(
+                        "`{v}` is not a density (picks per MCNK, {}..={})",
+                        sward_scenes::placement::DENSITY_RANGE.start(),
+                        sward_scenes::placement::DENSITY_RANGE.end()
+                    )))
+                }
+            }
+        }
         other => {
             return Err(usage(format!(
                 "unknown action `{other}` (tier, grass, terrain, view, capture, screenshot, \
-                 panel, profiler, walk, msaa, vsync, pin, advance, stats)"
+                 panel, profiler, walk, msaa, vsync, pin, advance, stats, density)"
             )))
         }
     })
@@ -210,7 +226,8 @@ mod tests {
     fn parses_every_action_kind() {
         let s = Script::parse(
             "grass=gpu-cull@1,terrain=clipmap@2,view=aerial@3,panel=off@4,profiler=on@5,\
-             walk=on@6,msaa=1@7,vsync=off@8,pin@9,stats@10,tier=off+static-chunks@11,advance=-600@12",
+             walk=on@6,msaa=1@7,vsync=off@8,pin@9,stats@10,tier=off+static-chunks@11,advance=-600@12,\
+             density=48@13",
         )
         .unwrap();
         let actions: Vec<&Action> = s.steps().iter().map(|s| &s.action).collect();
@@ -238,6 +255,7 @@ mod tests {
             ))
         );
         assert_eq!(actions[11], &Action::Advance(-600.0));
+        assert_eq!(actions[12], &Action::Density(48));
         assert!(Script::parse("").unwrap().steps().is_empty());
     }
 
@@ -253,6 +271,8 @@ mod tests {
             ("capture@4", "needs a value"),
             ("view=0@1", "start at 1"),
             ("advance=far@1", "not a distance"),
+            ("density=8@1", "16..=256"),
+            ("density=lots@1", "not a density"),
         ] {
             let err = Script::parse(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");

@@ -76,6 +76,12 @@ pub struct ViewerState {
     pub preset: String,
     /// The preset the user picked (a change rebuilds the scene).
     pub wanted_preset: String,
+    /// The scene's client density setting (picks per MCNK; `None` for a
+    /// `per-cell` scene).
+    pub density: Option<u32>,
+    /// The density the user picked (a change rebuilds the scene's
+    /// placements, the camera stays).
+    pub wanted_density: Option<u32>,
     /// What is drawn now.
     pub config: Config,
     /// What the user asked for (applied at the start of the next frame).
@@ -105,6 +111,8 @@ impl ViewerState {
             caps,
             preset: preset.to_owned(),
             wanted_preset: preset.to_owned(),
+            density: None,
+            wanted_density: None,
             wanted: config.clone(),
             config,
             vsync,
@@ -137,6 +145,18 @@ impl ViewerState {
             self.message(w);
         }
         self.wanted.combo = capped;
+    }
+
+    /// Asks for the client routines' density setting `density` (the scene's
+    /// placements are rebuilt); a `per-cell` scene has none and says so.
+    pub fn want_density(&mut self, density: u32) {
+        if self.density.is_none() {
+            self.message(format!(
+                "density {density} ignored: the scene places per-cell (the density setting belongs to the client routines)"
+            ));
+            return;
+        }
+        self.wanted_density = Some(density);
     }
 
     /// Pins the current configuration as A.
@@ -190,6 +210,18 @@ mod tests {
             full.wanted.combo.to_string(),
             "gpu-cull:patch=4+static-chunks"
         );
+    }
+
+    #[test]
+    fn density_is_wanted_only_for_a_client_scene() {
+        let mut s = ViewerState::new(Caps::with(&[]), "elwynn-dense", config(), true, true);
+        s.want_density(48);
+        assert_eq!(s.wanted_density, None);
+        assert!(s.messages.iter().any(|m| m.contains("per-cell")));
+        s.density = Some(16);
+        s.wanted_density = Some(16);
+        s.want_density(48);
+        assert_eq!(s.wanted_density, Some(48));
     }
 
     #[test]

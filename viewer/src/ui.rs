@@ -86,6 +86,34 @@ fn scene_section(ui: &mut Ui, state: &mut ViewerState, presets: &[&'static str])
         }
     });
     ui.checkbox(&mut state.walk, "ground walk (G)");
+    density_control(ui, state);
+}
+
+/// The client routines' density setting (picks per MCNK), for a scene
+/// placed by a client routine: a slider that applies when released (each
+/// change rebuilds the scene's placements).
+fn density_control(ui: &mut Ui, state: &mut ViewerState) {
+    let Some(now) = state.wanted_density else {
+        return;
+    };
+    let range = sward_scenes::placement::DENSITY_RANGE;
+    let id = ui.make_persistent_id("sward.density");
+    // The slider's value with the setting it started from: a change made
+    // elsewhere (a script) restarts it from the new setting.
+    let mut v = ui
+        .data(|d| d.get_temp::<(u32, u32)>(id))
+        .filter(|(from, _)| *from == now)
+        .map_or(now, |(_, v)| v);
+    let r = ui
+        .add(egui::Slider::new(&mut v, *range.start()..=*range.end()).text("density"))
+        .on_hover_text(
+            "the client routine's picks per MCNK (1.12 frillDensity: 16, 32 or 48 in the \
+             client's settings; 3.3.5 groundEffectDensity: 16 to 256); every tier draws it",
+        );
+    ui.data_mut(|d| d.insert_temp(id, (now, v)));
+    if !r.dragged() && !r.has_focus() && v != now {
+        state.want_density(v);
+    }
 }
 
 fn tiers_section(ui: &mut Ui, state: &mut ViewerState) {

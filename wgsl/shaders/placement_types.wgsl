@@ -1,17 +1,17 @@
 // Rust mirror: sward_passes::grass::placement_gpu::gpu (PlaceParamsGpu,
 // PlaceChunkGpu, PlaceEffectGpu, PlacedGpu, ChunkStatsGpu; layouts checked by
-// tests) and ::cpu (place_axis, coverage_unit, the record's field decoding);
-// CPU reference: sward_scenes::placement and Mcnk::local_to_world; parity:
+// tests) and ::cpu (coverage_unit, the record's field decoding); CPU
+// reference: sward_scenes::placement; parity:
 // passes/src/grass/placement_gpu/tests.rs (the probe and every placement
 // test).
 //
 // The GPU placement generator's data (per-MCNK record, effect table,
 // parameters, output placement, per-MCNK counters), how a record's fields
-// decode, and the two number helpers whose CPU forms are a division and an
-// f64 expression: `place_axis` (world x or y of an in-cell offset) and
-// `coverage_unit` (coverage / 255). No bindings: `placement_io` declares them.
+// decode, and `coverage_unit` (coverage / 255, a division on the CPU); the
+// world axis of an in-cell offset is `placement_axis`. No bindings:
+// `placement_io` declares them.
 
-//! import float_exact
+//! import float_exact, placement_axis
 
 // The generator's parameters (one uniform block per generation).
 struct PlaceParams {
@@ -162,46 +162,6 @@ fn place_layer_code(rec: PlaceChunk, layer: u32) -> u32 {
 // The model of slot `slot` of `e`, or PLACE_SLOT_EMPTY / PLACE_SLOT_DANGLING.
 fn place_slot_model(e: PlaceEffect, slot: u32) -> u32 {
     return (e.models[slot / 2u] >> (16u * (slot & 1u))) & 0xffffu;
-}
-
-// One cell's side, 25/6, as HI + LO + LO2: HI = 133/32 and LO = 85/8192
-// are short (8 and 7 significant bits), so their products with the 16-bit
-// multiples of 2^-12 below are exact; LO2 = 1/24576 is the small rest.
-const PLACE_UNIT_HI: f32 = 4.15625f;
-const PLACE_UNIT_LO: f32 = 0.0103759765625f;
-const PLACE_UNIT_LO2: f32 = 0.0000406901054f;
-
-// s + e = a + b exactly (two-sum; every step rounded on its own).
-fn place_two_sum(a: f32, b: f32) -> vec2<f32> {
-    let s = f32_rounded(a + b);
-    let bb = f32_rounded(s - a);
-    let e = f32_rounded(f32_rounded(a - f32_rounded(s - bb)) + f32_rounded(b - bb));
-    return vec2<f32>(s, e);
-}
-
-// World coordinate p0 - (cell + t) * UNIT along one axis, for t in [0, 1] a
-// multiple of 2^-24 (every policy's in-cell offset is), as the CPU's f64
-// `Mcnk::local_to_world` rounded to f32: t is split at 2^-12 so the
-// product's four large parts are exact, they are subtracted with their
-// rounding errors kept (two-sum), and only the final sum rounds. Agrees
-// with the CPU to the bit except where the exact value is a rounding
-// midpoint (about 15 in a million offsets: there the CPU's own f64 error
-// picks the side) or within about 1e-10 of one; then by one ulp.
-fn place_axis(p0: f32, cell: u32, t: f32) -> f32 {
-    let a = floor(t * 4096.0) * 0.000244140625;
-    let b = f32_rounded(t - a);
-    let th = f32_rounded(f32(cell) + a);
-    var acc = place_two_sum(p0, -f32_rounded(th * PLACE_UNIT_HI));
-    var err = acc.y;
-    acc = place_two_sum(acc.x, -f32_rounded(b * PLACE_UNIT_HI));
-    err = f32_rounded(err + acc.y);
-    acc = place_two_sum(acc.x, -f32_rounded(th * PLACE_UNIT_LO));
-    err = f32_rounded(err + acc.y);
-    acc = place_two_sum(acc.x, -f32_rounded(b * PLACE_UNIT_LO));
-    err = f32_rounded(err + acc.y);
-    let rest = f32_rounded(f32_rounded(th * PLACE_UNIT_LO2) + f32_rounded(b * PLACE_UNIT_LO2));
-    err = f32_rounded(err - rest);
-    return acc.x + err;
 }
 
 // coverage / 255 rounded to the nearest f32, from integers: the binary

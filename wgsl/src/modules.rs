@@ -111,6 +111,8 @@ shader_modules! {
     CLIENT_RNG = "client_rng";
     /// sward's hashes and `Rng32` stream (`hash_words`, `Rng32`, `mul_hi`).
     PLACEMENT_RNG = "placement_rng";
+    /// GPU placement: world x or y of an in-cell offset, the CPU's f64 expression on 96-bit integers.
+    PLACEMENT_AXIS = "placement_axis";
     /// GPU placement: the per-MCNK record, effect table, parameters, output, decoding, world axis.
     PLACEMENT_TYPES = "placement_types";
     /// GPU placement: the generator's bindings, shared cell checks, positions and output.

@@ -33,6 +33,9 @@ pub struct OneOffOptions {
     pub data: Option<PathBuf>,
     /// How DXT detail textures reach the GPU (`--texture-upload`).
     pub texture_upload: TextureUpload,
+    /// The client routines' density setting (`--density`); `None` keeps
+    /// the preset's.
+    pub density: Option<u32>,
 }
 
 struct Setup {
@@ -44,7 +47,10 @@ struct Setup {
 }
 
 fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchError> {
-    let preset = Preset::by_name(&opts.preset).map_err(|e| BenchError::Usage(e.to_string()))?;
+    let preset = Preset::by_name(&opts.preset)
+        .map_err(|e| BenchError::Usage(e.to_string()))?
+        .with_density_opt(opts.density)
+        .map_err(|e| BenchError::Usage(format!("--density: preset `{}`: {e}", opts.preset)))?;
     let combo: TierCombo = opts
         .tier
         .parse()

@@ -56,6 +56,9 @@ pub struct BenchOptions {
     /// streaming configuration (`--stream-radius`, `--stream-budget-ms`,
     /// `--stream-tiles-per-frame`).
     pub stream_config: StreamConfig,
+    /// The client routines' density setting for every tier (`--density`);
+    /// `None` keeps the preset's.
+    pub density: Option<u32>,
 }
 
 /// How the bench streams the world along a camera path (`--stream`).
@@ -166,7 +169,10 @@ impl BenchOptions {
     /// Checks every argument and fills in defaults.
     pub fn plan(&self) -> Result<BenchPlan, BenchError> {
         let name = self.preset.as_deref().unwrap_or(DEFAULT_PRESET);
-        let preset = Preset::by_name(name).map_err(|e| BenchError::Usage(e.to_string()))?;
+        let preset = Preset::by_name(name)
+            .map_err(|e| BenchError::Usage(e.to_string()))?
+            .with_density_opt(self.density)
+            .map_err(|e| BenchError::Usage(format!("--density: preset `{name}`: {e}")))?;
         let requested = match &self.tiers {
             None => None,
             Some(list) => {

@@ -217,6 +217,9 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     config.insert("frames_serialised".to_owned(), true.into());
     config.insert("quick".to_owned(), plan.quick.into());
     config.insert("placement_policy".to_owned(), scene.policy().name().into());
+    if let Some(d) = scene.policy().density() {
+        config.insert("placement_density".to_owned(), d.into());
+    }
     if let Some(dir) = &opts.data {
         config.insert("data_dir".to_owned(), dir.display().to_string().into());
     }

@@ -232,6 +232,49 @@ fn bench_refuses_off_plus_off_and_bad_parameters_before_any_gpu_work() {
 }
 
 #[test]
+fn density_sets_the_client_picks_and_bad_values_are_refused_before_gpu_work() {
+    let plan = |preset: &str, density| {
+        BenchOptions {
+            preset: Some(preset.into()),
+            density,
+            quick: true,
+            ..BenchOptions::default()
+        }
+        .plan()
+    };
+    let p = plan("elwynn-client", Some(48)).expect("a client preset takes a density");
+    assert_eq!(p.preset.policy().density(), Some(48));
+    assert_eq!(
+        plan("elwynn-client", None)
+            .unwrap()
+            .preset
+            .policy()
+            .density(),
+        Some(16)
+    );
+    for (preset, density, expect) in [
+        ("elwynn-client", 8, "16..=256"),
+        ("elwynn-client", 257, "16..=256"),
+        ("elwynn-dense", 32, "per-cell"),
+    ] {
+        let err = plan(preset, Some(density)).expect_err(preset).to_string();
+        assert!(err.contains("--density") && err.contains(expect), "{err}");
+    }
+    let opts = OneOffOptions {
+        preset: "seams-holes".into(),
+        tier: "static-batch".into(),
+        size: [16, 16],
+        msaa: 1,
+        adapter: None,
+        data: None,
+        texture_upload: Default::default(),
+        density: Some(16),
+    };
+    let err = shot(&opts, None, &out_dir("density").join("x.png")).expect_err("per-cell");
+    assert!(err.to_string().contains("per-cell"), "{err}");
+}
+
+#[test]
 fn shot_and_capture_write_files() {
     let Some(_gpu) = sward_engine::testing::gpu() else {
         return;
@@ -246,6 +289,7 @@ fn shot_and_capture_write_files() {
         adapter: None,
         data: None,
         texture_upload: Default::default(),
+        density: None,
     };
     let png = shot(&opts, None, &out.join("shot.png")).expect("shot");
     let img = image::open(&png).expect("png readable").to_rgba8();
@@ -311,6 +355,7 @@ fn shot_and_capture_honour_data_with_the_presets_views() {
         adapter: None,
         data,
         texture_upload: Default::default(),
+        density: None,
     };
     let from_preset = shot(&opts(None), Some("aerial"), &out.join("preset.png")).unwrap();
     let from_data = shot(

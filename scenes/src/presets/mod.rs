@@ -68,8 +68,9 @@ pub enum PresetError {
     /// A model is invalid.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// `--density` does not apply to the preset's placement.
-    #[error("preset `{preset}`: {source}")]
+    /// `--density` does not apply to the preset's placement (callers name
+    /// the preset).
+    #[error("{source}")]
     Density {
         /// The preset.
         preset: &'static str,
