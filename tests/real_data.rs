@@ -275,6 +275,24 @@ fn real_335_tile_lists_benches_shoots_and_inspects_with_placeholders() {
     let out = sward(&args);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.lines().count() > 1, "{text}");
+    // The GPU generator lists the same placements, to the byte, at the
+    // default density and at 48 (the JSON keeps every float's bits).
+    args.push("--gpu");
+    assert_eq!(
+        String::from_utf8_lossy(&sward(&args).stdout),
+        text,
+        "inspect placements --gpu"
+    );
+    args.extend(["--json", "--density", "48"]);
+    let gpu = sward(&args);
+    args.retain(|a| *a != "--gpu");
+    let cpu = sward(&args);
+    assert!(cpu.stdout.len() > text.len(), "density 48 places more");
+    assert_eq!(
+        String::from_utf8_lossy(&gpu.stdout),
+        String::from_utf8_lossy(&cpu.stdout),
+        "inspect placements --gpu --json --density 48"
+    );
 }
 
 /// camera-grid on the real tile: the 3.3.5 table's 24,982 effects do not

@@ -195,3 +195,32 @@ fn real_335_scene() -> Option<sward_scenes::Scene> {
             .unwrap_or_else(|e| panic!("the real 3.3.5 tile loads: {e}")),
     )
 }
+
+/// `sward inspect placements --gpu` lists exactly what the CPU lists
+/// (same records, same order, same bits) and refuses what it refuses.
+#[test]
+fn inspect_gpu_lists_what_inspect_lists() {
+    let Some(gpu) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let scene = crate::testkit::preset("elwynn-client");
+    let tile = TileCoord::new(32, 48);
+    let mcnks = [(0, 0), (5, 7), (15, 15), (5, 7)];
+    let cpu = scene.inspect_placements(tile, &mcnks).expect("cpu");
+    let gpu_list = super::super::inspect_placements_gpu(&gpu, scene, tile, &mcnks).expect("gpu");
+    assert!(cpu.len() > 100, "{} placements", cpu.len());
+    assert_eq!(gpu_list, cpu);
+    for (bad, expect) in [
+        (vec![(16, 0)], "outside the tile"),
+        (vec![(0, 99)], "outside the tile"),
+    ] {
+        let err = super::super::inspect_placements_gpu(&gpu, scene, tile, &bad)
+            .expect_err("out of range")
+            .to_string();
+        assert!(err.contains(expect), "{err}");
+    }
+    let err = super::super::inspect_placements_gpu(&gpu, scene, TileCoord::new(1, 1), &[])
+        .expect_err("a tile outside the preset")
+        .to_string();
+    assert!(err.contains("tile 1,1"), "{err}");
+}

@@ -28,7 +28,7 @@ fn every_preset_matches_the_cpu_with_its_own_policy() {
         let preset = Preset::by_name(name).expect("preset");
         let key = format!("{:?}", preset.source().params);
         let bench = &benches.iter().find(|(k, _)| *k == key).expect("bench").1;
-        let mcnks = sample(&bench.world.tiles()[0]);
+        let mcnks = sample(bench.world.tiles()[0]);
         let policy = *preset.policy();
         let (right, wrong) = generators.get(&gpu, &policy);
         let densities: &[Option<u32>] = match policy.density() {
@@ -57,7 +57,7 @@ fn client_routines_match_the_cpu_at_16_48_and_256() {
         let preset = Preset::by_name(name).expect("preset");
         let world = preset_tile(&preset);
         let bench = Bench::new(&gpu, &world, &resolved, model_count);
-        let mcnks = sample(&world.tiles()[0]);
+        let mcnks = sample(world.tiles()[0]);
         for policy in [
             Policy::Client(Default::default()),
             Policy::Client335(Default::default()),
