@@ -77,7 +77,7 @@ pub fn inspect_placements_gpu(
         })?;
     let atlas = HeightAtlas::new(gpu, &world)?;
     let policy = scene.policy();
-    let table = EffectTable::from_resolved(&scene.resolved)?;
+    let (_, table) = EffectTable::for_tiles([&*t], &scene.resolved)?;
     let batch = McnkBatch::new(policy, chosen.iter().copied(), &atlas, &table)?;
     let generator = PlacementGenerator::new(gpu, policy)?;
     let capacity = u32::try_from(batch.capacity).map_err(|_| PlacementGpuError::Input {

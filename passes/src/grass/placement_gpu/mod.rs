@@ -10,8 +10,9 @@
 //!   [`records::place_chunk`]): global MCNK coordinate, height-atlas slot,
 //!   `holes_low_res`, the stored position x, y, predTex, noEffectDoodad and
 //!   each texture layer's ground effect as an index into the effect table;
-//! - the effect table ([`records::EffectTable`]: per effect its four slots'
-//!   models and doodad keys, resolved and stored weights, densities);
+//! - the effect table ([`records::EffectTable`]: per slot of the window's
+//!   effect palette its four doodad slots' models and keys, resolved and
+//!   stored weights, densities);
 //! - for `per-cell` only, 136 bytes per MCNK of per-cell coverage
 //!   ([`records::cell_cover`]: the MCAL alpha maps stay on the CPU);
 //! - the exact height atlas (`crate::atlas::HeightAtlas`, group 1), where
@@ -69,6 +70,10 @@ pub enum PlacementGpuError {
         /// What does not fit.
         reason: String,
     },
+    /// The resident tiles use more distinct ground effects than a record
+    /// can name.
+    #[error(transparent)]
+    Palette(#[from] crate::grass::palette::PaletteError),
     /// The requested MCNKs or tile are not in the scene.
     #[error(transparent)]
     Inspect(#[from] sward_scenes::placement::InspectError),

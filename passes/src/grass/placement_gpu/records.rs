@@ -7,82 +7,157 @@
 //! upper bound of an MCNK's placements ([`capacity_bound`]) that sizes the
 //! output.
 //!
-//! Phase one builds the table from the scene's resolved effects, indexed in
-//! table order; the window palette of effects (issue 43) can replace it:
-//! records only need an index per layer into whatever table is bound.
+//! The table is indexed by the slots of a window palette of effects
+//! (`crate::grass::palette::EffectPalette`): a record's layer names its
+//! effect's palette slot, so a 3.3.5 table of 24,982 records becomes the few
+//! dozen effects the resident tiles use, and a tile change rewrites only the
+//! slots the palette answers as changed ([`EffectTable::apply`]).
 
 use std::collections::HashMap;
 
-use sward_scenes::effects::ResolvedEffects;
+use sward_scenes::effects::{ResolvedEffect, ResolvedEffects};
 use sward_scenes::world::{ChunkCoord, Mcnk};
-use sward_scenes::Policy;
+use sward_scenes::{AdtTile, Policy};
 
 use super::gpu::{
     PlaceChunkGpu, PlaceEffectGpu, PlaceParamsGpu, COVER_WORDS, LAYER_NONE, LAYER_NO_EFFECT,
     LAYER_UNKNOWN, MAX_ATLAS_SLOT, MAX_EFFECTS, MAX_MODELS, SLOT_DANGLING, SLOT_EMPTY,
 };
 use super::PlacementGpuError;
+use crate::grass::palette::{EffectPalette, SlotChange};
 
-/// The ground effects as the generator reads them, and each effect id's
-/// index there.
+/// The ground effects as the generator reads them: entry `slot` is the
+/// effect a window palette ([`EffectPalette`]) holds at that slot, so a
+/// record's layer names an effect by its palette slot; and each known effect
+/// id's slot. A palette slot that is free, or holds an id the
+/// GroundEffectTexture table lacks (records name that one `LAYER_UNKNOWN`),
+/// has an entry with every slot empty.
 #[derive(Clone, Debug, Default)]
 pub struct EffectTable {
     entries: Vec<PlaceEffectGpu>,
     index: HashMap<u32, u16>,
 }
 
-impl EffectTable {
-    /// Every effect of `effects`, in table order. Fails when the table or
-    /// a model index does not fit the record's 16-bit fields.
-    pub fn from_resolved(effects: &ResolvedEffects) -> Result<Self, PlacementGpuError> {
-        if effects.effects.len() > MAX_EFFECTS {
-            return Err(PlacementGpuError::Input {
-                what: "effect table".into(),
-                reason: format!(
-                    "{} ground effects; a record's layer names at most {MAX_EFFECTS}",
-                    effects.effects.len()
-                ),
-            });
-        }
-        let mut entries = Vec::with_capacity(effects.effects.len());
-        let mut index = HashMap::with_capacity(effects.effects.len());
-        for (i, e) in effects.effects.iter().enumerate() {
-            let mut models = [0u16; 4];
-            for (k, m) in models.iter_mut().enumerate() {
-                *m = match e.slots[k] {
-                    Some(model) if usize::from(model) >= MAX_MODELS => {
-                        return Err(PlacementGpuError::Input {
-                            what: format!("ground effect {}", e.id),
-                            reason: format!("model index {model} beyond {MAX_MODELS}"),
-                        })
-                    }
-                    Some(model) => model,
-                    None if e.dangling[k] => SLOT_DANGLING,
-                    None => SLOT_EMPTY,
-                };
+/// The entry of a free or unknown palette slot: no model, no density.
+const NO_EFFECT: PlaceEffectGpu = PlaceEffectGpu {
+    doodads: [0; 4],
+    weights: [0; 4],
+    stored_weights: [0; 4],
+    models: [
+        SLOT_EMPTY as u32 | (SLOT_EMPTY as u32) << 16,
+        SLOT_EMPTY as u32 | (SLOT_EMPTY as u32) << 16,
+    ],
+    density: 0,
+    client_density: 0,
+};
+
+/// The generator's entry of resolved effect `e`.
+fn effect_entry(e: &ResolvedEffect) -> Result<PlaceEffectGpu, PlacementGpuError> {
+    let mut models = [0u16; 4];
+    for (k, m) in models.iter_mut().enumerate() {
+        *m = match e.slots[k] {
+            Some(model) if usize::from(model) >= MAX_MODELS => {
+                return Err(PlacementGpuError::Input {
+                    what: format!("ground effect {}", e.id),
+                    reason: format!("model index {model} beyond {MAX_MODELS}"),
+                })
             }
-            entries.push(PlaceEffectGpu {
-                doodads: e.doodads,
-                weights: e.weights,
-                stored_weights: e.stored_weights,
-                models: [
-                    u32::from(models[0]) | u32::from(models[1]) << 16,
-                    u32::from(models[2]) | u32::from(models[3]) << 16,
-                ],
-                density: e.density,
-                client_density: e.client_density(),
-            });
-            index.insert(e.id, i as u16);
-        }
-        Ok(Self { entries, index })
+            Some(model) => model,
+            None if e.dangling[k] => SLOT_DANGLING,
+            None => SLOT_EMPTY,
+        };
+    }
+    Ok(PlaceEffectGpu {
+        doodads: e.doodads,
+        weights: e.weights,
+        stored_weights: e.stored_weights,
+        models: [
+            u32::from(models[0]) | u32::from(models[1]) << 16,
+            u32::from(models[2]) | u32::from(models[3]) << 16,
+        ],
+        density: e.density,
+        client_density: e.client_density(),
+    })
+}
+
+impl EffectTable {
+    /// A palette of at most [`MAX_EFFECTS`] slots (what a record's 16-bit
+    /// layer field can name).
+    pub fn palette() -> EffectPalette {
+        EffectPalette::new(MAX_EFFECTS)
     }
 
-    /// The table index of effect id `id`.
+    /// A palette over `tiles` (the effect ids their MCNK layers name) and
+    /// the table of its slots: what one generation over those tiles binds.
+    pub fn for_tiles<'t>(
+        tiles: impl IntoIterator<Item = &'t AdtTile>,
+        effects: &ResolvedEffects,
+    ) -> Result<(EffectPalette, Self), PlacementGpuError> {
+        let mut palette = Self::palette();
+        for t in tiles {
+            palette.set_tile(t.coord, tile_effects(t))?;
+        }
+        let table = Self::from_palette(&palette, effects)?;
+        Ok((palette, table))
+    }
+
+    /// The table of every slot `palette` has used, effects resolved from
+    /// `effects`.
+    pub fn from_palette(
+        palette: &EffectPalette,
+        effects: &ResolvedEffects,
+    ) -> Result<Self, PlacementGpuError> {
+        let mut table = Self::default();
+        let changes: Vec<SlotChange> = (0..palette.slots_used() as u32)
+            .map(|slot| SlotChange {
+                slot,
+                effect: palette.effect(slot),
+            })
+            .collect();
+        table.apply(&changes, effects)?;
+        Ok(table)
+    }
+
+    /// Rewrites the entries of the slots a palette answered as changed (a
+    /// tile made resident or evicted); returns the slots rewritten, for a
+    /// technique that keeps the table on the GPU.
+    pub fn apply(
+        &mut self,
+        changes: &[SlotChange],
+        effects: &ResolvedEffects,
+    ) -> Result<Vec<u32>, PlacementGpuError> {
+        let mut written = Vec::with_capacity(changes.len());
+        for c in changes {
+            let slot = c.slot as usize;
+            if slot >= MAX_EFFECTS {
+                return Err(PlacementGpuError::Input {
+                    what: "effect table".into(),
+                    reason: format!("palette slot {slot}; a record names at most {MAX_EFFECTS}"),
+                });
+            }
+            if self.entries.len() <= slot {
+                self.entries.resize(slot + 1, NO_EFFECT);
+            }
+            self.index.retain(|_, s| usize::from(*s) != slot);
+            self.entries[slot] = match c.effect.and_then(|id| effects.get(id)) {
+                Some(e) => {
+                    self.index.insert(e.id, slot as u16);
+                    effect_entry(e)?
+                }
+                None => NO_EFFECT,
+            };
+            written.push(c.slot);
+        }
+        Ok(written)
+    }
+
+    /// The slot of known effect id `id` (`None` for an id the palette does
+    /// not hold or the GroundEffectTexture table lacks).
     pub fn index_of(&self, id: u32) -> Option<u16> {
         self.index.get(&id).copied()
     }
 
-    /// The entries, in index order.
+    /// The entries, in slot order.
     pub fn entries(&self) -> &[PlaceEffectGpu] {
         &self.entries
     }
@@ -91,6 +166,13 @@ impl EffectTable {
     pub fn get(&self, id: u32) -> Option<&PlaceEffectGpu> {
         self.index_of(id).map(|i| &self.entries[usize::from(i)])
     }
+}
+
+/// The ground-effect ids `tile`'s MCNK layers name (with repeats).
+pub fn tile_effects(tile: &AdtTile) -> impl Iterator<Item = u32> + '_ {
+    tile.mcnks
+        .iter()
+        .flat_map(|m| m.layers.iter().filter_map(|l| l.effect()))
 }
 
 /// The record of MCNK `m` (global coordinate `chunk`) whose heights sit in
@@ -249,5 +331,104 @@ impl McnkBatch {
             out.capacity += capacity_bound(policy, m, table);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sward_scenes::models::elwynn_models;
+    use sward_scenes::presets::{preset_effects, terrain::effect_ids, Preset};
+    use sward_scenes::TileSource;
+
+    fn resolved() -> ResolvedEffects {
+        let models = elwynn_models();
+        let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
+        preset_effects()
+            .and_then(|e| e.resolve(&paths))
+            .expect("effects")
+    }
+
+    /// Slots follow the palette's answers: a known effect gets its entry and
+    /// index, an unknown id an empty entry and no index, a freed slot is
+    /// emptied and a reused one rewritten.
+    #[test]
+    fn the_table_follows_the_palette_slots() {
+        let effects = resolved();
+        let mut table = EffectTable::default();
+        let change = |slot, effect| SlotChange { slot, effect };
+        let written = table
+            .apply(
+                &[
+                    change(0, Some(effect_ids::GRASS_MEADOW)),
+                    change(1, Some(99_999)),
+                ],
+                &effects,
+            )
+            .expect("apply");
+        assert_eq!(written, [0, 1]);
+        assert_eq!(table.index_of(effect_ids::GRASS_MEADOW), Some(0));
+        assert_eq!(table.index_of(99_999), None);
+        assert_eq!(table.entries()[1], NO_EFFECT);
+        let meadow = effects.get(effect_ids::GRASS_MEADOW).expect("meadow");
+        assert_eq!(table.entries()[0].stored_weights, meadow.stored_weights);
+        assert_eq!(table.entries()[0].client_density, meadow.client_density());
+        table.apply(&[change(0, None)], &effects).expect("free");
+        assert_eq!(table.index_of(effect_ids::GRASS_MEADOW), None);
+        assert_eq!(table.entries()[0], NO_EFFECT);
+        table
+            .apply(&[change(0, Some(effect_ids::FERNS))], &effects)
+            .expect("reuse");
+        assert_eq!(table.index_of(effect_ids::FERNS), Some(0));
+        let err = table
+            .apply(
+                &[change(MAX_EFFECTS as u32, Some(effect_ids::FERNS))],
+                &effects,
+            )
+            .expect_err("beyond a record's reach");
+        assert!(err.to_string().contains("palette slot"), "{err}");
+    }
+
+    /// A record names each layer's effect by its palette slot, and the
+    /// header fields pack as the WGSL decodes them.
+    #[test]
+    fn records_name_layers_by_palette_slot() {
+        let preset = Preset::by_name("elwynn-client").expect("preset");
+        let tile = preset.source().load(preset.centre()).expect("tile");
+        let effects = resolved();
+        let (palette, table) = EffectTable::for_tiles([&tile], &effects).expect("table");
+        assert!(
+            palette.len() >= 2 && palette.len() <= 4,
+            "{}",
+            palette.len()
+        );
+        let mut m = tile.mcnks[17].clone();
+        let chunk = m.chunk_coord(tile.coord);
+        while m.layers.len() < 3 {
+            let last = m.layers[m.layers.len() - 1].clone();
+            m.layers.push(last);
+        }
+        m.layers.truncate(3);
+        m.layers[1].effect_id = 77_777;
+        m.layers[2].effect_id = 0;
+        let r = place_chunk(chunk, &m, 1234, &table).expect("record");
+        let code = |k: usize| ((r.layers[k / 2] >> (16 * (k % 2))) & 0xFFFF) as u16;
+        let first = m.layers[0].effect().expect("layer 0 has an effect");
+        assert_eq!(Some(code(0)), table.index_of(first));
+        assert_eq!(code(1), LAYER_UNKNOWN);
+        assert_eq!(code(2), LAYER_NO_EFFECT);
+        assert_eq!(code(3), LAYER_NONE);
+        assert_eq!(r.chunk, chunk.x | chunk.y << 16);
+        assert_eq!(r.slot_holes & 0xFFFF, 1234);
+        assert_eq!(r.slot_holes >> 16, u32::from(m.header.holes_low_res));
+        for row in 0..8u32 {
+            for col in 0..8u32 {
+                let half = (r.pred_tex[row as usize / 2] >> (16 * (row % 2))) & 0xFFFF;
+                assert_eq!((half >> (2 * col)) & 3, m.header.pred_tex.layer(row, col));
+                let bit = (r.no_effect[row as usize / 4] >> (8 * (row % 4) + col)) & 1;
+                assert_eq!(bit != 0, m.header.no_effect_doodad.is_set(row, col));
+            }
+        }
+        assert!(place_chunk(chunk, &m, 0x1_0000, &table).is_err());
     }
 }

@@ -150,7 +150,9 @@ impl<'w> Bench<'w> {
         Self {
             world,
             atlas: HeightAtlas::new(gpu, world).unwrap_or_else(|e| panic!("atlas: {e}")),
-            table: EffectTable::from_resolved(resolved).unwrap_or_else(|e| panic!("table: {e}")),
+            table: EffectTable::for_tiles(world.tiles().into_iter().map(|t| &**t), resolved)
+                .unwrap_or_else(|e| panic!("table: {e}"))
+                .1,
             resolved,
             model_count,
         }
