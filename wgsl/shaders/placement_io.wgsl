@@ -12,7 +12,12 @@
 
 //! import height_atlas, placement_types
 
-@group(0) @binding(0) var<uniform> place_params: PlaceParams;
+// A read-only storage buffer, not a uniform: the client routines' pick count
+// bounds their loops, and Mesa 22.3's lavapipe compiles and keeps one more
+// shader variant each time a bind group holding a uniform that decides a
+// branch or a loop bound is bound (sward_wgsl::uniform_branches finds them;
+// the library test requires none). Storage loads are never inlined.
+@group(0) @binding(0) var<storage, read> place_params: PlaceParams;
 @group(0) @binding(1) var<storage, read> place_records: array<PlaceChunk>;
 @group(0) @binding(2) var<storage, read> place_effects: array<PlaceEffect>;
 // per-cell: per record, words 0..2 a 64-bit mask (bit row * 8 + col: the

@@ -166,7 +166,7 @@ impl PlacementGenerator {
             &bind::entries(
                 wgpu::ShaderStages::COMPUTE,
                 &[
-                    Slot::Uniform,      // 0 params
+                    Slot::STORAGE_READ, // 0 params (storage, not uniform: see placement_io.wgsl)
                     Slot::STORAGE_READ, // 1 records
                     Slot::STORAGE_READ, // 2 effects
                     Slot::STORAGE_READ, // 3 cover
@@ -250,7 +250,7 @@ impl PlacementGenerator {
         let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("grass.place.params"),
             contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
+            usage: wgpu::BufferUsages::STORAGE,
         });
         let records = storage_init(
             device,
