@@ -541,6 +541,19 @@ pub(crate) mod tests {
         let run = build_run(&s).unwrap();
         assert_eq!(run.draw_calls, 18); // 14..=22, middle is 18
         assert_eq!(run.hitches, 1);
+        // Frames of a sub-4-ms median: one over twice the median but not
+        // over the median + the margin is a hitch in neither the count nor
+        // the list (one rule for both).
+        let mut s = scaled_samples(TierPair::baseline(), 0.1);
+        let median = build_run(&s).unwrap().cpu_frame_ms.median;
+        assert!(median < crate::stats::HITCH_MARGIN_MS, "{median}");
+        s.frames[4].cpu_frame_ms = 1000.0;
+        s.frames[2].cpu_frame_ms = crate::stats::hitch_limit(median) - 0.01;
+        assert!(s.frames[2].cpu_frame_ms > 2.0 * median);
+        let run = build_run(&s).unwrap();
+        assert_eq!(run.hitches, 1);
+        assert_eq!(run.hitch_list.len(), 1);
+        assert_eq!(run.hitch_list[0].frame, 4);
     }
 
     #[test]

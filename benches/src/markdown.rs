@@ -214,12 +214,14 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             run.hitches,
         );
     }
-    md.push_str(
+    let _ = writeln!(
+        md,
         "\nRatios are tier / baseline (static-batch+static-chunks) medians from this run; \
          below 1 is faster. CPU thread ms: the render thread's own CPU time per frame (time it \
          ran, not time it waited). Fragments: fragment shader invocations per frame, a GPU work \
          counter (see below). Allocations: heap allocations on the render thread per frame. \
-         Hitches: frames slower than twice the median CPU frame.\n",
+         Hitches: {} (CPU frame, wall clock).",
+        crate::stats::hitch_definition()
     );
 
     render_streaming(&mut md, report);
@@ -302,14 +304,16 @@ fn render_streaming(md: &mut String, report: &Report) {
             run.hitch_list.len(),
         );
     }
-    md.push_str(
-        "\nHitches: frames slower than twice the median CPU frame and than the median + 4 ms, \
+    let _ = write!(
+        md,
+        "\nHitches: {}, \
          each with its largest named CPU section (`frame.other` is time outside every named \
          section). Clock: `wall` hitches are over the bound in wall time (kind `work` when the \
          render thread's own CPU time is over it too, `wait` when only the wall time is); \
          `thread` hitches are over the bound in the render thread's CPU time, named by its \
          largest section in thread time.\n\n| tier | clock | kind | frame | CPU ms | largest section \
          | section ms |\n|---|---|---|--:|--:|---|--:|\n",
+        crate::stats::hitch_definition()
     );
     for run in &report.runs {
         let lists = [

@@ -292,7 +292,8 @@ pub struct Run {
     pub bytes_uploaded: u64,
     /// GPU memory held by the run's buffers and textures (bytes).
     pub gpu_memory_bytes: u64,
-    /// Frames whose CPU frame time exceeded twice the median.
+    /// Frames whose CPU frame time exceeded [`crate::stats::hitch_limit`]
+    /// of the median: `hitch_list`'s length.
     pub hitches: u32,
     /// File name of the run's screenshot, relative to the report directory.
     pub image: Option<String>,
@@ -302,7 +303,7 @@ pub struct Run {
     /// Run-specific settings and notes (e.g. `multi_draw_count_used`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, serde_json::Value>,
-    /// Frames over twice the median CPU frame and over the median + 4 ms,
+    /// Frames over [`crate::stats::hitch_limit`] of the median CPU frame,
     /// each with its largest named CPU section (absent in reports written
     /// before it was recorded).
     #[serde(default)]

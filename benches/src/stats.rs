@@ -78,20 +78,42 @@ fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + frac * (sorted[hi] - sorted[lo])
 }
 
-/// Number of frames slower than twice the median frame time (`t > 2 * median`).
+/// How many times the run's median a frame must exceed to be a hitch.
+pub const HITCH_FACTOR: f64 = 2.0;
+
+/// Extra milliseconds over the median a frame must also exceed to be a
+/// hitch (so noise around a sub-millisecond median is not one).
+pub const HITCH_MARGIN_MS: f64 = 4.0;
+
+/// The one definition of a hitch, shared by the report (`hitches`,
+/// `hitch_list`, `thread_hitch_list`), its markdown and the tests: a frame
+/// strictly slower than this bound, given the run's median frame time.
+pub fn hitch_limit(median_ms: f64) -> f64 {
+    (HITCH_FACTOR * median_ms).max(median_ms + HITCH_MARGIN_MS)
+}
+
+/// [`hitch_limit`] in words, as the report's markdown states it.
+pub fn hitch_definition() -> String {
+    format!(
+        "frames slower than {HITCH_FACTOR} times the median frame and than the median + \
+         {HITCH_MARGIN_MS} ms"
+    )
+}
+
+/// Number of hitches (frames over [`hitch_limit`] of the run's median):
+/// the length of [`find_hitches`]'s list for the same frames.
 ///
 /// Returns 0 for an empty slice: there are no frames, so none hitched.
 pub fn count_hitches(frame_ms: &[f64]) -> u32 {
     let Ok(stats) = Stats::from_samples(frame_ms) else {
         return 0;
     };
-    let limit = 2.0 * stats.median;
+    let limit = hitch_limit(stats.median);
     frame_ms.iter().filter(|&&t| t > limit).count() as u32
 }
 
-/// A frame that hitched: slower than twice the median CPU frame and than
-/// the median + 4 ms (both, so that noise around a tiny median is not a
-/// hitch), with the largest named section of that frame.
+/// A frame that hitched (over [`hitch_limit`] of the run's median), with
+/// the largest named section of that frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hitch {
     /// Measured-frame index.
@@ -110,9 +132,6 @@ pub struct Hitch {
     pub kind: Option<String>,
 }
 
-/// Extra milliseconds over the median a frame needs to count as a [`Hitch`].
-pub const HITCH_MARGIN_MS: f64 = 4.0;
-
 /// Sections whose time is split into parts named `<section>.<part>` in the
 /// same frame (`streaming.techniques.terrain` and `.grass`): a part is not
 /// added to the frame's named time a second time, and a hitch whose largest
@@ -127,8 +146,8 @@ pub(crate) fn parent_section(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The hitches of a run: frames over `2 * median` and over
-/// `median + HITCH_MARGIN_MS`, each named by its largest section
+/// The hitches of a run: frames over [`hitch_limit`] of its median, each
+/// named by its largest section
 /// (`sections[i]` are frame `i`'s named CPU sections; the rest of the
 /// frame's time counts as `frame.other`; parts of a section, see
 /// [`SECTIONS_WITH_PARTS`], name it but are not counted twice).
@@ -136,7 +155,7 @@ pub fn find_hitches(frame_ms: &[f64], sections: &[Vec<(String, f64)>]) -> Vec<Hi
     let Ok(stats) = Stats::from_samples(frame_ms) else {
         return Vec::new();
     };
-    let limit = (2.0 * stats.median).max(stats.median + HITCH_MARGIN_MS);
+    let limit = hitch_limit(stats.median);
     frame_ms
         .iter()
         .enumerate()
@@ -310,12 +329,26 @@ mod tests {
     }
 
     #[test]
-    fn hitches_are_frames_strictly_slower_than_twice_the_median() {
-        // median 10: 20 is not a hitch (not strictly slower), 20.5 and 50 are.
+    fn the_hitch_count_is_the_hitch_list_by_one_rule() {
+        // median 10: the bound is max(20, 14) = 20; 20 is not a hitch (not
+        // strictly slower), 20.5 and 50 are.
         let frames = [10.0, 10.0, 10.0, 9.0, 11.0, 20.0, 20.5, 50.0, 10.0];
+        assert_eq!(hitch_limit(10.0), 20.0);
         assert_eq!(count_hitches(&frames), 2);
-        assert_eq!(count_hitches(&[1.0, 1.0, 1.0]), 0);
+        // median 1: 3 ms is over twice the median but not over median + 4 ms,
+        // so it is a hitch in neither the count nor the list.
+        let small = [1.0, 1.0, 1.0, 3.0, 6.0];
+        assert_eq!(hitch_limit(1.0), 5.0);
+        for f in [&frames[..], &small[..], &[1.0, 1.0, 1.0][..], &[][..]] {
+            assert_eq!(count_hitches(f) as usize, find_hitches(f, &[]).len(), "{f:?}");
+        }
+        assert_eq!(count_hitches(&small), 1);
         assert_eq!(count_hitches(&[]), 0);
+        let words = hitch_definition();
+        assert!(
+            words.contains("2 times the median") && words.contains("median + 4 ms"),
+            "{words}"
+        );
     }
 
     #[test]

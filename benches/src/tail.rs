@@ -1,7 +1,7 @@
 //! The tail of a run in the render thread's CPU time: the frames over
 //! [`TAIL_FACTOR`] times the median frame (the flight's p99 bound), each with
 //! what its named sections took beyond their usual time. A hitch list names
-//! one section of frames over twice the median; the tail says which sections
+//! one section of frames over [`crate::stats::hitch_limit`]; the tail says which sections
 //! made a frame slow when the p99 is what is being decided: a window change
 //! shows up as `streaming.techniques` and the `frame.submit` that carried its
 //! copies, a busier view as the draw passes and `frame.submit`.
