@@ -97,6 +97,48 @@ impl BudgetOutcome {
         out
     }
 
+    /// The results as a markdown table (`OUT/budget.md`): one row per
+    /// bound with its figure, bound and outcome (`pass` only where the
+    /// check passed), then the warnings and the totals. `|` in a cell is
+    /// escaped.
+    pub fn markdown(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let mut md = String::from("| run | figure | value | bound | result |\n|---|---|--:|---|---|\n");
+        for r in &self.results {
+            let word = match r.status {
+                Status::Pass => "pass",
+                Status::Fail => "**FAIL**",
+                Status::Skip => "skipped",
+            };
+            let value = r.value.map_or_else(|| "-".to_owned(), show);
+            let note = r
+                .note
+                .as_ref()
+                .map(|n| format!(": {}", cell(n)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                md,
+                "| `{}` | `{}` | {value} | {} | {word}{note} |",
+                cell(&r.run),
+                cell(&r.figure),
+                cell(&r.bound)
+            );
+        }
+        for w in &self.warnings {
+            let _ = write!(md, "\nWarning: {}\n", cell(w));
+        }
+        let (pass, fail, skip) = self.counts();
+        let _ = write!(
+            md,
+            "\n{} bounds of `{}` (counters for driver `{}`): {pass} passed, {fail} failed, \
+             {skip} skipped.\n",
+            self.results.len(),
+            self.file,
+            self.driver
+        );
+        md
+    }
+
     /// Every failed bound with its figure and bound, one per line (the error
     /// `sward bench --budget` exits with).
     pub fn failure_text(&self) -> String {

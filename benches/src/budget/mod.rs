@@ -36,7 +36,7 @@ mod run;
 
 pub use check::{check, BoundResult, BudgetOutcome, Status};
 pub use parse::parse_budget;
-pub use run::{read_budget, run_budget, BudgetRun, BUDGET_JSON};
+pub use run::{read_budget, run_budget, BudgetRun, BUDGET_JSON, BUDGET_MD};
 
 use std::path::PathBuf;
 

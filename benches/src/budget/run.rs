@@ -1,6 +1,6 @@
 //! `sward bench --budget FILE`: one bench per preset and place the file
 //! names (under `OUT/PRESET/PLACE/`), then every bound checked and the
-//! results written to `OUT/budget.json`.
+//! results written to `OUT/budget.json` and, as a table, `OUT/budget.md`.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +10,9 @@ use crate::writer::ensure_writable_dir;
 
 /// File name of the results beside the reports.
 pub const BUDGET_JSON: &str = "budget.json";
+
+/// File name of the results as a markdown table (docs/results.md's).
+pub const BUDGET_MD: &str = "budget.md";
 
 /// What a budget run did.
 #[derive(Debug, Clone)]
@@ -50,7 +53,8 @@ pub fn read_budget(path: &Path) -> Result<Budget, BudgetError> {
 
 /// Runs the benches `file` needs with the settings of `base` that a budget
 /// leaves open (adapter, output folder, indirect validation, texture
-/// upload), checks every bound and writes `budget.json` into `base.out`.
+/// upload), checks every bound and writes `budget.json` and `budget.md`
+/// into `base.out`.
 /// A bound that fails is not an error here: see [`BudgetRun::verdict`].
 pub fn run_budget(file: &Path, base: &BenchOptions) -> Result<BudgetRun, BenchError> {
     let budget = read_budget(file)?;
@@ -96,6 +100,8 @@ pub fn run_budget(file: &Path, base: &BenchOptions) -> Result<BudgetRun, BenchEr
     let text = serde_json::to_string_pretty(&outcome)
         .map_err(|e| BenchError::Out(json.clone(), e.to_string()))?;
     std::fs::write(&json, text + "\n").map_err(|e| BenchError::Out(json.clone(), e.to_string()))?;
+    let md = base.out.join(BUDGET_MD);
+    std::fs::write(&md, outcome.markdown()).map_err(|e| BenchError::Out(md.clone(), e.to_string()))?;
     Ok(BudgetRun {
         outcome,
         headlines,

@@ -237,6 +237,16 @@ thread_ratio = {{ min = 0.1, max = 10 }}
         "{}",
         out.text()
     );
+    // The markdown table (docs/results.md's) says the same, one row a bound.
+    let md = out.markdown();
+    assert!(
+        md.contains(&format!(
+            "| `elwynn-dense/default/legacy-cpu+static-chunks` | `bytes_uploaded` | {bytes} | <= 10 | **FAIL**"
+        )),
+        "{md}"
+    );
+    assert_eq!(md.matches("| pass |").count(), 4, "{md}");
+    assert!(md.contains("5 bounds of"), "{md}");
     // The vs bound divides by the other run's same figure.
     let vs = out
         .results

@@ -13,7 +13,7 @@ mod tests;
 
 pub use sample::{rss_bytes, wgpu_objects, ObjectCounts, WgpuObjects};
 pub use summary::{
-    summarise, summary_text, Bound, Growth, SoakSummary, TierGrowth, DEFAULT_MAX_GROWTH_MIB,
+    summarise, summary_markdown, summary_text, Bound, Growth, SoakSummary, TierGrowth, DEFAULT_MAX_GROWTH_MIB,
     DEFAULT_WARMUP, PERIOD,
 };
 
@@ -243,7 +243,9 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
     })
 }
 
-/// The samples as a text table, then the summary.
+/// The samples as a text table, then the summary, and the summary again as
+/// one markdown table (docs/results.md's soak table, which
+/// `scripts/results.sh` takes from this output).
 pub fn soak_text(report: &SoakReport) -> String {
     let mib = |b: Option<u64>| {
         b.map_or_else(
@@ -292,5 +294,9 @@ pub fn soak_text(report: &SoakReport) -> String {
     }
     out.push_str("(wgpu columns: buffers/textures/views/bind groups)\n");
     out.push_str(&summary_text(&report.summary));
+    if !report.summary.tiers.is_empty() {
+        out.push_str("\nsummary (markdown):\n\n");
+        out.push_str(&summary_markdown(&report.summary));
+    }
     out
 }

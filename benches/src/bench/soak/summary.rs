@@ -354,6 +354,68 @@ pub fn summary_text(s: &SoakSummary) -> String {
     out
 }
 
+/// The summary as one markdown table, a row per tier combination: the
+/// live heap, sward's GPU memory and RSS after the reference slide and
+/// after the last (with the change in percent, the figure the results page
+/// bounds at 5 %), whether wgpu's objects came back, and the verdict on
+/// every bound.
+pub fn summary_markdown(s: &SoakSummary) -> String {
+    let mut out = String::from(
+        "| tier | slides | live heap MiB | GPU memory MiB | RSS MiB | wgpu objects and memory | verdict |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for t in &s.tiers {
+        let row = |figure: &str| t.figures.iter().find(|g| g.figure == figure);
+        let mib = |figure: &str| {
+            row(figure).map_or_else(
+                || "-".to_owned(),
+                |g| {
+                    let pct = if g.at_reference == 0.0 {
+                        0.0
+                    } else {
+                        100.0 * g.change / g.at_reference
+                    };
+                    format!("{:.1} -> {:.1} ({pct:+.1} %)", g.at_reference / MIB, g.last / MIB)
+                },
+            )
+        };
+        let wgpu: Vec<&Growth> = t
+            .figures
+            .iter()
+            .filter(|g| g.figure.starts_with("wgpu.") && g.bound == Bound::Unchanged)
+            .collect();
+        let moved = wgpu.iter().filter(|g| g.change != 0.0).count();
+        let wgpu_cell = if wgpu.is_empty() {
+            "-".to_owned()
+        } else if moved == 0 {
+            format!("{} figures unchanged", wgpu.len())
+        } else {
+            format!("{moved} of {} changed", wgpu.len())
+        };
+        let over: Vec<&str> = t
+            .figures
+            .iter()
+            .filter(|g| !g.within)
+            .map(|g| g.figure.as_str())
+            .collect();
+        let verdict = if over.is_empty() {
+            "every bound held".to_owned()
+        } else {
+            format!("**over**: {}", over.join(", "))
+        };
+        out.push_str(&format!(
+            "| {} | {} -> {} | {} | {} | {} | {wgpu_cell} | {verdict} |\n",
+            t.tier,
+            t.reference_slide,
+            t.last_slide,
+            mib("live_heap_bytes"),
+            mib("gpu_memory_bytes"),
+            mib("rss_bytes"),
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::sample::{ObjectCounts, WgpuObjects};
@@ -435,6 +497,8 @@ mod tests {
             rss.per_slide
         );
         assert!(summary_text(&s).contains("OVER"));
+        let md = summary_markdown(&s);
+        assert!(md.contains("| **over**: "), "{md}");
     }
 
     #[test]
