@@ -109,3 +109,46 @@ pub fn has_capabilities(gpu: &crate::GpuContext, what: &str, needed: &[crate::Ca
     eprintln!("skipping {line}");
     false
 }
+
+/// Whether `gpu`'s driver is one of `drivers` (each a case-insensitive
+/// substring of the adapter's name, driver or driver info, such as
+/// `"llvmpipe"`), for a test that asserts what those drivers count: how
+/// many vertex invocations an indexed draw makes, say, which a hardware
+/// GPU's vertex reuse changes. Elsewhere the test is skipped with one line
+/// naming the drivers it holds for and the device's, also under
+/// `SWARD_REQUIRE_GPU=1`: the test does not apply there, nothing is missing.
+pub fn requires_driver(gpu: &crate::GpuContext, what: &str, drivers: &[&str]) -> bool {
+    let s = &gpu.summary;
+    if driver_matches(&[&s.name, &s.driver, &s.driver_info], drivers) {
+        return true;
+    }
+    eprintln!(
+        "skipping {what}: it holds for the {} driver(s), and this device is {} ({} {})",
+        drivers.join(", "),
+        s.name,
+        s.driver,
+        s.driver_info
+    );
+    false
+}
+
+/// Whether any of `names` contains any of `drivers`, ignoring case.
+fn driver_matches(names: &[&str], drivers: &[&str]) -> bool {
+    names.iter().any(|n| {
+        let n = n.to_lowercase();
+        drivers.iter().any(|d| n.contains(&d.to_lowercase()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn drivers_match_by_case_insensitive_substring() {
+        let lavapipe = ["llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", "Mesa 22.3.6"];
+        assert!(super::driver_matches(&lavapipe, &["LLVMpipe"]));
+        assert!(super::driver_matches(&lavapipe, &["radv", "mesa 22.3"]));
+        let nvidia = ["NVIDIA H100", "NVIDIA", "550.54"];
+        assert!(!super::driver_matches(&nvidia, &["llvmpipe"]));
+        assert!(!super::driver_matches(&nvidia, &[]));
+    }
+}
