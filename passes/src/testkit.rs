@@ -117,6 +117,13 @@ pub(crate) fn diff(a: &image::RgbaImage, b: &image::RgbaImage, threshold: u8) ->
     ImageDiff { rmse, differing }
 }
 
+/// Pixels of `a` and `b` (same size) whose colour differs at all: what a
+/// test asserts is zero where the docs call two pictures identical.
+pub(crate) fn differing_pixels(a: &image::RgbaImage, b: &image::RgbaImage) -> u64 {
+    let d = diff(a, b, 0);
+    (d.differing * f64::from(a.width()) * f64::from(a.height())).round() as u64
+}
+
 /// Keeps `image` as `$SWARD_TEST_IMAGES/NAME.png` when that is set.
 pub(crate) fn keep(image: &image::RgbaImage, name: &str) {
     sward_engine::testing::keep_image(image, name);
@@ -152,6 +159,12 @@ mod tests {
         let want = ((20.0f64 * 20.0 + 5.0 * 5.0) / 24.0).sqrt();
         assert!((d.rmse - want).abs() < 1e-9, "{} vs {want}", d.rmse);
         assert_eq!(diff(&a, &a, 0).rmse, 0.0);
+        // Exact: any change of any colour channel counts, alpha does not.
+        assert_eq!(differing_pixels(&a, &b), 2);
+        assert_eq!(differing_pixels(&a, &a), 0);
+        let mut c = a.clone();
+        c.put_pixel(3, 1, image::Rgba([10, 10, 11, 255]));
+        assert_eq!(differing_pixels(&a, &c), 1);
         let one = preset("seams-holes") as *const Scene;
         let two = preset("seams-holes") as *const Scene;
         assert_eq!(one, two, "a preset is built once and shared");

@@ -97,6 +97,12 @@ pub(crate) fn grass_fraction(image: &image::RgbaImage) -> f64 {
     image.pixels().filter(|p| is_grass(p)).count() as f64 / f64::from(W * H)
 }
 
+/// (rmse over RGB in 0..1, pixels whose colour differs at all).
+pub(crate) fn exact_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, u64) {
+    let d = crate::testkit::diff(a, b, 0);
+    (d.rmse / 255.0, crate::testkit::differing_pixels(a, b))
+}
+
 /// (rmse over RGB in 0..1, fraction of pixels differing by more than 8/255).
 pub(crate) fn image_diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, f64) {
     let d = crate::testkit::diff(a, b, 8);
