@@ -49,7 +49,10 @@ fn over_bound(report: &serde_json::Value) -> Vec<String> {
         let tier = t["tier"].as_str().expect("tier");
         let slide = |key: &str| t[key].as_u64().expect("a slide number");
         let (early, late) = (slide("reference_slide"), slide("last_slide"));
-        assert!(early >= CYCLE && late >= early + CYCLE, "{tier}: {early} -> {late}");
+        assert!(
+            early >= CYCLE && late >= early + CYCLE,
+            "{tier}: {early} -> {late}"
+        );
         let value = |figure: &str, k: u64| {
             samples
                 .iter()
@@ -122,7 +125,10 @@ fn live_heap_and_gpu_memory_stay_within_5_percent_from_an_early_to_a_late_slide(
         .unwrap_or_default();
     assert_eq!(tiers.len(), 3, "the baseline and two tiers: {tiers:?}");
     for t in report["summary"]["tiers"].as_array().into_iter().flatten() {
-        assert_eq!((&t["reference_slide"], &t["last_slide"]), (&7.into(), &13.into()));
+        assert_eq!(
+            (&t["reference_slide"], &t["last_slide"]),
+            (&7.into(), &13.into())
+        );
     }
     let over = over_bound(&report);
     assert!(

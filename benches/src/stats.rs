@@ -340,7 +340,11 @@ mod tests {
         let small = [1.0, 1.0, 1.0, 3.0, 6.0];
         assert_eq!(hitch_limit(1.0), 5.0);
         for f in [&frames[..], &small[..], &[1.0, 1.0, 1.0][..], &[][..]] {
-            assert_eq!(count_hitches(f) as usize, find_hitches(f, &[]).len(), "{f:?}");
+            assert_eq!(
+                count_hitches(f) as usize,
+                find_hitches(f, &[]).len(),
+                "{f:?}"
+            );
         }
         assert_eq!(count_hitches(&small), 1);
         assert_eq!(count_hitches(&[]), 0);

@@ -144,7 +144,11 @@ fn driver_matches(names: &[&str], drivers: &[&str]) -> bool {
 mod tests {
     #[test]
     fn drivers_match_by_case_insensitive_substring() {
-        let lavapipe = ["llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", "Mesa 22.3.6"];
+        let lavapipe = [
+            "llvmpipe (LLVM 15.0.6, 256 bits)",
+            "llvmpipe",
+            "Mesa 22.3.6",
+        ];
         assert!(super::driver_matches(&lavapipe, &["LLVMpipe"]));
         assert!(super::driver_matches(&lavapipe, &["radv", "mesa 22.3"]));
         let nvidia = ["NVIDIA H100", "NVIDIA", "550.54"];

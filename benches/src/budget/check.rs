@@ -103,7 +103,8 @@ impl BudgetOutcome {
     /// escaped.
     pub fn markdown(&self) -> String {
         let cell = |s: &str| s.replace('|', "\\|");
-        let mut md = String::from("| run | figure | value | bound | result |\n|---|---|--:|---|---|\n");
+        let mut md =
+            String::from("| run | figure | value | bound | result |\n|---|---|--:|---|---|\n");
         for r in &self.results {
             let word = match r.status {
                 Status::Pass => "pass",

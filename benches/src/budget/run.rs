@@ -101,7 +101,8 @@ pub fn run_budget(file: &Path, base: &BenchOptions) -> Result<BudgetRun, BenchEr
         .map_err(|e| BenchError::Out(json.clone(), e.to_string()))?;
     std::fs::write(&json, text + "\n").map_err(|e| BenchError::Out(json.clone(), e.to_string()))?;
     let md = base.out.join(BUDGET_MD);
-    std::fs::write(&md, outcome.markdown()).map_err(|e| BenchError::Out(md.clone(), e.to_string()))?;
+    std::fs::write(&md, outcome.markdown())
+        .map_err(|e| BenchError::Out(md.clone(), e.to_string()))?;
     Ok(BudgetRun {
         outcome,
         headlines,

@@ -13,8 +13,8 @@ mod tests;
 
 pub use sample::{rss_bytes, wgpu_objects, ObjectCounts, WgpuObjects};
 pub use summary::{
-    summarise, summary_markdown, summary_text, Bound, Growth, SoakSummary, TierGrowth, DEFAULT_MAX_GROWTH_MIB,
-    DEFAULT_WARMUP, PERIOD,
+    summarise, summary_markdown, summary_text, Bound, Growth, SoakSummary, TierGrowth,
+    DEFAULT_MAX_GROWTH_MIB, DEFAULT_WARMUP, PERIOD,
 };
 
 use sward_engine::graph::GraphExecutor;

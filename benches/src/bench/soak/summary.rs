@@ -375,7 +375,11 @@ pub fn summary_markdown(s: &SoakSummary) -> String {
                     } else {
                         100.0 * g.change / g.at_reference
                     };
-                    format!("{:.1} -> {:.1} ({pct:+.1} %)", g.at_reference / MIB, g.last / MIB)
+                    format!(
+                        "{:.1} -> {:.1} ({pct:+.1} %)",
+                        g.at_reference / MIB,
+                        g.last / MIB
+                    )
                 },
             )
         };
