@@ -26,6 +26,7 @@ pub mod assemble;
 pub mod bench;
 pub mod budget;
 pub mod charts;
+pub mod cli;
 pub mod compare;
 pub mod figures;
 pub mod imagediff;

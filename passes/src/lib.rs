@@ -9,8 +9,10 @@
 //! - [`renderer`]: the composer that draws a scene with any tier combination.
 //! - [`atlas`]: the exact height/normal atlas shared by the GPU terrain and grass tiers.
 //! - [`terrain`], [`grass`]: the techniques.
+//! - [`cli`]: the `info`, `tiers` and `clipmap-errors` commands.
 
 pub mod atlas;
+pub mod cli;
 pub mod error;
 pub mod frame;
 pub mod grass;

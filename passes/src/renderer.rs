@@ -154,9 +154,12 @@ impl SceneRenderer {
         }
     }
 
-    /// Uploads BC detail textures as `upload` says (default
-    /// [`TextureUpload::Auto`]); takes effect when the models are uploaded,
-    /// by the first [`Self::set_tiers`].
+    /// Uploads DXT detail and tileset textures as `upload` says (default
+    /// [`TextureUpload::Auto`]; the command line's `--texture-upload`, one
+    /// of its [`sward_scenes::formats::DataOptions`]): the only way the
+    /// choice reaches the techniques, through [`BuildInputs`]. Takes effect
+    /// when the models are uploaded and the tiers built, by the first
+    /// [`Self::set_tiers`].
     pub fn with_texture_upload(mut self, upload: TextureUpload) -> Self {
         self.texture_upload = upload;
         self
@@ -199,6 +202,7 @@ impl SceneRenderer {
         combo: &TierCombo,
     ) -> Result<(), PassError> {
         self.models(gpu, &scene)?;
+        let texture_upload = self.texture_upload;
         let SceneRenderer {
             models,
             grass,
@@ -209,6 +213,7 @@ impl SceneRenderer {
             gpu,
             scene,
             models: models.as_ref().expect("built above"),
+            texture_upload,
         };
         for (tier, built) in [(&combo.terrain, terrain), (&combo.grass, grass)] {
             if let (Some(entry), false) = (tier.entry(), built.contains_key(tier)) {
@@ -314,6 +319,7 @@ impl SceneRenderer {
             }
         }
         self.models(gpu, &scene)?;
+        let texture_upload = self.texture_upload;
         let SceneRenderer {
             combo,
             models,
@@ -326,6 +332,7 @@ impl SceneRenderer {
             gpu,
             scene,
             models: models.as_ref().expect("built above"),
+            texture_upload,
         };
         // What the techniques let go of, freed on the reaper thread in one
         // hand-over per change.

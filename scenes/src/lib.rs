@@ -6,6 +6,7 @@
 //!
 //! Nothing here touches the GPU; renderers consume these types.
 
+pub mod cli;
 pub mod effects;
 pub mod formats;
 pub mod models;

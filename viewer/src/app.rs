@@ -15,7 +15,8 @@ use sward_passes::renderer::{SceneData, SceneRenderer};
 use sward_passes::technique::ResidencyChange;
 use sward_passes::RenderSettings;
 use sward_passes::TierCombo;
-use sward_scenes::presets::{Preset, Scene};
+use sward_scenes::formats::DataOptions;
+use sward_scenes::presets::{open_preset, Preset, Scene};
 use sward_scenes::streaming::{StreamConfig, Streamer};
 use winit::event_loop::EventLoop;
 use winit::window::Window;
@@ -75,32 +76,15 @@ pub struct Viewer {
     pub(crate) pass_names: Vec<String>,
 }
 
-/// The preset's world, or with `data` the world of that client install or
-/// directory placed with the preset's policy, at the client density setting
-/// `density` when given (an error for a `per-cell` preset).
-fn build_scene(
-    name: &str,
-    data: Option<&std::path::Path>,
-    density: Option<u32>,
-) -> Result<Scene, ViewerError> {
-    let preset_err = |source| ViewerError::Preset {
-        preset: name.to_owned(),
-        source,
+/// Preset `name`'s world, or the world `data` names placed with the
+/// preset's policy, at the client density setting `density` when given (an
+/// error for a `per-cell` preset): the resolver every command shares.
+fn build_scene(name: &str, data: &DataOptions, density: Option<u32>) -> Result<Scene, ViewerError> {
+    let opts = DataOptions {
+        density,
+        ..data.clone()
     };
-    let preset = Preset::by_name(name)
-        .and_then(|p| p.with_density_opt(density))
-        .map_err(preset_err)?;
-    match data {
-        None => preset.build().map_err(preset_err),
-        Some(dir) => {
-            sward_scenes::formats::load_scene(dir, None, *preset.policy()).map_err(|source| {
-                ViewerError::Data {
-                    dir: dir.to_path_buf(),
-                    source,
-                }
-            })
-        }
-    }
+    Ok(open_preset(name, &opts)?.scene(&opts)?)
 }
 
 /// Runs the viewer until the window closes or `--frames` frames are drawn.
@@ -119,7 +103,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
         )));
     }
     let started = Instant::now();
-    let mut scene = build_scene(&opts.preset, opts.data.as_deref(), opts.density)?;
+    let mut scene = build_scene(&opts.preset, &opts.data, opts.data.density)?;
     log::info!(
         "viewer: built preset {} in {:.0} ms",
         scene.name,
@@ -163,7 +147,7 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     state.config.combo = state.wanted.combo.clone();
     state.density = scene.policy().density();
     state.wanted_density = state.density;
-    let camera = start_camera(&scene, opts.view.as_deref())?;
+    let camera = start_camera(&scene, opts.view.as_deref(), opts.data.dir.is_some())?;
     state.views = scene.views.iter().map(|v| v.name.clone()).collect();
     let profiler = Profiler::new(opts.profiler);
     let mut viewer = Viewer {
@@ -196,8 +180,8 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
             SceneExit::Density(d) => {
                 let t0 = Instant::now();
                 drop(streamer.take());
-                let name = scene.name.clone();
-                scene = build_scene(&name, viewer.opts.data.as_deref(), Some(d))?;
+                // The preset's name: a data scene is named after its map.
+                scene = build_scene(&viewer.opts.preset, &viewer.opts.data, Some(d))?;
                 streamer = streamer_for(&scene);
                 viewer.state.density = Some(d);
                 viewer.state.message(format!(
@@ -213,13 +197,14 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
                 let density = viewer.state.wanted_density.filter(|_| {
                     Preset::by_name(&name).is_ok_and(|p| p.policy().density().is_some())
                 });
-                scene = build_scene(&name, viewer.opts.data.as_deref(), density)?;
+                scene = build_scene(&name, &viewer.opts.data, density)?;
+                viewer.opts.preset.clone_from(&name);
                 viewer.state.density = scene.policy().density();
                 viewer.state.wanted_density = viewer.state.density;
                 streamer = streamer_for(&scene);
                 let grass = viewer.state.config.settings.with_grass(scene.grass);
                 viewer.state.config.settings = grass;
-                viewer.camera = start_camera(&scene, None)?;
+                viewer.camera = start_camera(&scene, None, viewer.opts.data.dir.is_some())?;
                 viewer.state.preset = scene.name.clone();
                 viewer.state.views = scene.views.iter().map(|v| v.name.clone()).collect();
                 viewer.state.message(format!(
@@ -235,21 +220,10 @@ pub fn run(opts: ViewerOptions) -> Result<(), ViewerError> {
     Ok(())
 }
 
-/// The camera at the preset's view `name` (default: its first view).
-fn start_camera(scene: &Scene, name: Option<&str>) -> Result<FlyCamera, ViewerError> {
-    let pose = match name {
-        Some(n) => scene.view(n),
-        None => scene.views.first(),
-    };
-    pose.map(FlyCamera::from_pose).ok_or_else(|| {
-        let names: Vec<&str> = scene.views.iter().map(|v| v.name.as_str()).collect();
-        ViewerError::Usage(format!(
-            "preset `{}` has no view `{}`; views: {}",
-            scene.name,
-            name.unwrap_or("(any)"),
-            names.join(", ")
-        ))
-    })
+/// The camera at the scene's view `name` (default: a data scene's `grass`
+/// view, a preset's first view; see [`Scene::start_view`]).
+fn start_camera(scene: &Scene, name: Option<&str>, data: bool) -> Result<FlyCamera, ViewerError> {
+    Ok(FlyCamera::from_pose(scene.start_view(name, data)?))
 }
 
 impl Viewer {
@@ -261,7 +235,7 @@ impl Viewer {
         mut streamer: Option<&mut Streamer>,
     ) -> Result<SceneExit, ViewerError> {
         let t0 = Instant::now();
-        let mut renderer = SceneRenderer::new();
+        let mut renderer = SceneRenderer::new().with_texture_upload(self.opts.data.texture_upload);
         let combo = self.state.config.combo.clone();
         let pass_err = |source| ViewerError::Pass {
             tier: combo.to_string(),

@@ -19,22 +19,10 @@ pub enum ViewerError {
     /// The window surface could not be created or configured.
     #[error("surface: {0}")]
     Surface(String),
-    /// The preset could not be built.
-    #[error("preset `{preset}`: {source}")]
-    Preset {
-        /// Preset name.
-        preset: String,
-        /// Why.
-        source: sward_scenes::PresetError,
-    },
-    /// `--data` could not be loaded.
-    #[error("--data {dir}: {source}")]
-    Data {
-        /// The data directory.
-        dir: std::path::PathBuf,
-        /// Why.
-        source: sward_scenes::formats::FormatError,
-    },
+    /// The preset, the `--data` world or a named view could not be opened
+    /// (the resolver every command shares).
+    #[error(transparent)]
+    Scene(#[from] sward_scenes::presets::SceneError),
     /// The world window could not follow the camera.
     #[error("world window: {0}")]
     WorldWindow(#[from] sward_scenes::window::WindowError),

@@ -12,10 +12,13 @@
 //! - [`state`], [`stats`]: what is drawn and what it costs.
 //! - [`script`]: scripted actions for unattended runs (`--script`).
 //!
+//! - [`cli`]: `sward run`'s arguments.
+//!
 //! Start with [`run`].
 
 pub mod app;
 pub mod camera;
+pub mod cli;
 pub mod error;
 pub mod frame;
 pub mod present;
@@ -58,11 +61,10 @@ pub struct ViewerOptions {
     pub script: Option<String>,
     /// Adapter selector (as `sward info`).
     pub adapter: Option<String>,
-    /// Load the world from this client install or directory (`--data`).
-    pub data: Option<PathBuf>,
-    /// The client routines' density setting (`--density`); `None` keeps
-    /// the preset's. The panel changes it live.
-    pub density: Option<u32>,
+    /// Where the world comes from and how it is read (`--data` and the
+    /// other data options), and the client routines' density setting
+    /// (`--density`; `None` keeps the preset's; the panel changes it live).
+    pub data: sward_scenes::formats::DataOptions,
 }
 
 impl Default for ViewerOptions {
@@ -80,8 +82,7 @@ impl Default for ViewerOptions {
             screenshot: None,
             script: None,
             adapter: None,
-            data: None,
-            density: None,
+            data: Default::default(),
         }
     }
 }

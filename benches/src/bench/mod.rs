@@ -32,22 +32,10 @@ pub enum BenchError {
     /// A bad argument (preset, tier, size, msaa, counts).
     #[error("{0}")]
     Usage(String),
-    /// The preset could not be built.
-    #[error("preset `{preset}`: {source}")]
-    Preset {
-        /// The preset name.
-        preset: String,
-        /// Why.
-        source: sward_scenes::presets::PresetError,
-    },
-    /// A `--data` directory could not be loaded.
-    #[error("--data {dir}: {source}")]
-    Data {
-        /// The directory.
-        dir: PathBuf,
-        /// Why.
-        source: sward_scenes::formats::FormatError,
-    },
+    /// The preset, the `--data` world or a named view could not be opened
+    /// (the resolver every command shares).
+    #[error(transparent)]
+    Scene(#[from] sward_scenes::presets::SceneError),
     /// No usable GPU.
     #[error(transparent)]
     Gpu(#[from] sward_engine::ContextError),
@@ -109,25 +97,6 @@ pub enum BenchError {
         /// Every failed bound: run, figure, value and bound.
         bounds: String,
     },
-}
-
-/// Builds the world to render: the procedural preset, or (with `data`) the
-/// files of a directory written by `sward export` or extracted from a client,
-/// placed with the preset's placement policy.
-pub fn build_scene(
-    preset: &sward_scenes::presets::Preset,
-    data: Option<&std::path::Path>,
-) -> Result<sward_scenes::presets::Scene, BenchError> {
-    match data {
-        None => preset.build().map_err(|source| BenchError::Preset {
-            preset: preset.name.to_owned(),
-            source,
-        }),
-        Some(dir) => preset.load_data(dir).map_err(|source| BenchError::Data {
-            dir: dir.to_path_buf(),
-            source,
-        }),
-    }
 }
 
 #[cfg(test)]

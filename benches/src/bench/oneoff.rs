@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use sward_engine::graph::GraphExecutor;
 use sward_engine::{GpuContext, GpuOptions, OffscreenTarget};
-use sward_passes::grass::TextureUpload;
 use sward_passes::renderer::{SceneData, SceneRenderer};
 use sward_passes::technique::{cap_combo, TierCombo};
 use sward_passes::RenderSettings;
-use sward_scenes::presets::{Preset, Scene};
+use sward_scenes::formats::DataOptions;
+use sward_scenes::presets::{open_preset, Scene};
 
 use super::runner::{path_poses, Frame};
 use super::{BenchError, BenchPlan};
@@ -29,13 +29,9 @@ pub struct OneOffOptions {
     pub msaa: u32,
     /// Adapter selector.
     pub adapter: Option<String>,
-    /// Load the world from this directory instead of generating the preset.
-    pub data: Option<PathBuf>,
-    /// How DXT detail textures reach the GPU (`--texture-upload`).
-    pub texture_upload: TextureUpload,
-    /// The client routines' density setting (`--density`); `None` keeps
-    /// the preset's.
-    pub density: Option<u32>,
+    /// Where the world comes from and how it is read, the density setting
+    /// and how DXT textures reach the GPU (see [`DataOptions`]).
+    pub data: DataOptions,
 }
 
 struct Setup {
@@ -43,14 +39,11 @@ struct Setup {
     scene: Scene,
     combo: TierCombo,
     plan: BenchPlan,
-    texture_upload: TextureUpload,
+    texture_upload: sward_scenes::formats::TextureUpload,
 }
 
 fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchError> {
-    let preset = Preset::by_name(&opts.preset)
-        .map_err(|e| BenchError::Usage(e.to_string()))?
-        .with_density_opt(opts.density)
-        .map_err(|e| BenchError::Usage(format!("--density: preset `{}`: {e}", opts.preset)))?;
+    let preset = open_preset(&opts.preset, &opts.data)?;
     let combo: TierCombo = opts
         .tier
         .parse()
@@ -72,7 +65,7 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
     for w in warnings {
         eprintln!("warning: {w}");
     }
-    let scene = super::build_scene(&preset, opts.data.as_deref())?;
+    let scene = preset.scene(&opts.data)?;
     let plan = BenchPlan {
         preset,
         requested: Some(vec![capped.clone()]),
@@ -88,7 +81,7 @@ fn setup(opts: &OneOffOptions, frames: u32, out: &Path) -> Result<Setup, BenchEr
         scene,
         combo: capped,
         plan,
-        texture_upload: opts.texture_upload,
+        texture_upload: opts.data.texture_upload,
     })
 }
 
@@ -122,19 +115,7 @@ impl Setup {
 /// and writes the PNG to `out`.
 pub fn shot(opts: &OneOffOptions, view: Option<&str>, out: &Path) -> Result<PathBuf, BenchError> {
     let s = setup(opts, 1, out)?;
-    let pose = match view {
-        None => s.scene.views.first().cloned(),
-        Some(name) => s.scene.view(name).cloned(),
-    }
-    .ok_or_else(|| {
-        let names: Vec<&str> = s.scene.views.iter().map(|v| v.name.as_str()).collect();
-        BenchError::Usage(format!(
-            "preset `{}` has no view `{}`; views: {}",
-            s.scene.name,
-            view.unwrap_or("(any)"),
-            names.join(", ")
-        ))
-    })?;
+    let pose = s.scene.pick_view(view)?.clone();
     let (target, mut executor, mut renderer) = s.prepare()?;
     let settings = s.settings(&renderer);
     let mut frame = Frame::new(&s.gpu, &mut executor, &target, settings, &s.plan);

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use sward_passes::grass::TextureUpload;
 use sward_passes::technique::TierCombo;
-use sward_scenes::presets::Preset;
+use sward_scenes::formats::DataOptions;
+use sward_scenes::presets::{open_preset, Preset};
 use sward_scenes::streaming::StreamConfig;
 
 use super::BenchError;
@@ -33,8 +33,11 @@ pub struct BenchOptions {
     pub adapter: Option<String>,
     /// Keep wgpu's injected validation of indirect draws on.
     pub indirect_validation: bool,
-    /// Load the world from this directory instead of generating the preset.
-    pub data: Option<PathBuf>,
+    /// Where the world comes from and how it is read (`--data`, `--map`,
+    /// `--at`, `--tile`, `--client`, `--placeholders`), the client
+    /// routines' density setting for every tier (`--density`) and how DXT
+    /// textures reach the GPU (`--texture-upload`).
+    pub data: DataOptions,
     /// Terrain view distance in world units (`--view-distance`); fog scales
     /// with it (see `RenderSettings::with_view_distance`). Default 1000.
     pub view_distance: Option<f32>,
@@ -44,9 +47,6 @@ pub struct BenchOptions {
     /// Fly this named camera path of the preset (`--path`; default: the
     /// preset's walk).
     pub path: Option<String>,
-    /// How DXT detail textures reach the GPU (`--texture-upload`): BC
-    /// blocks where the device has them (default), or CPU-decoded.
-    pub texture_upload: TextureUpload,
     /// How a camera path named by `--path` streams the world (`--stream`).
     pub stream: StreamMode,
     /// Whether the bench lets the tile workers keep up with the camera
@@ -56,9 +56,6 @@ pub struct BenchOptions {
     /// streaming configuration (`--stream-radius`, `--stream-budget-ms`,
     /// `--stream-tiles-per-frame`).
     pub stream_config: StreamConfig,
-    /// The client routines' density setting for every tier (`--density`);
-    /// `None` keeps the preset's.
-    pub density: Option<u32>,
 }
 
 /// How the bench streams the world along a camera path (`--stream`).
@@ -169,10 +166,7 @@ impl BenchOptions {
     /// Checks every argument and fills in defaults.
     pub fn plan(&self) -> Result<BenchPlan, BenchError> {
         let name = self.preset.as_deref().unwrap_or(DEFAULT_PRESET);
-        let preset = Preset::by_name(name)
-            .map_err(|e| BenchError::Usage(e.to_string()))?
-            .with_density_opt(self.density)
-            .map_err(|e| BenchError::Usage(format!("--density: preset `{name}`: {e}")))?;
+        let preset = open_preset(name, &self.data)?;
         let requested = match &self.tiers {
             None => None,
             Some(list) => {

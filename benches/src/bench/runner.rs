@@ -62,11 +62,8 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         log::warn!("{w}");
         eprintln!("warning: {w}");
     }
-    let mut scene = super::build_scene(&plan.preset, opts.data.as_deref())?;
-    let shot_view =
-        scene.views.first().cloned().ok_or_else(|| {
-            BenchError::Usage(format!("preset `{}` has no named view", scene.name))
-        })?;
+    let mut scene = plan.preset.scene(&opts.data)?;
+    let shot_view = scene.pick_view(None)?.clone();
     let staging = ReportStaging::begin(&plan.out)?;
     let target = OffscreenTarget::new(&gpu.device, plan.size[0], plan.size[1], plan.msaa)
         .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
@@ -139,7 +136,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
             let measured = frame.measure_streaming(
                 &mut scene,
                 combo,
-                opts.texture_upload,
+                opts.data.texture_upload,
                 opts.stream,
                 opts.stream_pace,
                 opts.stream_config,
@@ -161,7 +158,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
         }
     } else {
         let data = SceneData::from_scene(&scene);
-        let mut renderer = SceneRenderer::new().with_texture_upload(opts.texture_upload);
+        let mut renderer = SceneRenderer::new().with_texture_upload(opts.data.texture_upload);
         for combo in &combos {
             let tier = TierPair::of(combo);
             bar.set_message(tier.to_string());
@@ -212,7 +209,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     );
     config.insert(
         CONFIG_TEXTURE_UPLOAD.to_owned(),
-        opts.texture_upload.name().into(),
+        opts.data.texture_upload.name().into(),
     );
     config.insert("frames_serialised".to_owned(), true.into());
     config.insert("quick".to_owned(), plan.quick.into());
@@ -220,7 +217,7 @@ pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
     if let Some(d) = scene.policy().density() {
         config.insert("placement_density".to_owned(), d.into());
     }
-    if let Some(dir) = &opts.data {
+    if let Some(dir) = &opts.data.dir {
         config.insert("data_dir".to_owned(), dir.display().to_string().into());
     }
     config.insert(
@@ -328,14 +325,7 @@ fn measured_poses(
     shot_view: ViewPose,
 ) -> Result<Measured, BenchError> {
     if let Some(name) = &opts.view {
-        let Some(view) = scene.view(name) else {
-            let names: Vec<&str> = scene.views.iter().map(|v| v.name.as_str()).collect();
-            return Err(BenchError::Usage(format!(
-                "--view `{name}`: preset `{}` has no such view; views: {}",
-                scene.name,
-                names.join(", ")
-            )));
-        };
+        let view = scene.pick_view(Some(name))?;
         let poses = vec![view.clone(); frames as usize];
         return Ok(Measured {
             poses,

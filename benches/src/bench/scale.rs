@@ -252,7 +252,7 @@ pub fn run_scale(opts: &ScaleOptions) -> Result<ScaleReport, BenchError> {
     let mut models_bytes = 0;
     for &scale in &opts.scales {
         let preset = Preset::scaled(scale);
-        let mut scene = super::build_scene(&preset, None)?;
+        let mut scene = preset.scene(&Default::default())?;
         let view = scene.views.first().cloned().ok_or_else(|| {
             BenchError::Usage(format!("preset `{}` has no named view", scene.name))
         })?;

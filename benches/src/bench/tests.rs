@@ -236,7 +236,10 @@ fn density_sets_the_client_picks_and_bad_values_are_refused_before_gpu_work() {
     let plan = |preset: &str, density| {
         BenchOptions {
             preset: Some(preset.into()),
-            density,
+            data: sward_scenes::formats::DataOptions {
+                density,
+                ..Default::default()
+            },
             quick: true,
             ..BenchOptions::default()
         }
@@ -266,9 +269,10 @@ fn density_sets_the_client_picks_and_bad_values_are_refused_before_gpu_work() {
         size: [16, 16],
         msaa: 1,
         adapter: None,
-        data: None,
-        texture_upload: Default::default(),
-        density: Some(16),
+        data: sward_scenes::formats::DataOptions {
+            density: Some(16),
+            ..Default::default()
+        },
     };
     let err = shot(&opts, None, &out_dir("density").join("x.png")).expect_err("per-cell");
     assert!(err.to_string().contains("per-cell"), "{err}");
@@ -287,9 +291,7 @@ fn shot_and_capture_write_files() {
         size: [160, 96],
         msaa: 4,
         adapter: None,
-        data: None,
-        texture_upload: Default::default(),
-        density: None,
+        data: Default::default(),
     };
     let png = shot(&opts, None, &out.join("shot.png")).expect("shot");
     let img = image::open(&png).expect("png readable").to_rgba8();
@@ -322,7 +324,9 @@ fn shot_and_capture_write_files() {
 fn data_dir_errors_name_the_directory() {
     let preset = sward_scenes::presets::Preset::by_name("seams-holes").unwrap();
     let dir = std::env::temp_dir().join(format!("sward-bench-test-{}-nodata", std::process::id()));
-    let err = build_scene(&preset, Some(&dir)).expect_err("no such directory");
+    let err = preset
+        .scene(&sward_scenes::formats::DataOptions::for_dir(&dir))
+        .expect_err("no such directory");
     let text = err.to_string();
     assert!(
         text.starts_with("--data ") && text.contains("nodata"),
@@ -353,9 +357,10 @@ fn shot_and_capture_honour_data_with_the_presets_views() {
         size: [160, 96],
         msaa: 4,
         adapter: None,
-        data,
-        texture_upload: Default::default(),
-        density: None,
+        data: sward_scenes::formats::DataOptions {
+            dir: data,
+            ..Default::default()
+        },
     };
     let from_preset = shot(&opts(None), Some("aerial"), &out.join("preset.png")).unwrap();
     let from_data = shot(

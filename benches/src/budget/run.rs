@@ -58,7 +58,7 @@ pub fn read_budget(path: &Path) -> Result<Budget, BudgetError> {
 /// A bound that fails is not an error here: see [`BudgetRun::verdict`].
 pub fn run_budget(file: &Path, base: &BenchOptions) -> Result<BudgetRun, BenchError> {
     let budget = read_budget(file)?;
-    if base.data.is_some() {
+    if base.data.dir.is_some() {
         return Err(BenchError::Usage(
             "--budget names presets; --data is not used with it".into(),
         ));

@@ -10,43 +10,9 @@
 use sward_engine::{Capability, GpuContext};
 use sward_scenes::{BcFormat, BcMips, DetailTexture, TexturePixels};
 
-/// How textures stored as BC blocks reach the GPU.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum TextureUpload {
-    /// As BC blocks where the device has `texture-compression-bc` and the
-    /// texture allows it; decoded to RGBA8 on the CPU otherwise.
-    #[default]
-    Auto,
-    /// Always decoded to RGBA8 on the CPU.
-    ForceDecode,
-}
-
-impl TextureUpload {
-    /// Every choice, in CLI order.
-    pub const ALL: [TextureUpload; 2] = [TextureUpload::Auto, TextureUpload::ForceDecode];
-
-    /// The CLI spelling: `auto` or `decode`.
-    pub fn name(self) -> &'static str {
-        match self {
-            TextureUpload::Auto => "auto",
-            TextureUpload::ForceDecode => "decode",
-        }
-    }
-
-    /// Parses [`Self::name`].
-    pub fn parse(s: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|t| t.name() == s)
-            .ok_or_else(|| format!("texture upload `{s}`: expected `auto` or `decode`"))
-    }
-}
-
-impl std::fmt::Display for TextureUpload {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// How textures stored as BC blocks reach the GPU: one of the command
+/// line's data options ([`sward_scenes::formats::DataOptions`]).
+pub use sward_scenes::formats::TextureUpload;
 
 /// Why a texture stored as BC blocks was decoded on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -48,6 +48,9 @@ pub struct BuildInputs<'a> {
     pub scene: SceneData<'a>,
     /// The detail models on the GPU (shared by every grass technique).
     pub models: &'a GrassModels,
+    /// How DXT tileset textures reach the GPU (the renderer's
+    /// [`crate::renderer::SceneRenderer::with_texture_upload`]).
+    pub texture_upload: sward_scenes::formats::TextureUpload,
 }
 
 /// What a technique's `record` gets besides the graph.

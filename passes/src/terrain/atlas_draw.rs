@@ -68,13 +68,15 @@ impl AtlasDraw {
     /// Builds the atlas, splat data, template and pipelines (1x and 4x MSAA)
     /// for `world`; `technique` names errors. With `reach` (a streaming
     /// world), the atlas has room for `reach` and the splat data for
-    /// `max_tiles` tiles, so [`Self::set_tile`] can follow residency.
+    /// `max_tiles` tiles, so [`Self::set_tile`] can follow residency. DXT
+    /// tileset textures go to the GPU as `upload` says.
     pub fn new(
         gpu: &GpuContext,
         world: &World,
         reach: Option<(AtlasReach, usize)>,
         feed: Feed,
         technique: &'static str,
+        upload: sward_scenes::formats::TextureUpload,
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
         let atlas = HeightAtlas::with_reach(gpu, world, reach.map(|(r, _)| r))?;
@@ -82,7 +84,7 @@ impl AtlasDraw {
             Some((_, max_tiles)) => {
                 let max_tiles = max_tiles.max(world.tile_count());
                 let pool = atlas.layout().capacity() as usize;
-                let mut splat = SplatGpu::streaming(gpu, world, max_tiles, pool)?;
+                let mut splat = SplatGpu::streaming(gpu, world, max_tiles, pool, upload)?;
                 for t in world.tiles() {
                     let slots = tile_slots(&atlas, t);
                     if splat.set_tile(gpu, world, t.coord, &slots)?.is_none() {
@@ -95,7 +97,7 @@ impl AtlasDraw {
                 }
                 splat
             }
-            None => SplatGpu::new(gpu, world)?,
+            None => SplatGpu::new(gpu, world, upload)?,
         };
         let template = build_template();
         let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

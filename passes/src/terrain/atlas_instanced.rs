@@ -20,6 +20,7 @@
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
+use sward_scenes::formats::TextureUpload;
 use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 use sward_scenes::World;
 
@@ -89,24 +90,26 @@ impl AtlasInstanced {
     /// Builds the atlas, splat data, template and the instance buffer for
     /// every resident MCNK of `world`.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None)
+        Self::with_reach(gpu, world, None, TextureUpload::Auto)
     }
 
     /// Like [`Self::new`]; with `reach` (a streaming world: the atlas reach
     /// and the most tiles resident at once) the atlas, splat data and
     /// instance buffer have room for every tile that may become resident,
-    /// and [`Self::set_tile`] follows residency in place.
+    /// and [`Self::set_tile`] follows residency in place. DXT tileset
+    /// textures go to the GPU as `upload` says.
     pub fn with_reach(
         gpu: &GpuContext,
         world: &World,
         reach: Option<(AtlasReach, usize)>,
+        upload: TextureUpload,
     ) -> Result<Self, PassError> {
         let feed = Feed::Instanced(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<InstanceGpu>() as u64,
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &INSTANCE_ATTRIBUTES,
         });
-        let draw = AtlasDraw::new(gpu, world, reach, feed, TECHNIQUE)?;
+        let draw = AtlasDraw::new(gpu, world, reach, feed, TECHNIQUE, upload)?;
         let capacity = if reach.is_some() {
             draw.atlas.layout().capacity() as usize
         } else {
@@ -268,6 +271,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             i.gpu,
             i.scene.world,
             reach,
+            i.texture_upload,
         )?))
     },
 };

@@ -497,10 +497,10 @@ fn streaming_builds_follow_slides_without_growth() {
     let reach = data.atlas_reach().expect("continent streams");
     let max_tiles = data.max_resident_tiles;
     let reach = Some((reach, max_tiles));
-    let mut chunks =
-        StaticChunks::streaming(&gpu, scene.world(), max_tiles).unwrap_or_else(|e| panic!("{e}"));
-    let mut atlas =
-        AtlasInstanced::with_reach(&gpu, scene.world(), reach).unwrap_or_else(|e| panic!("{e}"));
+    let mut chunks = StaticChunks::streaming(&gpu, scene.world(), max_tiles, Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut atlas = AtlasInstanced::with_reach(&gpu, scene.world(), reach, Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let memory = (chunks.gpu_memory_bytes(), atlas.gpu_memory_bytes());
     let triangles = chunks.triangle_count();
     let start = scene.window.centre();
@@ -523,7 +523,7 @@ fn streaming_builds_follow_slides_without_growth() {
                 .expect("valid")
                 .is_some());
         }
-        let fresh = StaticChunks::streaming(&gpu, scene.world(), max_tiles)
+        let fresh = StaticChunks::streaming(&gpu, scene.world(), max_tiles, Default::default())
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(chunks.triangle_count(), fresh.triangle_count(), "{to:?}");
         assert_eq!(chunks.chunk_count(), fresh.chunk_count(), "{to:?}");

@@ -70,6 +70,15 @@ pub fn alpha_tile(m: &Mcnk) -> Vec<u8> {
     out
 }
 
+/// Bytes of a texture with `mips` levels and `layers` layers.
+pub fn texture_bytes(size: [u32; 2], mips: u32, layers: u32, texel: u64) -> u64 {
+    (0..mips)
+        .map(|m| u64::from((size[0] >> m).max(1)) * u64::from((size[1] >> m).max(1)))
+        .sum::<u64>()
+        * u64::from(layers)
+        * texel
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,13 +19,14 @@ use std::collections::HashMap;
 use sward_engine::bind::{self, Slot};
 
 use sward_engine::GpuContext;
+use sward_scenes::formats::TextureUpload;
 use sward_scenes::world::coords::{TileCoord, TILE_CHUNKS};
 use sward_scenes::world::{AdtTile, Mcnk};
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
 use super::gpu::TerrainChunkGpu;
-use super::splat::{alpha_tile, AlphaAtlasLayout, LayerKind};
+use super::splat::{alpha_tile, texture_bytes, AlphaAtlasLayout, LayerKind};
 use super::tileset_gpu::{
     world_has_tilesets, TilesetArrays, TilesetStats, STREAMING_TILESET_LAYERS,
 };
@@ -47,15 +48,6 @@ pub struct SplatGpu {
     alpha_sampler: wgpu::Sampler,
     layer_sampler: wgpu::Sampler,
     gpu_bytes: u64,
-}
-
-/// Bytes of a texture with `mips` levels and `layers` layers.
-pub fn texture_bytes(size: [u32; 2], mips: u32, layers: u32, texel: u64) -> u64 {
-    (0..mips)
-        .map(|m| u64::from((size[0] >> m).max(1)) * u64::from((size[1] >> m).max(1)))
-        .sum::<u64>()
-        * u64::from(layers)
-        * texel
 }
 
 /// The alpha atlas of a streaming world: `k x k` blocks of 16x16 MCNK
@@ -285,14 +277,14 @@ impl SplatTile {
 
 impl SplatGpu {
     /// Uploads the alpha tile and splat record of every resident MCNK of
-    /// `world` (slot = position in `world.mcnks()`), and the layer textures.
-    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
+    /// `world` (slot = position in `world.mcnks()`), and the layer textures
+    /// (DXT tileset textures as `upload` says).
+    pub fn new(gpu: &GpuContext, world: &World, upload: TextureUpload) -> Result<Self, PassError> {
         let atlas = AlphaAtlasLayout::for_tiles(world.mcnk_count());
         let alpha = alpha_texture(&gpu.device, &atlas, world.mcnk_count())?;
         let mut records = Vec::with_capacity(world.mcnk_count());
         // Exactly as many data layers per array as distinct textures of the
         // world go to it.
-        let upload = super::tileset_gpu::upload();
         let bc = TilesetArrays::samples_bc(gpu, upload);
         let mut distinct = std::collections::HashMap::new();
         for t in world.tiles() {
@@ -339,12 +331,14 @@ impl SplatGpu {
     /// `slots` slots and an alpha atlas with one block per tile for
     /// `max_tiles` tiles at once. Fill them with [`Self::set_tile`].
     /// `world`'s tiles tell whether the data carries tileset textures (then
-    /// [`STREAMING_TILESET_LAYERS`] layers per array are reserved).
+    /// [`STREAMING_TILESET_LAYERS`] layers per array are reserved; DXT
+    /// tileset textures go as `upload` says).
     pub fn streaming(
         gpu: &GpuContext,
         world: &World,
         max_tiles: usize,
         slots: usize,
+        upload: TextureUpload,
     ) -> Result<Self, PassError> {
         let blocks = AlphaBlocks::new(max_tiles);
         let atlas = blocks.layout();
@@ -359,7 +353,7 @@ impl SplatGpu {
             gpu,
             world_has_tilesets(world),
             [STREAMING_TILESET_LAYERS; 4],
-            super::tileset_gpu::upload(),
+            upload,
         );
         Ok(Self::finish(
             gpu,

@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use sward_engine::bind::{self, Slot};
+use sward_scenes::formats::TextureUpload;
 
 use sward_engine::graph::RenderGraph;
 use sward_engine::{GpuContext, COLOR_FORMAT, DEPTH_COMPARE, DEPTH_FORMAT};
@@ -130,7 +131,17 @@ impl StaticChunks {
     /// Uploads every resident MCNK of `world`: vertex buffers, alpha atlas,
     /// layer textures, per-MCNK records; builds the 1x and 4x MSAA pipelines.
     pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        let splat = SplatGpu::new(gpu, world)?;
+        Self::with_upload(gpu, world, TextureUpload::Auto)
+    }
+
+    /// [`Self::new`] with DXT tileset textures going to the GPU as `upload`
+    /// says.
+    pub fn with_upload(
+        gpu: &GpuContext,
+        world: &World,
+        upload: TextureUpload,
+    ) -> Result<Self, PassError> {
+        let splat = SplatGpu::new(gpu, world, upload)?;
         let device = &gpu.device;
         let mut chunks = Vec::new();
         let mut bounds = Vec::new();
@@ -172,10 +183,17 @@ impl StaticChunks {
 
     /// Built for a streaming world: pools for `max_tiles` tiles at once
     /// (one block of 256 MCNK slots each), filled with `world`'s tiles;
-    /// [`Self::set_tile`] then follows residency changes in place.
-    pub fn streaming(gpu: &GpuContext, world: &World, max_tiles: usize) -> Result<Self, PassError> {
+    /// [`Self::set_tile`] then follows residency changes in place. DXT
+    /// tileset textures go to the GPU as `upload` says.
+    pub fn streaming(
+        gpu: &GpuContext,
+        world: &World,
+        max_tiles: usize,
+        upload: TextureUpload,
+    ) -> Result<Self, PassError> {
         let max_tiles = max_tiles.max(world.tile_count()).max(1);
-        let splat = SplatGpu::streaming(gpu, world, max_tiles, max_tiles * TILE_SLOTS as usize)?;
+        let slots = max_tiles * TILE_SLOTS as usize;
+        let splat = SplatGpu::streaming(gpu, world, max_tiles, slots, upload)?;
         let gpu_bytes = splat.gpu_memory_bytes();
         let blocks = TileBlocks {
             tiles: HashMap::new(),
@@ -563,9 +581,14 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     fallback: None,
     build: |i, _| {
         Ok(Box::new(if i.scene.atlas_reach().is_some() {
-            StaticChunks::streaming(i.gpu, i.scene.world, i.scene.max_resident_tiles)?
+            StaticChunks::streaming(
+                i.gpu,
+                i.scene.world,
+                i.scene.max_resident_tiles,
+                i.texture_upload,
+            )?
         } else {
-            StaticChunks::new(i.gpu, i.scene.world)?
+            StaticChunks::with_upload(i.gpu, i.scene.world, i.texture_upload)?
         }))
     },
 };

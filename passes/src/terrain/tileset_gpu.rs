@@ -32,36 +32,13 @@ use sward_scenes::world::coords::TileCoord;
 use sward_scenes::world::{AdtTile, TileTexture};
 use sward_scenes::{BcFormat, DetailTexture, TexturePixels};
 
-use super::splat::{layer_texture, mip_chain, mip_count, LAYER_KINDS, LAYER_SIZE};
-use super::splat_gpu::texture_bytes;
-use crate::grass::TextureUpload;
+use super::splat::{layer_texture, mip_chain, mip_count, texture_bytes, LAYER_KINDS, LAYER_SIZE};
+use sward_scenes::formats::TextureUpload;
 
 /// Layers of each data array of a streaming splat (distinct textures of
 /// the resident tiles at once; a 5x5 window of client tiles names far
 /// fewer).
 pub const STREAMING_TILESET_LAYERS: u32 = 96;
-
-static FORCE_DECODE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// How splats built from now on take DXT tileset textures (the command
-/// line's `--texture-upload`, set by the bench and `shot` before they build
-/// a renderer): [`TextureUpload::ForceDecode`] decodes them to RGBA8 even
-/// where the device samples BC.
-pub fn set_upload(upload: TextureUpload) {
-    FORCE_DECODE.store(
-        upload == TextureUpload::ForceDecode,
-        std::sync::atomic::Ordering::Relaxed,
-    );
-}
-
-/// The setting of [`set_upload`] (default [`TextureUpload::Auto`]).
-pub fn upload() -> TextureUpload {
-    if FORCE_DECODE.load(std::sync::atomic::Ordering::Relaxed) {
-        TextureUpload::ForceDecode
-    } else {
-        TextureUpload::Auto
-    }
-}
 
 /// The array a layer code points into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

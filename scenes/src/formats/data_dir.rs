@@ -31,7 +31,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use super::paths::{find_path, wdl_path, wdt_path, MAPS_DIR};
+pub use super::paths::{find_path, wdl_path, wdt_path, DOODAD_DBC, MAPS_DIR, TEXTURE_DBC};
 use super::source::DataSource;
 use super::{adt, blp, dbc, m2, wdl, wdt, FormatError};
 use crate::effects::{
@@ -39,11 +39,6 @@ use crate::effects::{
 };
 use crate::models::DetailModel;
 use crate::world::{AdtTile, TileCoord, TileTexture, World};
-
-/// GroundEffectTexture table path inside a data directory.
-pub const TEXTURE_DBC: &str = "DBFilesClient/GroundEffectTexture.dbc";
-/// GroundEffectDoodad table path inside a data directory.
-pub const DOODAD_DBC: &str = "DBFilesClient/GroundEffectDoodad.dbc";
 
 /// A world with its ground effects and detail models, as loaded from files.
 #[derive(Clone, Debug)]
@@ -72,22 +67,9 @@ pub struct MissingModel {
     /// GroundEffectTexture ids whose slots named those doodads.
     pub effects: Vec<u32>,
     /// The model index of its placeholder ([`placeholder_model`]) when
-    /// placeholders are on ([`set_placeholders`]); `None`: its doodads are
-    /// skipped.
+    /// placeholders are on ([`super::DataOptions::placeholders`]); `None`:
+    /// its doodads are skipped.
     pub placeholder: Option<u16>,
-}
-
-static PLACEHOLDERS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// Whether later loads draw a missing detail model as a placeholder (the
-/// default; the command line's `--placeholders on|off`) or skip its doodads.
-pub fn set_placeholders(on: bool) {
-    PLACEHOLDERS.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The setting of [`set_placeholders`].
-pub fn placeholders() -> bool {
-    PLACEHOLDERS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 impl std::fmt::Display for MissingModel {
@@ -334,16 +316,17 @@ fn read_model(src: &DataSource, path: &str) -> Result<Result<DetailModel, String
 /// checks that the effects resolve against those models. Models absent from
 /// the data are reported in one warning with their count (each at info
 /// level) and drawn as placeholders ([`placeholder_model`], sized like the
-/// models that share an effect with them) or, with placeholders off
-/// ([`set_placeholders`]), their slots are emptied.
+/// models that share an effect with them; the default) or, with
+/// placeholders off ([`load_effects_and_models_with`]), their slots are
+/// emptied.
 pub fn load_effects_and_models(
     src: &DataSource,
 ) -> Result<(GroundEffects, Vec<DetailModel>, Vec<MissingModel>), FormatError> {
-    load_effects_and_models_with(src, placeholders())
+    load_effects_and_models_with(src, true)
 }
 
-/// [`load_effects_and_models`] with placeholders on or off whatever
-/// [`set_placeholders`] says.
+/// [`load_effects_and_models`] with placeholders on or off
+/// (`with_placeholders`, the command line's `--placeholders`).
 pub fn load_effects_and_models_with(
     src: &DataSource,
     with_placeholders: bool,

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::data_dir::{
-    load_effects_and_models, read_map_tile, read_map_wdl, read_map_wdt, single_map,
+    load_effects_and_models_with, read_map_tile, read_map_wdl, read_map_wdt, single_map,
 };
-use super::maps::{centre_tile, default_selection, WorldSelection};
+use super::maps::{centre_tile, WorldSelection};
+use super::options::DataOptions;
 use super::source::DataSource;
 use super::version::{client_version, ClientVersion};
 use super::wdl::Wdl;
@@ -205,20 +206,18 @@ fn window_err(dir: &Path) -> impl FnOnce(WindowError) -> FormatError + '_ {
     }
 }
 
-/// A scene from map `map` of the data at `dir` (loose files and/or a client
-/// install's archives), placed with `policy`. Without `map`, the selection
-/// of [`super::maps::set_default_selection`] (the command line's `--map`,
-/// `--at`, `--tile`) applies, and then the only map. See [`load_scene_from`].
+/// A scene from map `map` (the only map when `None`) of the data at `dir`
+/// (loose files and/or a client install's archives), placed with `policy`,
+/// every other option at its default. See [`load_scene_with`].
 pub fn load_scene(dir: &Path, map: Option<&str>, policy: Policy) -> Result<Scene, FormatError> {
-    let mut sel = default_selection();
-    if let Some(m) = map {
-        sel = WorldSelection {
-            map: Some(m.to_owned()),
+    let opts = DataOptions {
+        selection: WorldSelection {
+            map: map.map(str::to_owned),
             ..WorldSelection::default()
-        };
-    }
-    let src = Arc::new(DataSource::open(dir)?);
-    load_scene_from(src, &sel, policy)
+        },
+        ..DataOptions::for_dir(dir)
+    };
+    load_scene_with(Arc::new(DataSource::open(dir)?), &opts, policy)
 }
 
 /// The routine a scene of `src`'s data is placed with: for the client's
@@ -248,17 +247,34 @@ pub fn policy_for_data(src: &DataSource, policy: Policy) -> Result<Policy, Forma
     Ok(policy)
 }
 
-/// A scene from `src`: map `sel.map` (the only map when `None`), the 3x3
-/// window around `sel`'s tile (default: the present tile nearest the middle
-/// of the map), views on the ground there and from above, and a walk across
-/// that tile's +X border. Models an effect names that the data lacks are in
-/// [`Scene::missing_models`]. A client policy is the data's client's
-/// routine ([`policy_for_data`]).
+/// [`load_scene_with`] with selection `sel` and every other option at its
+/// default.
 pub fn load_scene_from(
     src: Arc<DataSource>,
     sel: &WorldSelection,
     policy: Policy,
 ) -> Result<Scene, FormatError> {
+    let opts = DataOptions {
+        selection: sel.clone(),
+        ..DataOptions::default()
+    };
+    load_scene_with(src, &opts, policy)
+}
+
+/// A scene from `src` (opened as `opts` says: [`DataOptions::open_source`]):
+/// map `opts.selection.map` (the only map when `None`), the 3x3 window
+/// around the selection's tile (default: the present tile nearest the
+/// middle of the map), views on the ground there and from above, and a walk
+/// across that tile's +X border. Models an effect names that the data lacks
+/// are in [`Scene::missing_models`], drawn as placeholders or skipped as
+/// `opts.placeholders` says. A client policy is the data's client's routine
+/// ([`policy_for_data`]).
+pub fn load_scene_with(
+    src: Arc<DataSource>,
+    opts: &DataOptions,
+    policy: Policy,
+) -> Result<Scene, FormatError> {
+    let sel = &opts.selection;
     let dir: PathBuf = src.root().to_path_buf();
     let dir = dir.as_path();
     let policy = policy_for_data(&src, policy)?;
@@ -277,7 +293,7 @@ pub fn load_scene_from(
             reason,
         }
     })?;
-    let (effects, models, missing_models) = load_effects_and_models(&src)?;
+    let (effects, models, missing_models) = load_effects_and_models_with(&src, opts.placeholders)?;
     let paths: Vec<&str> = models.iter().map(|m| m.path.as_str()).collect();
     let resolved = Arc::new(
         effects

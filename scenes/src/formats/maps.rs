@@ -9,15 +9,12 @@
 //! `(listfile)`s; a candidate is a map when its WDT is present.
 
 use std::collections::BTreeMap;
-use std::sync::RwLock;
 
+pub use super::paths::MAP_DBC;
 use super::paths::{find_path, wdt_path, MAPS_DIR};
 use super::source::DataSource;
 use super::{dbc, FormatError};
 use crate::world::coords::{self, TileCoord};
-
-/// The Map table's path.
-pub const MAP_DBC: &str = "DBFilesClient\\Map.dbc";
 
 /// One map of a data source (`sward maps`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -150,24 +147,6 @@ pub struct WorldSelection {
     pub at: Option<[f64; 2]>,
     /// Tile the resident window centres on.
     pub tile: Option<TileCoord>,
-}
-
-static DEFAULT_SELECTION: RwLock<Option<WorldSelection>> = RwLock::new(None);
-
-/// Sets the selection [`super::load_scene`] uses when it is given no map
-/// (the command line's global options; every command that loads `--data`
-/// then honours them).
-pub fn set_default_selection(sel: WorldSelection) {
-    *DEFAULT_SELECTION.write().unwrap_or_else(|e| e.into_inner()) = Some(sel);
-}
-
-/// The selection set by [`set_default_selection`] (default: none).
-pub fn default_selection() -> WorldSelection {
-    DEFAULT_SELECTION
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-        .unwrap_or_default()
 }
 
 /// Parses `X,Y` as two numbers.

@@ -14,7 +14,10 @@
 //!   order) and/or loose files, read by archive path.
 //! * [`data_dir`]: a whole directory laid out like the client archives.
 //! * [`data_scene`]: a streamed [`crate::presets::Scene`] from such a directory.
-//! * [`version`]: which client (1.12 or 3.3.5) wrote the data.
+//! * [`version`]: which client (1.12 or 3.3.5) wrote the data; [`client`]
+//!   names the versions.
+//! * [`options`]: [`DataOptions`], the command line's data options as one
+//!   value handed down to scene loading and the renderer.
 //!
 //! Every reader checks each offset, size and count against the file before
 //! using it and reports a [`FormatError`] naming the file, the chunk and the
@@ -26,6 +29,7 @@ pub(crate) mod bytes;
 
 pub mod adt;
 pub mod blp;
+pub mod client;
 pub mod data_dir;
 pub mod data_scene;
 pub mod dbc;
@@ -34,6 +38,7 @@ pub mod inspect_files;
 pub mod m2;
 pub mod maps;
 pub mod mpq_export;
+pub mod options;
 pub mod paths;
 pub mod source;
 pub mod version;
@@ -47,10 +52,13 @@ pub use adt::{read_adt, write_adt};
 pub use data_dir::{
     export_data_dir, load_data_dir, load_map, load_map_from, DataSet, ExportSummary, MissingModel,
 };
-pub use data_scene::{load_scene, load_scene_from, policy_for_data, DataDirSource};
+pub use data_scene::{
+    load_scene, load_scene_from, load_scene_with, policy_for_data, DataDirSource,
+};
 pub use inspect::{inspect_adt, AdtReport};
 pub use maps::{list_maps, MapInfo, WorldSelection};
 pub use mpq_export::export_mpq;
+pub use options::{DataOptions, TextureUpload};
 pub use source::{DataFile, DataSource};
 pub use version::{client_version, detect_client, ClientDetection, ClientVersion};
 

@@ -32,6 +32,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::client::ClientVersion;
 use super::FormatError;
 
 /// One file read from a [`DataSource`].
@@ -122,6 +123,9 @@ pub struct DataSource {
     root: PathBuf,
     archives: Vec<MpqArchive>,
     locale: Option<String>,
+    /// The client version the data is read as (`--client`); `None`: the
+    /// data's own evidence decides ([`super::version::client_version`]).
+    client: Option<ClientVersion>,
 }
 
 /// The path with `/` turned into `\` and empty components dropped.
@@ -294,7 +298,21 @@ impl DataSource {
             root: root.to_path_buf(),
             archives,
             locale: locale.map(|(n, _)| n),
+            client: None,
         })
+    }
+
+    /// This source read as client `client`'s data whatever the data's own
+    /// evidence says (the command line's `--client`); `None` leaves the
+    /// version to the evidence ([`super::version::detect_client`]).
+    pub fn read_as(mut self, client: Option<ClientVersion>) -> Self {
+        self.client = client;
+        self
+    }
+
+    /// The version given by [`Self::read_as`].
+    pub fn client(&self) -> Option<ClientVersion> {
+        self.client
     }
 
     /// The directory given.

@@ -13,6 +13,7 @@ use crate::world::{AdtTile, AlphaMap, Layer, NoEffectDoodad, PredTex, ALPHA_TEXE
 
 mod archives;
 mod mutate;
+mod options;
 mod realdata;
 mod subchunks;
 

@@ -1,6 +1,6 @@
 //! Which client wrote the data: 1.12 or 3.3.5, decided from the data itself
-//! ([`detect_client`]) or given on the command line (`--client`,
-//! [`set_client_override`]). The version picks the GroundEffectTexture
+//! ([`detect_client`]) or given on the command line (`--client`, carried by
+//! the [`DataSource`] as [`DataSource::read_as`]). The version picks the GroundEffectTexture
 //! layout where the table's shape alone does not (3.3.5a and 0.5.3 both
 //! have 11 fields; the 0.5.3 layout is read only when asked for).
 //!
@@ -18,70 +18,10 @@
 //! evidence, and one that disagrees is named in the reason (tables from
 //! another build are common in patched and repacked installs).
 
-use std::sync::RwLock;
-
-use super::data_dir::{DOODAD_DBC, TEXTURE_DBC};
-use super::maps::MAP_DBC;
+pub use super::client::ClientVersion;
+use super::paths::{DOODAD_DBC, MAP_DBC, TEXTURE_DBC};
 use super::source::DataSource;
 use super::{dbc, FormatError};
-use crate::effects::GroundEffectLayout;
-
-/// A client version sward reads the data of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum ClientVersion {
-    /// The 0.5.3 alpha client (only when asked for: its 11-field
-    /// GroundEffectTexture has the shape of 3.3.5a's).
-    #[serde(rename = "0.5.3")]
-    Alpha053,
-    /// 1.12.x (vanilla).
-    #[serde(rename = "1.12")]
-    Classic112,
-    /// 3.3.5a (Wrath of the Lich King).
-    #[serde(rename = "3.3.5")]
-    Wotlk335,
-}
-
-impl ClientVersion {
-    /// Every version, in release order.
-    pub const ALL: [Self; 3] = [Self::Alpha053, Self::Classic112, Self::Wotlk335];
-
-    /// The version as `--client` takes it (`0.5.3`, `1.12`, `3.3.5`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Alpha053 => "0.5.3",
-            Self::Classic112 => "1.12",
-            Self::Wotlk335 => "3.3.5",
-        }
-    }
-
-    /// Parses `--client`: `0.5.3`, `1.12` (or `1.12.1`) or `3.3.5` (or
-    /// `3.3.5a`).
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "0.5.3" => Ok(Self::Alpha053),
-            "1.12" | "1.12.1" => Ok(Self::Classic112),
-            "3.3.5" | "3.3.5a" => Ok(Self::Wotlk335),
-            other => Err(format!(
-                "unknown client version {other:?} (expected 1.12 or 3.3.5; 0.5.3 for the alpha's tables)"
-            )),
-        }
-    }
-
-    /// This version's GroundEffectTexture layout.
-    pub fn ground_effect_layout(self) -> GroundEffectLayout {
-        match self {
-            Self::Alpha053 => GroundEffectLayout::Legacy053,
-            Self::Classic112 => GroundEffectLayout::Classic1121,
-            Self::Wotlk335 => GroundEffectLayout::Wotlk335,
-        }
-    }
-}
-
-impl std::fmt::Display for ClientVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The client version of some data and why.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -101,23 +41,11 @@ impl std::fmt::Display for ClientDetection {
     }
 }
 
-static OVERRIDE: RwLock<Option<ClientVersion>> = RwLock::new(None);
-
-/// Sets the version every later [`client_version`] answers (the command
-/// line's `--client`); `None` returns to detection.
-pub fn set_client_override(v: Option<ClientVersion>) {
-    *OVERRIDE.write().unwrap_or_else(|e| e.into_inner()) = v;
-}
-
-/// The version set by [`set_client_override`].
-pub fn client_override() -> Option<ClientVersion> {
-    *OVERRIDE.read().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The version of `src`'s data: the override when one is set, otherwise
-/// [`detect_client`].
+/// The version of `src`'s data: the one it is read as
+/// ([`DataSource::read_as`], the command line's `--client`) when given,
+/// otherwise [`detect_client`].
 pub fn client_version(src: &DataSource) -> Result<ClientDetection, FormatError> {
-    if let Some(v) = client_override() {
+    if let Some(v) = src.client() {
         return Ok(ClientDetection {
             version: Some(v),
             reason: "--client".into(),
@@ -214,6 +142,7 @@ pub fn detect_client(src: &DataSource) -> Result<ClientDetection, FormatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::effects::GroundEffectLayout;
 
     /// A WDBC table of `fields` u32 fields with one zero record.
     fn table(fields: u32) -> Vec<u8> {

@@ -13,6 +13,7 @@
 //! and a walk path that crosses an ADT border.
 
 mod noise;
+mod open;
 mod tables;
 pub mod terrain;
 pub mod tileset;
@@ -23,6 +24,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
+pub use open::{open_preset, SceneError};
 pub use tables::{doodad_id, preset_effects};
 pub use terrain::TerrainParams;
 pub use views::{CameraPath, Keyframe, ViewPose};
@@ -438,15 +440,10 @@ impl Preset {
     }
 
     /// The world of a client install or data directory (`--data`), placed
-    /// with this preset's policy, with this preset's named views and walk
-    /// path placed around the loaded window's centre tile.
+    /// with this preset's policy, every data option at its default
+    /// ([`Self::load_data_with`]).
     pub fn load_data(&self, dir: &std::path::Path) -> Result<Scene, crate::formats::FormatError> {
-        let mut scene = crate::formats::load_scene(dir, None, self.policy)?;
-        let (mut views, path) = self.views_around(scene.world(), scene.window.centre());
-        views.extend(grass_views(&scene));
-        scene.views = views;
-        scene.path = path;
-        Ok(scene)
+        self.load_data_with(&crate::formats::DataOptions::for_dir(dir))
     }
 
     /// The preset's named views and walk path placed around `centre` instead
@@ -640,7 +637,7 @@ pub struct Scene {
     /// pools for it.
     pub max_resident_tiles: usize,
     /// Models a ground effect names that the data lacks (drawn as
-    /// placeholders or skipped, see [`crate::formats::data_dir::set_placeholders`];
+    /// placeholders or skipped as [`crate::formats::DataOptions::placeholders`] says;
     /// always empty for procedural presets).
     pub missing_models: Vec<crate::formats::MissingModel>,
     /// The map's WDL when the scene was loaded from data that has one (the

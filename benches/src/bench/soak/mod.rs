@@ -137,7 +137,7 @@ pub fn run_soak(opts: &SoakOptions) -> Result<SoakReport, BenchError> {
         ..BenchOptions::default()
     }
     .plan()?;
-    let mut scene = super::build_scene(&plan.preset, None)?;
+    let mut scene = plan.preset.scene(&Default::default())?;
     if scene.adts <= scene.window.tiles().len() {
         return Err(BenchError::Usage(format!(
             "preset `{}` is resident whole ({} tiles): soak needs a world larger than \

@@ -24,7 +24,7 @@ use super::source::TerrainSampler;
 use super::state::{Clipmap, LevelFrame, LevelGpu, MAX_JOBS};
 use super::TECHNIQUE;
 use crate::frame::FrameView;
-use crate::terrain::splat_gpu::texture_bytes;
+use crate::terrain::splat::texture_bytes;
 
 impl LevelFrame {
     pub(super) fn new(cfg: &ClipmapConfig, level: u32, half: u16) -> Self {

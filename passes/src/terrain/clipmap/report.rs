@@ -18,7 +18,7 @@ use super::layout::MAX_LEVELS;
 use super::refine::RefineMask;
 use super::state::{Clipmap, ClipmapStats};
 use super::PASS_CULL;
-use crate::terrain::splat_gpu::texture_bytes;
+use crate::terrain::splat::texture_bytes;
 
 impl Clipmap {
     /// What the last recorded frame drew (`texels_filled`: the compute

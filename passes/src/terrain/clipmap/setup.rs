@@ -39,6 +39,7 @@ use std::collections::HashMap;
 
 use sward_engine::bind;
 use sward_engine::GpuContext;
+use sward_scenes::formats::TextureUpload;
 use sward_scenes::World;
 use wgpu::util::DeviceExt;
 
@@ -53,7 +54,8 @@ use super::state::{Clipmap, ClipmapStats, CullState, FillState, Occlusion};
 use super::{PASS, TECHNIQUE};
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
-use crate::terrain::splat_gpu::{texture_bytes, SplatGpu};
+use crate::terrain::splat::texture_bytes;
+use crate::terrain::splat_gpu::SplatGpu;
 
 impl Clipmap {
     /// Builds the technique for the resident `world` with the default block size.
@@ -90,11 +92,20 @@ impl Clipmap {
         distance: Option<f32>,
         reach: Option<AtlasReach>,
     ) -> Result<Self, PassError> {
-        Self::build(gpu, world, block, distance, reach, Occlusion::Off)
+        Self::build(
+            gpu,
+            world,
+            block,
+            distance,
+            reach,
+            Occlusion::Off,
+            TextureUpload::Auto,
+        )
     }
 
     /// As [`Self::with_reach`], with two-phase Hi-Z occlusion culling of
-    /// the parts as `occlusion` says ([`super::cull`]).
+    /// the parts as `occlusion` says ([`super::cull`]), DXT tileset
+    /// textures going to the GPU as `upload` says.
     pub fn build(
         gpu: &GpuContext,
         world: &World,
@@ -102,6 +113,7 @@ impl Clipmap {
         distance: Option<f32>,
         reach: Option<AtlasReach>,
         occlusion: Occlusion,
+        upload: TextureUpload,
     ) -> Result<Self, PassError> {
         if let Some(d) = distance {
             if !(d.is_finite() && d > 0.0) {
@@ -145,7 +157,8 @@ impl Clipmap {
         let splat = match reach {
             Some(r) => {
                 let slots = atlas.layout().capacity() as usize;
-                let mut splat = SplatGpu::streaming(gpu, world, r.capacity.div_ceil(256), slots)?;
+                let mut splat =
+                    SplatGpu::streaming(gpu, world, r.capacity.div_ceil(256), slots, upload)?;
                 for tile in world.tiles() {
                     if splat_tile(&mut splat, gpu, world, &atlas, tile.coord, None)?.is_none() {
                         return Err(PassError::InvalidInput {
@@ -157,7 +170,7 @@ impl Clipmap {
                 }
                 splat
             }
-            None => SplatGpu::new(gpu, world)?,
+            None => SplatGpu::new(gpu, world, upload)?,
         };
         let shader =
             sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)

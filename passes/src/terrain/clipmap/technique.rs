@@ -127,6 +127,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             distance,
             i.scene.atlas_reach(),
             occlusion,
+            i.texture_upload,
         )?;
         clipmap.set_pixel_error(params.float(&PIXEL_ERROR_PARAM));
         clipmap.set_refine(params.float(&REFINE_PARAM));

@@ -1293,8 +1293,16 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
     let gpu: &GpuContext = &gpu;
     let world = cliff_world();
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
-    let mut occ = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::On)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut occ = Clipmap::build(
+        gpu,
+        &world,
+        8,
+        None,
+        None,
+        super::Occlusion::On,
+        Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let camera = cliff_pose(&world, 3884.0, 3930.0, 2.0, 4.0);
     let settings = black_settings(250.0);
     let (want, _) = render(
@@ -1397,8 +1405,16 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
         yaw_deg: camera.yaw_deg + 35.0,
         ..camera
     };
-    let mut single = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::On)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut single = Clipmap::build(
+        gpu,
+        &world,
+        8,
+        None,
+        None,
+        super::Occlusion::On,
+        Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     single.use_single_draws();
     for f in 0..2 {
         render(
@@ -1453,8 +1469,16 @@ fn occlusion_auto_rests_where_nothing_is_hidden() {
         ("cliff", cliff_pose(&world, 3884.0, 3930.0, 2.0, 4.0)),
         ("plateau", cliff_pose(&world, 3920.0, 3960.0, 120.0, -55.0)),
     ] {
-        let mut auto = Clipmap::build(gpu, &world, 8, None, None, super::Occlusion::Auto)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut auto = Clipmap::build(
+            gpu,
+            &world,
+            8,
+            None,
+            None,
+            super::Occlusion::Auto,
+            Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let (want, _) = render(gpu, camera, settings, name, Tech::Clip(&mut plain, &world));
         for f in 0..frames {
             let (img, _) = render(

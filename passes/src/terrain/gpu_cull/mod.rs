@@ -33,6 +33,7 @@ use sward_engine::graph::{BufferId, RenderGraph};
 use sward_engine::lagged::LaggedReadback;
 use sward_engine::targets::read_buffer;
 use sward_engine::{Capability, GpuContext};
+use sward_scenes::formats::TextureUpload;
 use sward_scenes::world::coords::TileCoord;
 use sward_scenes::World;
 
@@ -140,21 +141,23 @@ impl GpuCullTerrain {
         world: &World,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None, variant, true)
+        Self::with_reach(gpu, world, None, variant, true, TextureUpload::Auto)
     }
 
     /// The technique with `variant`, occlusion on or off, and for a
     /// streaming world (`reach`: the atlas reach and the most tiles
     /// resident at once) room for every tile that may become resident, so
-    /// [`Self::set_tile`] follows residency in place.
+    /// [`Self::set_tile`] follows residency in place. DXT tileset textures
+    /// go to the GPU as `upload` says.
     pub fn with_reach(
         gpu: &GpuContext,
         world: &World,
         reach: Option<(AtlasReach, usize)>,
         variant: MdiVariant,
         occlusion: bool,
+        upload: TextureUpload,
     ) -> Result<Self, PassError> {
-        let mut t = Self::build(gpu, world, reach, variant)?;
+        let mut t = Self::build(gpu, world, reach, variant, upload)?;
         if occlusion {
             t.occlusion = Some(t.build_occlusion(gpu)?);
         }
@@ -289,7 +292,7 @@ impl GpuCullTerrain {
         world: &World,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None, variant, false)
+        Self::with_reach(gpu, world, None, variant, false, TextureUpload::Auto)
     }
 
     fn build(
@@ -297,6 +300,7 @@ impl GpuCullTerrain {
         world: &World,
         reach: Option<(AtlasReach, usize)>,
         variant: MdiVariant,
+        upload: TextureUpload,
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
         if variant == MdiVariant::Count && !gpu.caps.has(Capability::MultiDrawIndirectCount) {
@@ -308,7 +312,7 @@ impl GpuCullTerrain {
             });
         }
         log::info!("{TECHNIQUE}: drawing with {}", variant.name());
-        let draw = AtlasDraw::new(gpu, world, reach, Feed::Culled, TECHNIQUE)?;
+        let draw = AtlasDraw::new(gpu, world, reach, Feed::Culled, TECHNIQUE, upload)?;
         let chunk_count = draw.atlas.slot_count() as u32;
         let capacity = if reach.is_some() {
             draw.atlas.layout().capacity().max(chunk_count)
@@ -819,6 +823,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             reach,
             variant,
             params.text(&OCCLUSION_PARAM) == "on",
+            i.texture_upload,
         )?))
     },
 };
