@@ -11,11 +11,13 @@
 //! - [`imagediff`]: screenshot differences against the baseline;
 //! - [`markdown`]: `report.md` and the terminal headline table;
 //! - [`memory`]: grass GPU memory per placement (facts, `report.md` section);
+//! - [`numbers`]: how every table writes counts and byte sizes;
 //! - [`charts`]: SVG charts beside the report;
 //! - [`writer`]: staging and committing a report directory;
 //! - [`figures`]: the figures of a run by name (counters, ratios, facts);
 //! - [`compare`]: `sward compare`, two reports before and after;
-//! - [`budget`]: `sward bench --budget`, bounds on named runs' figures.
+//! - [`budget`]: `sward bench --budget`, bounds on named runs' figures;
+//! - [`cli`]: the measuring commands' arguments and what each runs.
 //!
 //! GPU timestamp scopes reach puffin through `sward_profiling`, which the
 //! viewer shares.
@@ -32,6 +34,7 @@ pub mod figures;
 pub mod imagediff;
 pub mod markdown;
 pub mod memory;
+pub mod numbers;
 pub mod report;
 pub mod stats;
 pub mod tail;

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::charts::Chart;
+pub(crate) use crate::numbers::{bytes, count};
 use crate::report::{Comparison, Report, Run};
 use crate::stats::Stats;
 
@@ -18,35 +19,6 @@ fn ms(s: Option<&Stats>) -> String {
 /// A ratio as `0.42x`, `-` when undefined (no baseline figure).
 fn ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}x"))
-}
-
-/// A count with thousands separators (`465,524`).
-pub(crate) fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// A byte count in binary units (`1.5 MiB`).
-pub(crate) fn bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = n as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
 }
 
 /// Escapes text for a Markdown table cell.

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::markdown::{bytes, count};
+use crate::numbers::{bytes, count};
 use crate::report::Report;
 
 /// Fact: the grass technique's GPU memory (bytes).

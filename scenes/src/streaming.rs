@@ -288,7 +288,7 @@ impl TileLoader {
                 std::thread::Builder::new()
                     .name(format!("sward-tiles-{i}"))
                     .spawn(move || {
-                        background_priority();
+                        crate::reaper::background_priority();
                         loop {
                             let job = match job_rx.lock() {
                                 Ok(rx) => rx.recv(),
@@ -389,22 +389,6 @@ impl TileLoader {
         let done = self.done.recv().ok()?;
         self.in_flight.remove(&done.0);
         Some(done)
-    }
-}
-
-/// Makes the calling thread background work (Linux: the `SCHED_IDLE`
-/// policy, which applies per thread), so that waking it never preempts the
-/// render thread and it runs on CPU time nothing else wants. A sleeping
-/// worker of normal priority woken by a tile request otherwise took the
-/// render thread's CPU for 3-4 ms on a 2-core machine. Elsewhere, or when
-/// refused, nothing changes.
-pub(crate) fn background_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: `sched_setscheduler` only reads `param`, which lives for the
-    // call; pid 0 is the calling thread. Failure leaves the policy as it was.
-    unsafe {
-        let param = libc::sched_param { sched_priority: 0 };
-        let _ = libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
     }
 }
 

@@ -8,8 +8,9 @@
 use sward_scenes::world::{ChunkCoord, World};
 use sward_wgsl::cpu::hash::{hash2, hash_unit, pcg_hash};
 
-use super::control::{word_effect, word_expected, ControlData, Reason};
+use super::control::ControlData;
 use super::gpu::{GridEffectGpu, NO_MODEL, POLICY_ROTATION};
+use super::word::{word_effect, word_expected, Reason};
 
 /// WGSL `GRID_MAP_ORIGIN` (the f32 nearest to 32 * 1600 / 3).
 pub const MAP_ORIGIN: f32 = 17066.666;

@@ -17,8 +17,8 @@ use sward_scenes::effects::ResolvedEffects;
 use sward_scenes::placement::Policy;
 use sward_scenes::{AdtTile, TileCoord};
 
-use super::control::{mcnk_words, set_word_effect, word_effect, Reason, MAX_EFFECTS};
 use super::gpu::{GridEffectGpu, NO_MODEL};
+use super::word::{mcnk_words, set_word_effect, word_effect, Reason, MAX_EFFECTS};
 use crate::error::PassError;
 use crate::grass::palette::{EffectPalette, SlotChange};
 
@@ -163,7 +163,7 @@ impl TileControl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grass::camera_grid::control::word_expected;
+    use crate::grass::camera_grid::word::word_expected;
     use sward_scenes::Preset;
 
     /// A tile's local words resolve to the same cells, expectations and

@@ -17,8 +17,10 @@
 //! - [`resources`]: the resident GPU resources (atlas, control, buffers).
 //! - [`fallback`]: the instanced fallback of multi-bone models.
 //! - [`tier`]: [`CameraGrid`], the tier, its construction and residency.
-//! - [`record`]: what a frame records (direct or compacted drawing).
+//! - [`record`]: what a frame records (direct or compacted drawing);
+//!   [`pipelines`]: the compaction's pipelines and pass names.
 //! - `report`: the bench report's facts.
+//! - [`word`]: the per-cell control word and one MCNK's words.
 //!
 //! Streaming: when the world streams, the atlas and the control texture
 //! cover every tile of the source; a tile made resident or evicted updates
@@ -44,10 +46,12 @@ pub mod effects;
 pub mod fallback;
 pub mod gpu;
 pub mod params;
+pub mod pipelines;
 pub mod record;
 mod report;
 pub mod resources;
 pub mod tier;
+pub mod word;
 
 #[cfg(test)]
 mod tests;

@@ -7,68 +7,19 @@
 
 use std::sync::atomic::Ordering;
 
-use sward_engine::bind;
 use sward_engine::graph::RenderGraph;
 use sward_engine::GpuContext;
 
 use super::gpu::DRAW_STRIDE;
 use super::params::GridMode;
+use super::pipelines::{PASS_COMPACT, PASS_OFFSETS, PASS_READBACK, PASS_SCATTER};
 use super::resources::{ARGS_WORDS, UNIFORM_BYTES};
-use super::tier::{shader_error, CameraGrid, READBACK_EVERY};
-use crate::error::PassError;
+use super::tier::{CameraGrid, READBACK_EVERY};
 use crate::frame::{FrameView, PassTargets};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use crate::grass::material::{material_pipeline_desc, MaterialState};
 use crate::grass::models::GrassModels;
-
-/// Name of the evaluation pass: every candidate evaluated, tagged and
-/// counted per model.
-pub const PASS_COMPACT: &str = "grass.grid.compact";
-/// Name of the pass laying the models' regions out from the counts.
-pub const PASS_OFFSETS: &str = "grass.grid.offsets";
-/// Name of the pass writing the kept blades into their regions.
-pub const PASS_SCATTER: &str = "grass.grid.scatter";
-/// Name of the transfer pass copying the indirect args for readback.
-pub const PASS_READBACK: &str = "grass.grid.readback";
-
-/// The compaction's pipelines (entry points of
-/// `grass_camera_grid_compact.wgsl`) and the empty groups 0 and 1.
-pub struct CompactPipelines {
-    compact: wgpu::ComputePipeline,
-    offsets: wgpu::ComputePipeline,
-    scatter: wgpu::ComputePipeline,
-    empty: wgpu::BindGroup,
-}
-
-impl CompactPipelines {
-    /// Builds the three pipelines over group 2's compute flavour.
-    pub fn new(
-        device: &wgpu::Device,
-        compute_layout: &wgpu::BindGroupLayout,
-    ) -> Result<Self, PassError> {
-        let module = sward_engine::shader::create_shader(
-            device,
-            sward_wgsl::modules::GRASS_CAMERA_GRID_COMPACT,
-        )
-        .map_err(shader_error)?;
-        // The compaction reads only group 2; groups 0 and 1 stay empty.
-        let empty = bind::layout(device, "grass.grid.empty", &[]);
-        let layout = bind::pipeline_layout(
-            device,
-            "grass.grid.compact",
-            &[&empty, &empty, compute_layout],
-        );
-        let pipeline =
-            |name, entry| bind::compute_pipeline_with(device, name, &layout, &module, entry);
-        Ok(CompactPipelines {
-            compact: pipeline(PASS_COMPACT, "compact"),
-            offsets: pipeline(PASS_OFFSETS, "offsets"),
-            scatter: pipeline(PASS_SCATTER, "scatter"),
-            empty: bind::group(device, "grass.grid.empty", &empty, &[]),
-        })
-    }
-}
 
 /// Workgroups of 64 covering `total` invocations (x at most 65,535).
 fn dispatch_size(total: u32) -> (u32, u32) {

@@ -8,9 +8,10 @@ use wgpu::util::DeviceExt;
 use sward_engine::GpuContext;
 use sward_scenes::world::{ChunkCoord, Mcnk};
 
-use super::control::{mcnk_words, ControlData};
+use super::control::ControlData;
 use super::effects::{EffectTable, TileControl, BLANK_EFFECT};
 use super::gpu::{group2_layout, GridDraw, GridEffectGpu, GridUniform, DRAW_STRIDE};
+use super::word::mcnk_words;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use sward_scenes::effects::ResolvedEffects;

@@ -22,7 +22,7 @@ use super::effects::{EffectTable, TileControl};
 use super::fallback::{fallback_models, Fallback};
 use super::gpu::{GridUniform, POLICY_ROTATION, POLICY_WEIGHTED};
 use super::params::{camera_slot, candidates_for, GridMode, GridParams, MAX_CANDIDATES};
-use super::record::CompactPipelines;
+use super::pipelines::{shader_error, CompactPipelines};
 use super::resources::{CompactSizes, GridResources, ARGS_WORDS};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -33,7 +33,7 @@ use crate::grass::models::GrassModels;
 use crate::grass::static_batch::uniform_buffer;
 use sward_engine::lagged::LaggedReadback;
 
-pub use super::record::{PASS_COMPACT, PASS_OFFSETS, PASS_READBACK, PASS_SCATTER};
+pub use super::pipelines::{PASS_COMPACT, PASS_OFFSETS, PASS_READBACK, PASS_SCATTER};
 
 /// Frames between two readbacks of the compacted counts.
 pub const READBACK_EVERY: u64 = 4;
@@ -87,13 +87,6 @@ pub struct CameraGrid {
     pub(super) streaming: bool,
     /// The tile workers' preparer of a streaming build.
     pub(super) preparer: Option<crate::technique::SharedPreparer>,
-}
-
-pub(super) fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
-    PassError::Shader {
-        technique: "grass.camera-grid",
-        source,
-    }
 }
 
 /// What `camera-grid` derives from one streamed tile on the tile workers:
@@ -164,7 +157,7 @@ impl CameraGrid {
         // Streaming: sized by what any cell may need, so the count (and
         // the blades) do not depend on the tiles resident at build.
         let max_expected = match reach {
-            Some(_) => super::control::max_expected_bound(scene.effects, scene.policy),
+            Some(_) => super::word::max_expected_bound(scene.effects, scene.policy),
             None => control.max_expected(),
         };
         let need = candidates_for(f64::from(max_expected), spacing_cells);
