@@ -9,6 +9,7 @@
 
 mod oneoff;
 mod options;
+mod run;
 mod runner;
 mod scale;
 mod scale_text;
@@ -16,7 +17,7 @@ pub mod soak;
 
 pub use oneoff::{capture, shot, OneOffOptions};
 pub use options::{BenchOptions, BenchPlan, StreamMode, StreamPace};
-pub use runner::{run_bench, BenchOutcome};
+pub use run::{run_bench, BenchOutcome};
 pub use scale::{
     parse_scales, parse_size_arg, run_scale, ScaleOptions, ScaleReport, ScaleRow, DEFAULT_SCALES,
     SCALE_SCHEMA,

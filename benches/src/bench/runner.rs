@@ -2,13 +2,12 @@
 //! turn with the same camera path, then screenshots, diffs and the report.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use sward_engine::cpu_clock::ThreadTimer;
 use sward_engine::graph::{GraphExecutor, RenderGraph};
-use sward_engine::{Caps, GpuContext, GpuOptions, OffscreenTarget};
+use sward_engine::{Caps, GpuContext, OffscreenTarget};
 use sward_passes::grass::{TextureUpload, TextureUploadStats};
 use sward_passes::renderer::{SceneData, SceneRenderer, TargetIds};
 use sward_passes::technique::{cap_combo, default_bench_combos, TierCombo};
@@ -16,259 +15,17 @@ use sward_passes::{camera_from_pose, FrameView, RenderSettings};
 use sward_scenes::presets::{CameraPath, Scene, ViewPose};
 
 use super::{BenchError, BenchOptions, BenchPlan};
-use crate::assemble::{build_comparisons, build_run, RunSamples};
-use crate::imagediff::diff_images;
-use crate::report::{
-    AdapterInfo, Report, SceneInfo, TextureCounts, TierPair, CONFIG_INDIRECT_VALIDATION,
-    CONFIG_TEXTURE_UPLOAD, SCHEMA,
-};
-use crate::writer::{ensure_writable_dir, ReportStaging};
+use crate::assemble::RunSamples;
+use crate::report::{SceneInfo, TierPair};
 
 mod clock;
 mod streaming;
 
 use clock::{attach_gpu_times, sample_of, FrameClock};
 
-/// What a finished bench produced.
-#[derive(Debug)]
-pub struct BenchOutcome {
-    /// Report directory.
-    pub dir: PathBuf,
-    /// The report as written.
-    pub report: Report,
-    /// Plain-text headline table for the terminal.
-    pub headline: String,
-    /// Tier capping warnings (each once).
-    pub warnings: Vec<String>,
-}
-
 /// Fixed animation step of measured frames (seconds), so every combination sees
 /// the same wind phases.
 const FRAME_DT: f32 = 1.0 / 60.0;
-
-/// Runs the bench described by `opts`.
-pub fn run_bench(opts: &BenchOptions) -> Result<BenchOutcome, BenchError> {
-    // The tile workers time their jobs on their own thread CPU clock.
-    sward_scenes::streaming::set_thread_clock(sward_engine::cpu_clock::thread_cpu_ns);
-    let plan = opts.plan()?;
-    ensure_writable_dir(&plan.out)?;
-    let gpu = GpuContext::new(&GpuOptions {
-        adapter: opts.adapter.clone(),
-        validate_indirect_calls: opts.indirect_validation,
-        ..GpuOptions::default()
-    })?;
-    let (combos, warnings) = choose_combos(&plan, &gpu.caps)?;
-    for w in &warnings {
-        log::warn!("{w}");
-        eprintln!("warning: {w}");
-    }
-    let mut scene = plan.preset.scene(&opts.data)?;
-    let shot_view = scene.pick_view(None)?.clone();
-    let staging = ReportStaging::begin(&plan.out)?;
-    let target = OffscreenTarget::new(&gpu.device, plan.size[0], plan.size[1], plan.msaa)
-        .map_err(|e| BenchError::Usage(format!("--size/--msaa: {e}")))?;
-    let mut executor = GraphExecutor::new(&gpu).map_err(|source| BenchError::Graph {
-        tier: "setup".into(),
-        source,
-    })?;
-    let base = RenderSettings::default().with_grass(scene.grass);
-    let settings = match opts.view_distance {
-        None => base,
-        Some(d) if d.is_finite() && d > 0.0 => base.with_view_distance(d),
-        Some(d) => {
-            return Err(BenchError::Usage(format!(
-                "--view-distance {d}: must be a positive number of world units"
-            )))
-        }
-    };
-    let Measured {
-        poses,
-        shot_view,
-        at: measured_at,
-    } = measured_poses(&scene, opts, plan.frames, shot_view)?;
-    // A camera path named by `--path` that leaves the resident window
-    // moves it, as the viewer does; without `--path` the window stays put.
-    let streams = opts.path.is_some() && scene.adts > scene.window.tiles().len();
-
-    let per_run = u64::from(plan.warmup + plan.frames + 1);
-    let bar = ProgressBar::new(per_run * combos.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut runs = Vec::new();
-    let mut images = BTreeMap::new();
-    let mut texture_stats = None;
-    let mut finish = |mut samples: RunSamples,
-                      image: image::RgbaImage,
-                      done: Finished|
-     -> Result<(), BenchError> {
-        let tier = samples.tier.clone();
-        let file = format!("{}.png", tier.file_stem());
-        image
-            .save(staging.dir().join(&file))
-            .map_err(|e| BenchError::Image {
-                what: format!("writing {file}"),
-                message: e.to_string(),
-            })?;
-        samples.image = Some(file);
-        samples.gpu_memory_bytes = done.gpu_memory_bytes;
-        for (key, value) in done.facts {
-            samples.extra.insert(key, value.into());
-        }
-        let (key, name) = &measured_at;
-        samples.extra.insert((*key).into(), name.clone().into());
-        samples
-            .extra
-            .insert("screenshot_view".into(), shot_view.name.clone().into());
-        runs.push(build_run(&samples)?);
-        images.insert(tier, image);
-        texture_stats = done.texture_stats.or(texture_stats);
-        Ok(())
-    };
-    let mut refused = Vec::new();
-    if streams {
-        for combo in &combos {
-            let tier = TierPair::of(combo);
-            bar.set_message(tier.to_string());
-            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
-            let mut samples = RunSamples::new(tier.clone());
-            let measured = frame.measure_streaming(
-                &mut scene,
-                combo,
-                opts.data.texture_upload,
-                opts.stream,
-                opts.stream_pace,
-                opts.stream_config,
-                &poses,
-                &shot_view,
-                &mut samples,
-                &bar,
-            );
-            let (image, done) = match measured {
-                Ok(m) => m,
-                Err(e) => {
-                    or_refused(Err(e), &tier, &mut refused)?;
-                    bar.inc(per_run);
-                    continue;
-                }
-            };
-            bar.inc(1);
-            finish(samples, image, done)?;
-        }
-    } else {
-        let data = SceneData::from_scene(&scene);
-        let mut renderer = SceneRenderer::new().with_texture_upload(opts.data.texture_upload);
-        for combo in &combos {
-            let tier = TierPair::of(combo);
-            bar.set_message(tier.to_string());
-            let built = renderer
-                .set_tiers(&gpu, data, combo)
-                .map_err(|source| build_error(&tier.to_string(), source));
-            if !or_refused(built, &tier, &mut refused)? {
-                bar.inc(per_run);
-                continue;
-            }
-            // A terrain tier with its own view distance (`clipmap:distance=N`)
-            // overrides `--view-distance` for its run.
-            let settings = renderer.settings_for(settings);
-            renderer.begin_run();
-            let mut frame = Frame::new(&gpu, &mut executor, &target, settings, &plan);
-            let mut samples = RunSamples::new(tier.clone());
-            frame.measure(&mut renderer, &scene, &poses, &mut samples, &bar)?;
-            let image = frame.screenshot(&mut renderer, &scene, &shot_view)?;
-            bar.inc(1);
-            let done = Finished::of(&renderer, &scene).with_read_back(&gpu, &renderer);
-            finish(samples, image, done)?;
-        }
-    }
-    bar.finish_and_clear();
-
-    let base_image = images.get(&TierPair::baseline());
-    let mut diffs = BTreeMap::new();
-    if let Some(base) = base_image {
-        for (tier, img) in &images {
-            if !tier.is_baseline() {
-                let d = diff_images(img, base).map_err(|e| BenchError::Image {
-                    what: format!("diffing {tier} against the baseline"),
-                    message: e.to_string(),
-                })?;
-                diffs.insert(tier.clone(), d);
-            }
-        }
-    }
-    let comparisons = build_comparisons(&runs, &diffs)?;
-    let mut config = BTreeMap::new();
-    config.insert(
-        CONFIG_INDIRECT_VALIDATION.to_owned(),
-        opts.indirect_validation.into(),
-    );
-    config.insert(
-        "timestamps".to_owned(),
-        executor.timestamps_enabled().into(),
-    );
-    config.insert(
-        CONFIG_TEXTURE_UPLOAD.to_owned(),
-        opts.data.texture_upload.name().into(),
-    );
-    config.insert("frames_serialised".to_owned(), true.into());
-    config.insert("quick".to_owned(), plan.quick.into());
-    config.insert("placement_policy".to_owned(), scene.policy().name().into());
-    if let Some(d) = scene.policy().density() {
-        config.insert("placement_density".to_owned(), d.into());
-    }
-    if let Some(dir) = &opts.data.dir {
-        config.insert("data_dir".to_owned(), dir.display().to_string().into());
-    }
-    config.insert(
-        "view_distance".to_owned(),
-        f64::from(settings.terrain_distance).into(),
-    );
-    config.insert(
-        "grass_distance".to_owned(),
-        f64::from(settings.grass_distance).into(),
-    );
-    if !warnings.is_empty() {
-        config.insert("tier_caps".to_owned(), warnings.clone().into());
-    }
-    let report = Report {
-        schema: SCHEMA.to_owned(),
-        sward_version: env!("CARGO_PKG_VERSION").to_owned(),
-        preset: scene.name.clone(),
-        adapter: AdapterInfo {
-            name: gpu.summary.name.clone(),
-            backend: gpu.summary.backend.clone(),
-            device_type: gpu.summary.device_type.clone(),
-            driver: format!("{} {}", gpu.summary.driver, gpu.summary.driver_info)
-                .trim()
-                .to_owned(),
-        },
-        size: plan.size,
-        msaa: plan.msaa,
-        frames: plan.frames,
-        warmup: plan.warmup,
-        scene: SceneInfo {
-            textures: texture_stats.map(|t: TextureUploadStats| TextureCounts {
-                bc: t.bc,
-                decoded: t.decoded,
-                rgba: t.rgba,
-            }),
-            ..scene_info(&scene)
-        },
-        config,
-        runs,
-        comparisons,
-        refused,
-    };
-    let committed = staging.commit(&report)?;
-    let headline = crate::markdown::headline_text(&report);
-    Ok(BenchOutcome {
-        dir: committed.dir,
-        report,
-        headline,
-        warnings,
-    })
-}
 
 /// The combinations to run, baseline first, each capped to the device
 /// (one warning per capped tier) and kept once per distinct parameter set.
@@ -305,20 +62,20 @@ pub(crate) fn choose_combos(
 }
 
 /// Where a run's frames are measured.
-struct Measured {
+pub(super) struct Measured {
     /// One pose per measured frame.
-    poses: Vec<ViewPose>,
+    pub(super) poses: Vec<ViewPose>,
     /// The view the screenshot takes.
-    shot_view: ViewPose,
+    pub(super) shot_view: ViewPose,
     /// The report fact naming it: `("path", name)` or `("view", name)`.
-    at: (&'static str, String),
+    pub(super) at: (&'static str, String),
 }
 
 /// The poses the measured frames use, the view the screenshot takes, and
 /// what the report's facts call it (`("path", name)` or `("view", name)`):
 /// the preset's camera path (or the one `--path` names), or with `--view`
 /// every frame at that named view (which the screenshot then shows too).
-fn measured_poses(
+pub(super) fn measured_poses(
     scene: &Scene,
     opts: &BenchOptions,
     frames: u32,
@@ -369,7 +126,7 @@ pub(crate) fn path_poses(scene: &Scene, path: &CameraPath, frames: u32) -> Vec<V
         .collect()
 }
 
-fn scene_info(scene: &Scene) -> SceneInfo {
+pub(super) fn scene_info(scene: &Scene) -> SceneInfo {
     let world = scene.world();
     let mut mcnks = 0u32;
     let mut triangles = 0u64;
@@ -399,14 +156,14 @@ fn scene_info(scene: &Scene) -> SceneInfo {
 }
 
 /// What a run leaves for the report besides its frames.
-struct Finished {
-    gpu_memory_bytes: u64,
-    facts: BTreeMap<String, f64>,
-    texture_stats: Option<TextureUploadStats>,
+pub(super) struct Finished {
+    pub(super) gpu_memory_bytes: u64,
+    pub(super) facts: BTreeMap<String, f64>,
+    pub(super) texture_stats: Option<TextureUploadStats>,
 }
 
 impl Finished {
-    fn of(renderer: &SceneRenderer, scene: &Scene) -> Self {
+    pub(super) fn of(renderer: &SceneRenderer, scene: &Scene) -> Self {
         let mut facts = with_scene_facts(renderer.facts(&SceneData::from_scene(scene)), scene);
         facts.extend(crate::memory::grass_memory_facts(
             renderer.grass_gpu_memory_bytes(),
@@ -422,7 +179,7 @@ impl Finished {
     /// With the facts `renderer` reads back from its last frame, the
     /// screenshot's (the clipmap's work per level, for the one view every
     /// run of the bench shares).
-    fn with_read_back(mut self, gpu: &GpuContext, renderer: &SceneRenderer) -> Self {
+    pub(super) fn with_read_back(mut self, gpu: &GpuContext, renderer: &SceneRenderer) -> Self {
         self.facts.extend(renderer.read_back_facts(gpu));
         self
     }
@@ -475,7 +232,7 @@ pub(crate) fn build_error(tier: &str, source: sward_passes::PassError) -> BenchE
 
 /// `result`, or `Ok(false)` after recording a refused non-baseline tier in
 /// `refused` (with a warning): the caller goes on with the next tier.
-fn or_refused(
+pub(super) fn or_refused(
     result: Result<(), BenchError>,
     tier: &TierPair,
     refused: &mut Vec<crate::report::Refusal>,
@@ -573,7 +330,7 @@ impl<'f> Frame<'f> {
     }
 
     /// Warm-up, then the measured frames along `poses`.
-    fn measure(
+    pub(in crate::bench) fn measure(
         &mut self,
         renderer: &mut SceneRenderer,
         scene: &Scene,

@@ -34,7 +34,7 @@ impl Frame<'_> {
     /// and `.grass`) / `streaming.rebuild` sections. Then the
     /// window goes back to the screenshot view's tile for the screenshot.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn measure_streaming(
+    pub(in crate::bench) fn measure_streaming(
         &mut self,
         scene: &mut Scene,
         combo: &TierCombo,
