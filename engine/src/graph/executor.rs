@@ -222,6 +222,11 @@ impl GraphExecutor {
 
     /// Validates and runs one frame's graph; returns CPU times and counters.
     /// GPU times for this frame arrive later through [`Self::poll_gpu_times`].
+    ///
+    /// In steps: validate, take the graph's resources ([`Self::bind`]),
+    /// record every pass in order ([`Self::record_pass`]), submit unless
+    /// wgpu or the graph refused the frame ([`Self::submit`]), then end the
+    /// frame ([`Self::end_frame`]).
     pub fn execute(
         &mut self,
         gpu: &GpuContext,
@@ -230,8 +235,71 @@ impl GraphExecutor {
         let started = Instant::now();
         let started_thread = ThreadTimer::start();
         graph.validate(&gpu.caps)?;
-        let (device, queue) = (&gpu.device, &gpu.queue);
+        let device = &gpu.device;
+        let bound = self.bind(device, &graph);
+        device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("sward.frame"),
+        });
+        if let Some(s) = &mut self.stats {
+            s.begin_frame(self.frame);
+        }
+        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
+        let setup_thread_ms = started_thread.elapsed_ms();
+        let RenderGraph {
+            id,
+            textures: texture_decls,
+            buffers: buffer_decls,
+            bind_groups,
+            passes: nodes,
+            ..
+        } = graph;
+        let frame = FrameResources {
+            graph: id,
+            bound: &bound,
+            bind_groups: &bind_groups,
+        };
+        let mut passes = Vec::with_capacity(nodes.len());
+        let mut total = Counters::default();
+        let mut undeclared_access: Option<GraphError> = None;
+        for node in nodes {
+            let name = node.name.clone();
+            let (report, misuse) = self.record_pass(gpu, &mut encoder, &frame, node);
+            if undeclared_access.is_none() {
+                undeclared_access = misuse_error(misuse, &name, &texture_decls, &buffer_decls);
+            }
+            total += report.counters;
+            passes.push(report);
+        }
+        let submit_start = Instant::now();
+        let submit_thread = ThreadTimer::start();
+        self.submit(gpu, encoder, undeclared_access)?;
+        let submit_ms = submit_start.elapsed().as_secs_f64() * 1e3;
+        let submit_thread_ms = submit_thread.elapsed_ms();
+        let finish_start = Instant::now();
+        let finish_thread = ThreadTimer::start();
+        let frame = self.end_frame(gpu)?;
+        let finish_ms = finish_start.elapsed().as_secs_f64() * 1e3;
+        let finish_thread_ms = finish_thread.elapsed_ms();
+        Ok(FrameReport {
+            frame,
+            passes,
+            cpu_ms: started.elapsed().as_secs_f64() * 1e3,
+            cpu_thread_ms: started_thread.elapsed_ms(),
+            overhead: [
+                ("frame.setup", setup_ms),
+                ("frame.submit", submit_ms),
+                ("frame.finish", finish_ms),
+            ],
+            overhead_thread_ms: [setup_thread_ms, submit_thread_ms, finish_thread_ms],
+            counters: total,
+        })
+    }
 
+    /// The graph's textures (with their views: a transient's now, an
+    /// imported one's when a pass first asks) and buffers, transient ones
+    /// taken from the pool.
+    fn bind(&mut self, device: &wgpu::Device, graph: &RenderGraph<'_>) -> Bound {
         let mut textures = Vec::with_capacity(graph.textures.len());
         let mut views = Vec::with_capacity(graph.textures.len());
         for decl in &graph.textures {
@@ -251,7 +319,7 @@ impl GraphExecutor {
                 }
             }
         }
-        let buffers: Vec<wgpu::Buffer> = graph
+        let buffers = graph
             .buffers
             .iter()
             .map(|decl| match &decl.source {
@@ -259,185 +327,175 @@ impl GraphExecutor {
                 BufferSource::Transient(desc) => self.pool.take_buffer(device, &decl.name, *desc),
             })
             .collect();
+        Bound {
+            textures,
+            views,
+            buffers,
+        }
+    }
 
-        device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("sward.frame"),
-        });
-        if let Some(s) = &mut self.stats {
-            s.begin_frame(self.frame);
-        }
-        let setup_ms = started.elapsed().as_secs_f64() * 1e3;
-        let setup_thread_ms = started_thread.elapsed_ms();
-        let mut passes = Vec::with_capacity(graph.passes.len());
-        let mut total = Counters::default();
-        let mut undeclared_access: Option<GraphError> = None;
-        for node in graph.passes {
-            let _scope = pass_scope(&node.name);
-            let t0 = Instant::now();
-            let t0_thread = ThreadTimer::start();
-            let mut counters = Counters::default();
-            let mut declared: Vec<ResourceId> = node.reads.clone();
-            declared.extend(&node.writes);
-            if let PassKind::Render { colors, depth, .. } = &node.kind {
-                for c in colors {
-                    declared.push(c.texture.into());
-                    declared.extend(c.resolve.map(ResourceId::from));
-                }
-                declared.extend(depth.map(|d| ResourceId::from(d.texture)));
+    /// Records one pass (compute, render or transfer) into `encoder` with
+    /// its timestamp and pipeline-statistics queries; returns its report and
+    /// the first resource it used without declaring it, if any.
+    fn record_pass(
+        &mut self,
+        gpu: &GpuContext,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &FrameResources<'_>,
+        node: super::PassNode<'_>,
+    ) -> (PassReport, Option<Misuse>) {
+        let (device, queue) = (&gpu.device, &gpu.queue);
+        let _scope = pass_scope(&node.name);
+        let t0 = Instant::now();
+        let t0_thread = ThreadTimer::start();
+        let mut counters = Counters::default();
+        let mut declared: Vec<ResourceId> = node.reads.clone();
+        declared.extend(&node.writes);
+        if let PassKind::Render { colors, depth, .. } = &node.kind {
+            for c in colors {
+                declared.push(c.texture.into());
+                declared.extend(c.resolve.map(ResourceId::from));
             }
-            let misuse = std::cell::Cell::new(None);
-            let stand_ins = &self.stand_ins;
-            let res = || Resources {
-                graph: graph.id,
-                textures: &textures,
-                views: &views,
-                buffers: &buffers,
-                bind_groups: &graph.bind_groups,
-                declared: &declared,
-                misuse: &misuse,
-                stand_ins,
-            };
-            match node.kind {
-                PassKind::Compute(record) => {
-                    let query = self
-                        .profiler
-                        .begin_pass_query(node.name.as_str(), &mut encoder);
-                    {
-                        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some(&node.name),
-                            timestamp_writes: query.compute_pass_timestamp_writes(),
-                        });
-                        let counted = self
-                            .stats
-                            .as_mut()
-                            .and_then(|s| s.next_query(&node.name))
-                            .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
-                            .is_some();
-                        let mut ctx = ComputeCtx {
-                            pass,
-                            device,
-                            queue,
-                            res: res(),
-                            counters: &mut counters,
-                        };
-                        record(&mut ctx);
-                        if counted {
-                            ctx.pass.end_pipeline_statistics_query();
-                        }
+            declared.extend(depth.map(|d| ResourceId::from(d.texture)));
+        }
+        let misuse = std::cell::Cell::new(None);
+        let stand_ins = &self.stand_ins;
+        let (textures, views) = (&frame.bound.textures, &frame.bound.views);
+        let res = || Resources {
+            graph: frame.graph,
+            textures,
+            views,
+            buffers: &frame.bound.buffers,
+            bind_groups: frame.bind_groups,
+            declared: &declared,
+            misuse: &misuse,
+            stand_ins,
+        };
+        match node.kind {
+            PassKind::Compute(record) => {
+                let query = self.profiler.begin_pass_query(node.name.as_str(), encoder);
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(&node.name),
+                        timestamp_writes: query.compute_pass_timestamp_writes(),
+                    });
+                    let counted = self
+                        .stats
+                        .as_mut()
+                        .and_then(|s| s.next_query(&node.name))
+                        .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
+                        .is_some();
+                    let mut ctx = ComputeCtx {
+                        pass,
+                        device,
+                        queue,
+                        res: res(),
+                        counters: &mut counters,
+                    };
+                    record(&mut ctx);
+                    if counted {
+                        ctx.pass.end_pipeline_statistics_query();
                     }
-                    self.profiler.end_query(&mut encoder, query);
                 }
-                PassKind::Render {
-                    colors,
-                    depth,
-                    record,
-                } => {
-                    let query = self
-                        .profiler
-                        .begin_pass_query(node.name.as_str(), &mut encoder);
-                    let color_attachments: Vec<_> = colors
-                        .iter()
-                        .map(|c| {
-                            Some(wgpu::RenderPassColorAttachment {
-                                view: view_of(&textures, &views, c.texture.1),
-                                depth_slice: None,
-                                resolve_target: c.resolve.map(|r| view_of(&textures, &views, r.1)),
-                                ops: wgpu::Operations {
-                                    load: c.load,
-                                    store: wgpu::StoreOp::Store,
-                                },
-                            })
+                self.profiler.end_query(encoder, query);
+            }
+            PassKind::Render {
+                colors,
+                depth,
+                record,
+            } => {
+                let query = self.profiler.begin_pass_query(node.name.as_str(), encoder);
+                let color_attachments: Vec<_> = colors
+                    .iter()
+                    .map(|c| {
+                        Some(wgpu::RenderPassColorAttachment {
+                            view: view_of(textures, views, c.texture.1),
+                            depth_slice: None,
+                            resolve_target: c.resolve.map(|r| view_of(textures, views, r.1)),
+                            ops: wgpu::Operations {
+                                load: c.load,
+                                store: wgpu::StoreOp::Store,
+                            },
                         })
-                        .collect();
-                    let depth_attachment = depth.map(|d| wgpu::RenderPassDepthStencilAttachment {
-                        view: view_of(&textures, &views, d.texture.1),
-                        depth_ops: Some(wgpu::Operations {
-                            load: d.load,
-                            store: d.store,
-                        }),
-                        stencil_ops: None,
+                    })
+                    .collect();
+                let depth_attachment = depth.map(|d| wgpu::RenderPassDepthStencilAttachment {
+                    view: view_of(textures, views, d.texture.1),
+                    depth_ops: Some(wgpu::Operations {
+                        load: d.load,
+                        store: d.store,
+                    }),
+                    stencil_ops: None,
+                });
+                let sample_count = colors
+                    .first()
+                    .map(|c| textures[c.texture.1].sample_count())
+                    .or(depth.map(|d| textures[d.texture.1].sample_count()))
+                    .unwrap_or(1);
+                {
+                    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                        label: Some(&node.name),
+                        color_attachments: &color_attachments,
+                        depth_stencil_attachment: depth_attachment,
+                        timestamp_writes: query.render_pass_timestamp_writes(),
+                        occlusion_query_set: None,
                     });
-                    let sample_count = colors
-                        .first()
-                        .map(|c| textures[c.texture.1].sample_count())
-                        .or(depth.map(|d| textures[d.texture.1].sample_count()))
-                        .unwrap_or(1);
-                    {
-                        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                            label: Some(&node.name),
-                            color_attachments: &color_attachments,
-                            depth_stencil_attachment: depth_attachment,
-                            timestamp_writes: query.render_pass_timestamp_writes(),
-                            occlusion_query_set: None,
-                        });
-                        let counted = self
-                            .stats
-                            .as_mut()
-                            .and_then(|s| s.next_query(&node.name))
-                            .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
-                            .is_some();
-                        let mut ctx = RenderCtx {
-                            pass,
-                            device,
-                            queue,
-                            res: res(),
-                            counters: &mut counters,
-                            sample_count,
-                        };
-                        record(&mut ctx);
-                        if counted {
-                            ctx.pass.end_pipeline_statistics_query();
-                        }
+                    let counted = self
+                        .stats
+                        .as_mut()
+                        .and_then(|s| s.next_query(&node.name))
+                        .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
+                        .is_some();
+                    let mut ctx = RenderCtx {
+                        pass,
+                        device,
+                        queue,
+                        res: res(),
+                        counters: &mut counters,
+                        sample_count,
+                    };
+                    record(&mut ctx);
+                    if counted {
+                        ctx.pass.end_pipeline_statistics_query();
                     }
-                    self.profiler.end_query(&mut encoder, query);
                 }
-                PassKind::Transfer(record) => {
-                    let query = self.profiler.begin_query(node.name.as_str(), &mut encoder);
-                    {
-                        let mut ctx = TransferCtx {
-                            encoder: &mut encoder,
-                            device,
-                            queue,
-                            res: res(),
-                            counters: &mut counters,
-                        };
-                        record(&mut ctx);
-                    }
-                    self.profiler.end_query(&mut encoder, query);
-                }
+                self.profiler.end_query(encoder, query);
             }
-            match (misuse.get(), &undeclared_access) {
-                (Some(Misuse::Undeclared(id)), None) => {
-                    let resource = match id {
-                        ResourceId::Texture(TextureId(_, i)) => {
-                            graph.textures.get(i).map(|t| &t.name)
-                        }
-                        ResourceId::Buffer(BufferId(_, i)) => graph.buffers.get(i).map(|b| &b.name),
-                    }
-                    .map_or("?", String::as_str);
-                    undeclared_access = Some(GraphError::UndeclaredAccess {
-                        pass: node.name.clone(),
-                        resource: resource.to_owned(),
-                    });
+            PassKind::Transfer(record) => {
+                let query = self.profiler.begin_query(node.name.as_str(), encoder);
+                {
+                    let mut ctx = TransferCtx {
+                        encoder,
+                        device,
+                        queue,
+                        res: res(),
+                        counters: &mut counters,
+                    };
+                    record(&mut ctx);
                 }
-                (Some(Misuse::Foreign), None) => {
-                    undeclared_access = Some(GraphError::UnknownResource {
-                        pass: node.name.clone(),
-                    });
-                }
-                _ => {}
+                self.profiler.end_query(encoder, query);
             }
-            total += counters;
-            passes.push(PassReport {
-                name: node.name,
-                cpu_ms: t0.elapsed().as_secs_f64() * 1e3,
-                cpu_thread_ms: t0_thread.elapsed_ms(),
-                counters,
-            });
         }
-        let submit_start = Instant::now();
-        let submit_thread = ThreadTimer::start();
+        let report = PassReport {
+            name: node.name,
+            cpu_ms: t0.elapsed().as_secs_f64() * 1e3,
+            cpu_thread_ms: t0_thread.elapsed_ms(),
+            counters,
+        };
+        (report, misuse.get())
+    }
+
+    /// Resolves the queries and finishes the frame's commands; submits them
+    /// unless wgpu rejected a pass or a pass used a resource it did not
+    /// declare (`undeclared`), in which case the frame is abandoned and the
+    /// error returned.
+    fn submit(
+        &mut self,
+        gpu: &GpuContext,
+        mut encoder: wgpu::CommandEncoder,
+        undeclared: Option<GraphError>,
+    ) -> Result<(), GraphError> {
+        let device = &gpu.device;
         self.profiler.resolve_queries(&mut encoder);
         if let Some(s) = &self.stats {
             s.resolve(&mut encoder);
@@ -445,7 +503,7 @@ impl GraphExecutor {
         let commands = encoder.finish();
         // Pass recording errors surface at `finish`; never submit a rejected frame.
         let error = pollster::block_on(device.pop_error_scope());
-        if let Some(e) = undeclared_access {
+        if let Some(e) = undeclared {
             drop(commands);
             self.abandon_frame(device)?;
             return Err(e);
@@ -466,10 +524,13 @@ impl GraphExecutor {
             self.abandon_frame(device)?;
             return Err(GraphError::Wgpu(e.to_string()));
         }
-        let submit_ms = submit_start.elapsed().as_secs_f64() * 1e3;
-        let submit_thread_ms = submit_thread.elapsed_ms();
-        let finish_start = Instant::now();
-        let finish_thread = ThreadTimer::start();
+        Ok(())
+    }
+
+    /// Ends a submitted frame: the profiler's frame, the pending GPU times,
+    /// the pool's frame; collects finished GPU work. Returns the frame's
+    /// number.
+    fn end_frame(&mut self, gpu: &GpuContext) -> Result<u64, GraphError> {
         self.profiler
             .end_frame()
             .map_err(|e| GraphError::Profiler(e.to_string()))?;
@@ -481,23 +542,9 @@ impl GraphExecutor {
         self.pool.end_frame();
         let frame = self.frame;
         self.frame += 1;
-        let _ = device.poll(wgpu::PollType::Poll);
+        let _ = gpu.device.poll(wgpu::PollType::Poll);
         self.collect(gpu);
-        let finish_ms = finish_start.elapsed().as_secs_f64() * 1e3;
-        let finish_thread_ms = finish_thread.elapsed_ms();
-        Ok(FrameReport {
-            frame,
-            passes,
-            cpu_ms: started.elapsed().as_secs_f64() * 1e3,
-            cpu_thread_ms: started_thread.elapsed_ms(),
-            overhead: [
-                ("frame.setup", setup_ms),
-                ("frame.submit", submit_ms),
-                ("frame.finish", finish_ms),
-            ],
-            overhead_thread_ms: [setup_thread_ms, submit_thread_ms, finish_thread_ms],
-            counters: total,
-        })
+        Ok(frame)
     }
 
     /// After wgpu rejected a frame (nothing was submitted): its reserved
@@ -564,6 +611,47 @@ impl GraphExecutor {
         gpu.wait_idle();
         self.collect(gpu);
         std::mem::take(&mut self.finished)
+    }
+}
+
+/// A frame's textures, their views and buffers, in declaration order.
+struct Bound {
+    textures: Vec<wgpu::Texture>,
+    views: Vec<std::cell::OnceCell<wgpu::TextureView>>,
+    buffers: Vec<wgpu::Buffer>,
+}
+
+/// What every pass of a frame records with: its graph's id, resources and
+/// bind groups.
+struct FrameResources<'f> {
+    graph: u32,
+    bound: &'f Bound,
+    bind_groups: &'f [super::BindGroupDecl],
+}
+
+/// The error of pass `pass`'s misuse of a resource: one it did not declare
+/// (named from the graph's declarations), or one of another graph.
+fn misuse_error(
+    misuse: Option<Misuse>,
+    pass: &str,
+    textures: &[super::TextureDecl],
+    buffers: &[super::BufferDecl],
+) -> Option<GraphError> {
+    match misuse? {
+        Misuse::Undeclared(id) => {
+            let resource = match id {
+                ResourceId::Texture(TextureId(_, i)) => textures.get(i).map(|t| &t.name),
+                ResourceId::Buffer(BufferId(_, i)) => buffers.get(i).map(|b| &b.name),
+            }
+            .map_or("?", String::as_str);
+            Some(GraphError::UndeclaredAccess {
+                pass: pass.to_owned(),
+                resource: resource.to_owned(),
+            })
+        }
+        Misuse::Foreign => Some(GraphError::UnknownResource {
+            pass: pass.to_owned(),
+        }),
     }
 }
 
