@@ -15,8 +15,10 @@ use super::cull::{kind_index, piece_gpu, CullUniforms, HIDDEN, KINDS, REJECTED};
 use super::draw::DrawParts;
 use super::fill::{level_jobs, region_job, vertex_job, FillJob};
 use super::gpu::{ClipmapParams, ClipmapUniforms};
-use super::layout::{camera_level0, level_trims, place_levels, Piece, PieceKind};
-use super::state::{Clipmap, ClipmapStats, CullState};
+use super::layout::{
+    camera_level0, level_trims, place_levels, ClipmapConfig, LevelPlacement, Piece, PieceKind,
+};
+use super::state::{Clipmap, ClipmapStats, CullState, FillState};
 use super::{PASS_COMPUTE, PASS_CULL_READBACK, PASS_CULL_TWO};
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
@@ -67,21 +69,7 @@ impl Clipmap {
             self.cull.frame_pieces_stale.store(true, Ordering::Relaxed);
             self.listing_version += 1;
         }
-        let trims: Vec<Piece> = places
-            .iter()
-            .enumerate()
-            .flat_map(|(l, p)| level_trims(&cfg, l as u32, p))
-            .collect();
-        // Per kind, what was listed (the counters until a readback arrives).
-        let mut listed_per_kind = [0u64; KINDS];
-        for f in &self.frames {
-            for (sum, n) in listed_per_kind.iter_mut().zip(f.per_kind) {
-                *sum += u64::from(n);
-            }
-        }
-        for p in &trims {
-            listed_per_kind[kind_index(p.kind)] += 1;
-        }
+        let (trims, listed_per_kind) = self.listed(&cfg, &places);
         let half_blocks = listed_per_kind[kind_index(PieceKind::Block2)] as u32;
         let piece_count = listed_per_kind.iter().sum::<u64>() as u32;
         self.places.clone_from(&places);
@@ -109,49 +97,8 @@ impl Clipmap {
         let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
         cull.frame += 1;
         let frame = cull.frame;
-        let mut copy_now = false;
-        // (copy frame, parts drawn, parts occlusion hid) of the newest readback.
-        let mut latest = None;
-        if let Ok(readback) = cull.readback.get_mut() {
-            readback.poll(frame);
-            if let Some(words) = readback.latest() {
-                let count = |draw: usize| words.get(5 * draw + 1).copied().unwrap_or(0);
-                let counts: [u32; KINDS] = std::array::from_fn(|k| count(k) + count(KINDS + k));
-                cull.counts = Some(counts);
-                cull.occluded = cull
-                    .occlusion
-                    .is_some()
-                    .then(|| [count(REJECTED), count(HIDDEN)]);
-                latest = readback
-                    .latest_frame()
-                    .map(|f| (f, counts.iter().sum::<u32>(), count(HIDDEN)));
-            }
-            copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
-        }
-        // Occlusion: whether this frame tests (`auto` rests the test while
-        // it hides next to nothing), and the pyramid for this target (a new
-        // one, or one left during a rest, holds nothing of last frame).
-        let mut previous = false;
-        let mut test_now = false;
-        if let Some(o) = cull.occlusion.as_mut() {
-            test_now = o.gate.as_mut().is_none_or(|g| g.decide(frame, latest));
-            if test_now {
-                if o.hiz
-                    .ensure_group(&gpu.device, view.size, &o.hiz_layout, &mut o.hiz_group)
-                {
-                    o.previous = false;
-                }
-                previous = o.previous;
-                if !previous {
-                    // Nothing to test against: this frame only builds the
-                    // pyramid, its counts say nothing about the test.
-                    if let Some(g) = o.gate.as_mut() {
-                        g.unjudged(frame);
-                    }
-                }
-            }
-            o.previous = test_now;
-        }
+        let (copy_now, latest) = cull.poll_readback();
+        let (test_now, previous) = cull.decide_occlusion(gpu, &view, latest);
         let cull: &'a CullState = cull;
         let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
         let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
@@ -215,35 +162,8 @@ impl Clipmap {
             compute = compute.read(pyramid);
         }
         compute.record(move |ctx| {
-            let n = i64::from(cfg.texels());
-            let mut jobs: Vec<FillJob> = Vec::new();
-            for (l, (place, old)) in places.iter().zip(fill.origins.iter_mut()).enumerate() {
-                jobs.extend(level_jobs(l as u32, *old, place.origin, n));
-                // Texels kept from earlier frames that read a changed tile.
-                if old.is_some() {
-                    jobs.extend(
-                        fill.regions
-                            .iter()
-                            .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
-                    );
-                }
-                *old = Some(place.origin);
-            }
-            // Texels whose refinement flag changed with a re-bake (those
-            // outside the windows get theirs when they enter).
-            for (level, lo, hi) in fill.flag_rects.drain(..) {
-                if let Some(p) = places.get(level as usize) {
-                    jobs.extend(vertex_job(level, p.origin, n, lo, hi));
-                }
-            }
-            // The refinement pool after a bake, or after the resident world
-            // changed in place (its texels read the same sources).
-            if fill.pool_pending || !fill.regions.is_empty() {
-                jobs.extend_from_slice(&level_gpu.refine_gpu.jobs);
-                fill.pool_pending = false;
-            }
-            fill.regions.clear();
-            fill.filled = jobs.iter().map(FillJob::texels).sum();
+            let jobs =
+                fill.frame_jobs(&places, i64::from(cfg.texels()), &level_gpu.refine_gpu.jobs);
             if !jobs.is_empty() {
                 let bytes: &[u8] = bytemuck::cast_slice(&jobs);
                 ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
@@ -422,5 +342,132 @@ impl Clipmap {
                     }
                 });
         }
+    }
+}
+
+impl Clipmap {
+    /// The trims of the levels placed at `places`, and per piece kind what
+    /// this frame lists (the ring pieces of the level frames and the
+    /// trims): the counters until a readback arrives.
+    fn listed(&self, cfg: &ClipmapConfig, places: &[LevelPlacement]) -> (Vec<Piece>, [u64; KINDS]) {
+        let trims: Vec<Piece> = places
+            .iter()
+            .enumerate()
+            .flat_map(|(l, p)| level_trims(cfg, l as u32, p))
+            .collect();
+        let mut listed_per_kind = [0u64; KINDS];
+        for f in &self.frames {
+            for (sum, n) in listed_per_kind.iter_mut().zip(f.per_kind) {
+                *sum += u64::from(n);
+            }
+        }
+        for p in &trims {
+            listed_per_kind[kind_index(p.kind)] += 1;
+        }
+        (trims, listed_per_kind)
+    }
+}
+
+impl CullState {
+    /// Takes the newest lagged readback of the cull's counts (per kind
+    /// drawn, and with occlusion rejected and hidden): returns whether this
+    /// frame copies the counts for a later readback, and `(copy frame, parts
+    /// drawn, parts occlusion hid)` of the newest readback.
+    fn poll_readback(&mut self) -> (bool, Option<(u64, u32, u32)>) {
+        let frame = self.frame;
+        let Ok(readback) = self.readback.get_mut() else {
+            return (false, None);
+        };
+        readback.poll(frame);
+        let mut latest = None;
+        if let Some(words) = readback.latest() {
+            let count = |draw: usize| words.get(5 * draw + 1).copied().unwrap_or(0);
+            let counts: [u32; KINDS] = std::array::from_fn(|k| count(k) + count(KINDS + k));
+            self.counts = Some(counts);
+            self.occluded = self
+                .occlusion
+                .is_some()
+                .then(|| [count(REJECTED), count(HIDDEN)]);
+            latest = readback
+                .latest_frame()
+                .map(|f| (f, counts.iter().sum::<u32>(), count(HIDDEN)));
+        }
+        let copy_now = frame % READBACK_EVERY == 0 && readback.has_free_slot();
+        (copy_now, latest)
+    }
+
+    /// Occlusion: whether this frame tests (`auto` rests the test while it
+    /// hides next to nothing), and whether the pyramid for this target holds
+    /// last frame's depth (a new one, or one left during a rest, holds
+    /// nothing of it). `(false, false)` without occlusion.
+    fn decide_occlusion(
+        &mut self,
+        gpu: &GpuContext,
+        view: &FrameView,
+        latest: Option<(u64, u32, u32)>,
+    ) -> (bool, bool) {
+        let frame = self.frame;
+        let Some(o) = self.occlusion.as_mut() else {
+            return (false, false);
+        };
+        let mut previous = false;
+        let test_now = o.gate.as_mut().is_none_or(|g| g.decide(frame, latest));
+        if test_now {
+            if o.hiz
+                .ensure_group(&gpu.device, view.size, &o.hiz_layout, &mut o.hiz_group)
+            {
+                o.previous = false;
+            }
+            previous = o.previous;
+            if !previous {
+                // Nothing to test against: this frame only builds the
+                // pyramid, its counts say nothing about the test.
+                if let Some(g) = o.gate.as_mut() {
+                    g.unjudged(frame);
+                }
+            }
+        }
+        o.previous = test_now;
+        (test_now, previous)
+    }
+}
+
+impl FillState {
+    /// This frame's fill jobs (texels of `n` per side at each level placed
+    /// at `places`): the strips that entered a window, texels kept from
+    /// earlier frames that read a changed tile, texels whose refinement flag
+    /// changed with a re-bake, and the refinement pool `pool` after a bake
+    /// or a change of the resident world. Remembers the windows and what it
+    /// filled.
+    fn frame_jobs(&mut self, places: &[LevelPlacement], n: i64, pool: &[FillJob]) -> Vec<FillJob> {
+        let mut jobs: Vec<FillJob> = Vec::new();
+        for (l, (place, old)) in places.iter().zip(self.origins.iter_mut()).enumerate() {
+            jobs.extend(level_jobs(l as u32, *old, place.origin, n));
+            // Texels kept from earlier frames that read a changed tile.
+            if old.is_some() {
+                jobs.extend(
+                    self.regions
+                        .iter()
+                        .filter_map(|r| region_job(l as u32, place.origin, n, *r)),
+                );
+            }
+            *old = Some(place.origin);
+        }
+        // Texels whose refinement flag changed with a re-bake (those
+        // outside the windows get theirs when they enter).
+        for (level, lo, hi) in self.flag_rects.drain(..) {
+            if let Some(p) = places.get(level as usize) {
+                jobs.extend(vertex_job(level, p.origin, n, lo, hi));
+            }
+        }
+        // The refinement pool after a bake, or after the resident world
+        // changed in place (its texels read the same sources).
+        if self.pool_pending || !self.regions.is_empty() {
+            jobs.extend_from_slice(pool);
+            self.pool_pending = false;
+        }
+        self.regions.clear();
+        self.filled = jobs.iter().map(FillJob::texels).sum();
+        jobs
     }
 }
