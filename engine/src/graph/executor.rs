@@ -263,10 +263,10 @@ impl GraphExecutor {
         let mut total = Counters::default();
         let mut undeclared_access: Option<GraphError> = None;
         for node in nodes {
-            let name = node.name.clone();
             let (report, misuse) = self.record_pass(gpu, &mut encoder, &frame, node);
             if undeclared_access.is_none() {
-                undeclared_access = misuse_error(misuse, &name, &texture_decls, &buffer_decls);
+                undeclared_access =
+                    misuse_error(misuse, &report.name, &texture_decls, &buffer_decls);
             }
             total += report.counters;
             passes.push(report);
