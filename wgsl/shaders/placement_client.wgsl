@@ -14,7 +14,7 @@
 // before the sum) and yaw = s * pi and stands at u = (rx + 1) / 2, v =
 // (ry + 1) / 2 of its cell (both exact).
 
-//! import client_rng, placement_rng, placement_io
+//! import client_rng, placement_rng, placement_io, placement_emit
 
 const CLIENT_PI: f32 = 3.1415927f;
 const CLIENT_SCALE_STEP: f32 = 0.1f;

@@ -19,7 +19,7 @@
 // root and division follow the device's precision (see the parity tests'
 // slope margins).
 
-//! import client_rng, placement_rng, placement_io
+//! import client_rng, placement_rng, placement_io, placement_emit
 
 const C335_PI: f32 = 3.1415927f;
 const C335_CELL_SIZE: f32 = 4.1666665f;

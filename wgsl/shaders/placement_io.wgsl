@@ -6,9 +6,10 @@
 //
 // The generator's bindings and what needs them: the shared cell checks, where
 // a placement stands (world x, y from the MCNK's stored position, z from the
-// exact height atlas) and how it is written out. One invocation generates
-// one MCNK. Phase two of GPU placement (placements feeding the grass cull)
-// replaces `place_emit` here; the policies do not change.
+// exact height atlas). One invocation generates one MCNK. How a placement
+// is written out is `place_emit`, in `placement_emit` (the readback
+// generation) or `grass_place_emit` (grass `gpu-cull:placement=gpu`, which
+// composes the policies with that module in its place).
 
 //! import height_atlas, placement_types
 
@@ -26,9 +27,6 @@
 // predTex layer at the cell centre (bits 0..8) and the largest weight of an
 // effect-less other layer there (bits 8..16).
 @group(0) @binding(3) var<storage, read> place_cover: array<u32>;
-@group(0) @binding(4) var<storage, read_write> placed: array<Placed>;
-@group(0) @binding(5) var<storage, read_write> place_counts: PlaceCounts;
-@group(0) @binding(6) var<storage, read_write> place_stats: array<ChunkStats>;
 @group(1) @binding(0) var<storage, read> place_atlas_chunks: array<AtlasChunk>;
 @group(1) @binding(1) var place_atlas_heights: texture_2d<f32>;
 
@@ -82,13 +80,4 @@ fn place_position(rec: PlaceChunk, row: u32, col: u32, u: f32, v: f32) -> vec3<f
     let atlas = place_atlas_chunks[place_atlas_slot(rec)];
     let z = atlas.base_z + height_atlas_cell_rounded(place_atlas_heights, atlas.tile, row, col, u, v);
     return vec3<f32>(place_axis(rec.origin.x, row, v), place_axis(rec.origin.y, col, u), z);
-}
-
-// Appends one placement (counted; written while there is room).
-fn place_emit(p: Placed, st: ptr<function, ChunkStats>) {
-    (*st).placements += 1u;
-    let i = atomicAdd(&place_counts.count, 1u);
-    if (i < place_params.capacity) {
-        placed[i] = p;
-    }
 }

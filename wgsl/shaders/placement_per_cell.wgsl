@@ -14,7 +14,7 @@
 // division need not be), the products rounded before their sums, so every
 // decision is the CPU's.
 
-//! import placement_rng, placement_io
+//! import placement_rng, placement_io, placement_emit
 
 const PC_PI: f32 = 3.1415927f;
 const PC_SCALE_LO: f32 = 0.9f;

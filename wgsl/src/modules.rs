@@ -117,6 +117,14 @@ shader_modules! {
     PLACEMENT_TYPES = "placement_types";
     /// GPU placement: the generator's bindings, shared cell checks, positions and output.
     PLACEMENT_IO = "placement_io";
+    /// GPU placement: the readback generation's output (`placed`, counts, per-MCNK stats).
+    PLACEMENT_EMIT = "placement_emit";
+    /// Grass `gpu-cull:placement=gpu`: the generator's cull-side bindings, MCNK test and descriptor packing.
+    GRASS_PLACE_SINK = "grass_place_sink";
+    /// Grass `gpu-cull:placement=gpu`: `place_emit` writing descriptors (composed in `placement_emit`'s place).
+    GRASS_PLACE_EMIT = "grass_place_emit";
+    /// Grass `gpu-cull:placement=gpu`: the `grass.place` entry points (generation per kept MCNK, model regions).
+    GRASS_PLACE = "grass_place";
     /// GPU placement: the 1.12 client routine (`client`) for one MCNK.
     PLACEMENT_CLIENT = "placement_client";
     /// GPU placement: the 3.3.5 client routine (`client-3.3.5`) for one MCNK.

@@ -296,6 +296,7 @@ impl GpuCull {
             model_instances: vec![0; models.len()],
             instances: 0,
             models_bytes: models.gpu_memory_bytes(),
+            generated: None,
         };
         t.check_limits(gpu)?;
         Ok(t)

@@ -185,5 +185,6 @@ impl GpuCull {
             visible,
             &self.cull_uniform,
         );
+        self.rebind_generation(gpu, atlas);
     }
 }

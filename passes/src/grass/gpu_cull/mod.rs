@@ -55,8 +55,10 @@ pub mod patches;
 pub mod pool;
 
 mod build;
+pub mod generated;
 mod groups;
 mod options;
+mod placed;
 mod record;
 mod report;
 mod residency;
@@ -65,11 +67,12 @@ mod technique;
 mod tests;
 
 pub use self::cull::{DistanceLod, GrassLod};
-pub use self::options::{Capacity, CullMode, GpuCullOptions, MultiDraw};
+pub use self::options::{Capacity, CullMode, GpuCullOptions, MultiDraw, Placement};
 pub use self::patches::PatchSize;
 pub use self::residency::PreparedPatches;
 pub use self::technique::{
     GpuCullTier, CULL_PARAM, ENTRY, LOD_FLOOR_PARAM, LOD_START_PARAM, OCCLUSION_PARAM, PATCH_PARAM,
+    PLACEMENT_PARAM,
 };
 
 use std::collections::BTreeMap;
@@ -188,6 +191,10 @@ pub struct GpuCull {
     instances: u64,
     /// Bytes of the shared models.
     models_bytes: u64,
+    /// `placement=gpu`: the records and the generation (the descriptor,
+    /// entry, state and visible buffers above then hold one frame's
+    /// generated placements).
+    generated: Option<Box<generated::Generated>>,
 }
 
 /// Bytes of one `DrawIndexedIndirectArgs`.

@@ -46,6 +46,27 @@ impl CullMode {
     }
 }
 
+/// Where the placements the cull draws come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// Descriptors built on the CPU per resident tile and stored.
+    #[default]
+    Descriptors,
+    /// Generated on the GPU every frame from per-MCNK records
+    /// ([`generated`](super::generated)); per-instance culling only.
+    Gpu,
+}
+
+impl Placement {
+    /// The `placement` parameter's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Descriptors => "descriptors",
+            Placement::Gpu => "gpu",
+        }
+    }
+}
+
 /// Construction options of [`GpuCull`](super::GpuCull).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GpuCullOptions {
@@ -64,6 +85,8 @@ pub struct GpuCullOptions {
     /// With `occlusion`: run the test only while it hides clumps
     /// (`occlusion=auto`, [`gate`](super::gate)).
     pub occlusion_auto: bool,
+    /// Where the placements come from.
+    pub placement: Placement,
 }
 
 /// Pool capacities of a new [`GpuCull`](super::GpuCull).

@@ -126,7 +126,7 @@ fn invalid(what: String, reason: String) -> PassError {
 }
 
 /// Terrain Z range of an MCNK: base Z plus its MCVT min and max.
-fn chunk_z_range(world: &World, chunk: ChunkCoord) -> Result<[f32; 2], PassError> {
+pub(super) fn chunk_z_range(world: &World, chunk: ChunkCoord) -> Result<[f32; 2], PassError> {
     let m = world.mcnk(chunk).ok_or_else(|| {
         invalid(
             format!("MCNK ({}, {})", chunk.x, chunk.y),
@@ -164,7 +164,6 @@ impl PatchSet {
                 .or_default()
                 .push(gi);
         }
-        let extent = f64::from(n) * CHUNK_SIZE;
         let mut z_cache: HashMap<ChunkCoord, [f32; 2]> = HashMap::new();
         let mut set = PatchSet {
             size,
@@ -178,15 +177,7 @@ impl PatchSet {
         let mut per_model: Vec<Vec<PatchEntry>> = vec![Vec::new(); reach.len()];
         for (patch, ((ky, kx), models)) in by_patch.into_iter().enumerate() {
             let patch = patch as u32;
-            let [ox, oy] = ChunkCoord {
-                x: kx * n,
-                y: ky * n,
-            }
-            .origin();
-            let frame = PatchFrame {
-                min: [(ox - extent) as f32, (oy - extent) as f32],
-                extent: extent as f32,
-            };
+            let frame = patch_frame([kx, ky], size);
             set.frames.push(frame);
             set.keys.push([kx, ky]);
             for (model, groups) in models {
@@ -262,27 +253,50 @@ impl PatchSet {
     /// the atlas index window `window_origin` (global MCNK coordinate of its
     /// first texel; see `crate::atlas::IndexWindow`).
     pub fn patch_table(&self, window_origin: [u32; 2]) -> Vec<GrassPatchGpu> {
-        let n = i64::from(self.size.chunks());
         self.frames
             .iter()
             .zip(&self.keys)
-            .map(|(f, k)| {
-                // Local (0, 0) is the patch's minimum X and Y: its largest
-                // column and row (global MCNK (k + 1) * n), in cells.
-                let corner = |key: u32, origin: u32| {
-                    (8 * ((i64::from(key) + 1) * n - i64::from(origin))) as f32
-                };
-                GrassPatchGpu {
-                    world: [f.min[0], f.min[1], f.extent, 0.0],
-                    grid: [
-                        corner(k[0], window_origin[0]),
-                        corner(k[1], window_origin[1]),
-                        (8 * n) as f32,
-                        0.0,
-                    ],
-                }
-            })
+            .map(|(f, k)| patch_row(f, *k, self.size, window_origin))
             .collect()
+    }
+}
+
+/// The frame of the patch of grid key `key` (global MCNK coordinate / side)
+/// with patches of `size`: what its descriptors are packed relative to.
+pub fn patch_frame(key: [u32; 2], size: PatchSize) -> PatchFrame {
+    let n = size.chunks();
+    let extent = f64::from(n) * CHUNK_SIZE;
+    let [ox, oy] = ChunkCoord {
+        x: key[0] * n,
+        y: key[1] * n,
+    }
+    .origin();
+    PatchFrame {
+        min: [(ox - extent) as f32, (oy - extent) as f32],
+        extent: extent as f32,
+    }
+}
+
+/// The patch table row of the patch of grid key `key` and frame `f`, its
+/// grid frame relative to the atlas index window `window_origin`.
+pub fn patch_row(
+    f: &PatchFrame,
+    key: [u32; 2],
+    size: PatchSize,
+    window_origin: [u32; 2],
+) -> GrassPatchGpu {
+    let n = i64::from(size.chunks());
+    // Local (0, 0) is the patch's minimum X and Y: its largest column and
+    // row (global MCNK (k + 1) * n), in cells.
+    let corner = |key: u32, origin: u32| (8 * ((i64::from(key) + 1) * n - i64::from(origin))) as f32;
+    GrassPatchGpu {
+        world: [f.min[0], f.min[1], f.extent, 0.0],
+        grid: [
+            corner(key[0], window_origin[0]),
+            corner(key[1], window_origin[1]),
+            (8 * n) as f32,
+            0.0,
+        ],
     }
 }
 

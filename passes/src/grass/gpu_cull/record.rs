@@ -9,6 +9,7 @@ use sward_engine::{Capability, GpuContext};
 
 use super::cull::{GrassCull, GRASS_CULL_BYTES};
 use super::draw::{CULL_WORKGROUP, PASS_CULL, PASS_READBACK, READBACK_EVERY};
+use super::generated::PASS_PLACE;
 use super::instances::State;
 use super::{Compaction, GpuCull, MultiDraw, ARGS_BYTES};
 use crate::frame::{FrameView, PassTargets};
@@ -166,6 +167,25 @@ impl GpuCull {
                 (state, visible, groups)
             }
         };
+        if let (true, CullGroups::Instances { dispatch, .. }) = (this.generates(), groups) {
+            // placement=gpu: the frame's state header and dispatch, then the
+            // generation (appending the survivors `cull_instances` reads).
+            graph
+                .add_compute_pass(PASS_PLACE)
+                .needs(Capability::Compute)
+                .read(cull_uniform)
+                .read_write(first_id)
+                .read_write(dispatch)
+                .record(move |ctx| {
+                    ctx.counters.bytes_uploaded += this.write_state(
+                        ctx.queue,
+                        ctx.res.buffer(first_id),
+                        ctx.res.buffer(dispatch),
+                    );
+                    ctx.counters.bytes_uploaded +=
+                        this.record_generation(ctx.queue, &mut ctx.pass);
+                });
+        }
         let mut pass = graph
             .add_compute_pass(PASS_CULL)
             .needs(Capability::Compute)
@@ -273,9 +293,7 @@ impl GpuCull {
                 written
             }
             (
-                Compaction::Instances {
-                    initial, pipelines, ..
-                },
+                Compaction::Instances { pipelines, .. },
                 CullGroups::Instances {
                     dispatch,
                     patches,
@@ -285,10 +303,21 @@ impl GpuCull {
                     occlusion,
                 },
             ) => {
-                let header: &[u8] = bytemuck::cast_slice(initial);
-                queue.write_buffer(res.buffer(first), 0, header);
                 let dispatch = res.buffer(dispatch);
-                queue.write_buffer(dispatch, 0, bytemuck::cast_slice(&State::DISPATCH));
+                if self.generates() {
+                    // grass.place wrote the header and filled the survivors.
+                    pass.set_pipeline(if occlusion {
+                        &pipelines.instances_occluded
+                    } else {
+                        &pipelines.instances
+                    });
+                    pass.set_bind_group(0, res.bind_group(instances), &[]);
+                    pass.set_bind_group(1, res.bind_group(pyramid), &[]);
+                    pass.set_bind_group(2, res.bind_group(roots), &[]);
+                    pass.dispatch_workgroups_indirect(dispatch, 0);
+                    return 0;
+                }
+                let header = self.write_state(queue, res.buffer(first), dispatch);
                 if self.entry_slots > 0 {
                     pass.set_pipeline(&pipelines.patches);
                     pass.set_bind_group(0, res.bind_group(patches), &[]);
@@ -303,13 +332,26 @@ impl GpuCull {
                     pass.set_bind_group(2, res.bind_group(roots), &[]);
                     pass.dispatch_workgroups_indirect(dispatch, 0);
                 }
-                header.len() as u64 + 12
+                header
             }
             _ => {
                 log::error!("grass.cull: bind groups of the other compaction");
                 0
             }
         }
+    }
+
+    /// Writes the per-instance state header (no survivors, per model its
+    /// draw with zero instances) and the empty indirect dispatch as the
+    /// frame starts; the bytes written.
+    fn write_state(&self, queue: &wgpu::Queue, state: &wgpu::Buffer, dispatch: &wgpu::Buffer) -> u64 {
+        let Compaction::Instances { initial, .. } = &self.compaction else {
+            return 0;
+        };
+        let header: &[u8] = bytemuck::cast_slice(initial);
+        queue.write_buffer(state, 0, header);
+        queue.write_buffer(dispatch, 0, bytemuck::cast_slice(&State::DISPATCH));
+        header.len() as u64 + 12
     }
 
     /// With occlusion on: the depth pyramid the terrain published in

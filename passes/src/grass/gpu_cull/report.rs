@@ -143,7 +143,13 @@ impl GpuCull {
     /// `gpu_cull.instance_cull` (1: per-instance culling, one
     /// `draw_indexed_indirect` per model), `gpu_cull.lod_floor` and
     /// `gpu_cull.lod_start` (1 and the start: LOD off),
-    /// `gpu_cull.descriptor_bytes`.
+    /// `gpu_cull.descriptor_bytes`; with `placement=gpu` also
+    /// `gpu_cull.record_bytes` (records, bounds, coverage),
+    /// `gpu_cull.generation_bytes` (those and the effect table, parameters
+    /// and counts), `gpu_cull.generated_room` / `generated_entry_room` (the
+    /// generated buffers' room) and, read back a few frames late,
+    /// `gpu_cull.generated_mcnks`, `generated_placements` and
+    /// `generation_overflow` (0 unless a bound is wrong).
     pub fn facts(&self) -> BTreeMap<String, f64> {
         let mut f = BTreeMap::new();
         let mut put = |k: &str, v: f64| {
@@ -178,7 +184,36 @@ impl GpuCull {
             "descriptor_bytes",
             (self.instances * DESCRIPTOR_BYTES) as f64,
         );
+        put("placement_gpu", f64::from(u8::from(self.generates())));
+        if let Some((records, kept)) = self.generation_bytes() {
+            put("record_bytes", records as f64);
+            put("generation_bytes", kept as f64);
+            let (descs, entries) = self.generation_room();
+            put("generated_room", descs as f64);
+            put("generated_entry_room", entries as f64);
+        }
+        if let Some([mcnks, placements, overflow]) = self.generated_lately() {
+            put("generated_mcnks", f64::from(mcnks));
+            put("generated_placements", f64::from(placements));
+            put("generation_overflow", f64::from(overflow));
+        }
         f
+    }
+
+    /// `placement=gpu`: MCNKs kept, placements generated and overflows of
+    /// the last frame read back.
+    pub fn generated_lately(&self) -> Option<[u32; 3]> {
+        use super::generated::{STATE_MCNKS, STATE_OVERFLOW, STATE_PLACEMENTS};
+        if !self.generates() {
+            return None;
+        }
+        let readback = self.readback.lock().ok()?;
+        let w = readback.latest()?;
+        Some([
+            *w.get(STATE_MCNKS)?,
+            *w.get(STATE_PLACEMENTS)?,
+            *w.get(STATE_OVERFLOW)?,
+        ])
     }
 
     /// GPU memory of every buffer of the tier, the readback ring and the
@@ -208,6 +243,7 @@ impl GpuCull {
             + self.readback_size * 4
             + self.models_bytes
             + self.hiz().map_or(0, crate::hiz::HiZ::gpu_memory_bytes)
+            + self.generation_bytes().map_or(0, |(_, kept)| kept)
     }
 
     /// Entry slots the cull dispatches over: the live entries and the free

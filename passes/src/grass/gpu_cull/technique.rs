@@ -9,7 +9,8 @@ use sward_scenes::{Placements, TileCoord, World};
 use super::patches::PatchSet;
 use super::pool::Pools;
 use super::{
-    Capacity, CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw, PatchSize, PreparedPatches,
+    Capacity, CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw, PatchSize, Placement,
+    PreparedPatches,
 };
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -66,6 +67,16 @@ pub const OCCLUSION_PARAM: crate::technique::ParamSpec = crate::technique::Param
     description: "Hi-Z occlusion: drop clumps the terrain drawn before them hides (a farthest-depth pyramid of this frame's terrain; cull=instance); auto runs it only while it hides at least 2% of the clumps it tests",
 };
 
+/// The `placement` parameter of grass `gpu-cull`.
+pub const PLACEMENT_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
+    name: "placement",
+    kind: crate::technique::ParamKind::Choice {
+        values: &["descriptors", "gpu"],
+        default: "descriptors",
+    },
+    description: "descriptors: a 16-byte descriptor per placement, built per tile on the CPU and stored; gpu: one record per MCNK, the placements generated on the GPU each frame for the MCNKs within the draw distance and the frustum (cull=instance)",
+};
+
 /// Registry entry of grass `gpu-cull`.
 pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueEntry {
     subsystem: crate::technique::Subsystem::Grass,
@@ -77,6 +88,7 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
         LOD_FLOOR_PARAM,
         LOD_START_PARAM,
         OCCLUSION_PARAM,
+        PLACEMENT_PARAM,
         crate::technique::MULTI_DRAW,
     ],
     requires: crate::technique::GPU_CULL_CAPABILITIES,
@@ -151,10 +163,31 @@ impl GpuCullTier {
             lod,
             occlusion: params.text(&OCCLUSION_PARAM) != "off",
             occlusion_auto: params.text(&OCCLUSION_PARAM) == "auto",
+            placement: match params.text(&PLACEMENT_PARAM) {
+                "gpu" => Placement::Gpu,
+                _ => Placement::Descriptors,
+            },
         };
         let world = i.scene.world;
         let reach = i.scene.atlas_reach();
         let atlas = HeightAtlas::with_reach(i.gpu, world, reach)?;
+        if options.placement == Placement::Gpu {
+            // Records per tile, whole or streaming alike.
+            let tiles = world.tiles();
+            let slots = i.scene.max_resident_tiles.max(tiles.len()) as u32;
+            let mut cull =
+                GpuCull::with_generation(i.gpu, i.models, &i.scene, &atlas, options, slots)?;
+            for t in tiles {
+                cull.set_tile_records(i.gpu, world, t.coord, Some(t), &atlas)?;
+            }
+            cull.commit_generation(i.gpu, i.models);
+            i.gpu.flush_copies();
+            return Ok(GpuCullTier {
+                atlas,
+                cull,
+                streaming: reach.is_some(),
+            });
+        }
         if reach.is_none() {
             let cull = GpuCull::new(
                 i.gpu,
@@ -214,6 +247,16 @@ impl crate::technique::Technique for GpuCullTier {
         view: &crate::frame::FrameView,
         targets: crate::frame::PassTargets,
     ) {
+        if self.cull.generates() {
+            let s = &view.settings;
+            let amplitude = if s.wind { s.wind_amplitude } else { 0.0 };
+            if let Err(e) =
+                self.cull
+                    .reserve_generation(inputs.gpu, &self.atlas, s.grass_distance, amplitude)
+            {
+                log::error!("grass.gpu-cull: placement=gpu cannot grow its buffers: {e}");
+            }
+        }
         self.cull
             .record(inputs.gpu, graph, view, targets, inputs.models);
     }
@@ -236,9 +279,12 @@ impl crate::technique::Technique for GpuCullTier {
         }
         let (reach, patch) = self.cull.patch_config();
         let (pools, slots) = self.cull.staging_config();
+        // placement=gpu: the tile's records are written on the render
+        // thread (a few KB); no descriptors are built.
+        let generates = self.cull.generates();
         Some(std::sync::Arc::new(crate::technique::FnPreparer(
             move |i: &crate::technique::PrepareInputs<'_>| {
-                let patches = if i.placements.is_empty() {
+                let patches = if generates || i.placements.is_empty() {
                     None
                 } else {
                     let mut world = World::new("prepare");
@@ -289,15 +335,27 @@ impl crate::technique::Technique for GpuCullTier {
             else {
                 return Ok(None);
             };
+            if self.cull.generates() {
+                let tile = world.tile(t).map(|a| &**a);
+                let cull_bytes = self
+                    .cull
+                    .set_tile_records(gpu, world, t, tile, &self.atlas)?;
+                return Ok(Some(atlas_bytes + cull_bytes));
+            }
             let p = inputs.scene.placements.tile(t);
             let cull_bytes =
                 self.cull
                     .set_tile_prepared(gpu, world, t, p.as_deref(), &self.atlas, set)?;
             Ok(Some(atlas_bytes + cull_bytes))
         })?;
+        let committed = if self.cull.generates() {
+            self.cull.commit_generation(gpu, inputs.models)
+        } else {
+            self.cull.commit(gpu, inputs.models)
+        };
         Ok(match answer {
             Residency::Applied { bytes_uploaded } => Residency::Applied {
-                bytes_uploaded: bytes_uploaded + self.cull.commit(gpu, inputs.models),
+                bytes_uploaded: bytes_uploaded + committed,
             },
             Residency::Rebuild => Residency::Rebuild,
         })

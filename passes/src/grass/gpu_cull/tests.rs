@@ -27,6 +27,9 @@ use crate::grass::{GrassModels, StaticBatch};
 
 use crate::testkit::{preset, Offscreen};
 
+#[path = "tests_placed.rs"]
+mod placed;
+
 /// Black fog and clear: every lit pixel is grass. Wind on (the cull grows
 /// bounds by the sway), so the parity covers it.
 fn settings() -> RenderSettings {

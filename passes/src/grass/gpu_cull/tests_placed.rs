@@ -1,0 +1,239 @@
+//! GPU tests of `gpu-cull:placement=gpu` against `placement=descriptors`:
+//! at named views of `seams-holes` (per-cell), `elwynn-client` (the 1.12
+//! routine) and an `elwynn-client` world placed by the 3.3.5 routine, the
+//! generated tier draws the same clumps (every drawn descriptor equal to
+//! one the CPU packed, in the same patch frame, the same model), the same
+//! `instances_drawn` and vertex invocations, and an identical image; a
+//! deliberately wrong packing (truncation instead of rounding) is caught.
+
+use std::collections::BTreeMap;
+
+use sward_engine::GpuContext;
+use sward_scenes::Scene;
+
+use super::super::cull::CullModel;
+use super::super::descriptor::GrassDescriptor;
+use super::super::patches::{GrassPatchGpu, PatchSet, PatchSize};
+use super::super::{CullMode, GpuCull, GpuCullOptions, Placement};
+use super::{gpu_visible, reach_of, render, save, settings, Drawer};
+use crate::atlas::HeightAtlas;
+use crate::frame::{camera_from_pose, FrameView};
+use crate::grass::GrassModels;
+use crate::technique::SceneData;
+use crate::testkit::preset;
+
+/// A drawn clump: model, descriptor words but the patch index, and its
+/// patch frame's bits.
+type Clump = (u32, [u32; 3], [u32; 3]);
+
+fn read_words<T: bytemuck::Pod>(gpu: &GpuContext, b: &wgpu::Buffer) -> Vec<T> {
+    let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
+        .expect("read back");
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+fn clump(model: u32, d: &GrassDescriptor, frame: &GrassPatchGpu) -> Clump {
+    (
+        model,
+        [d.local, d.yaw_scale, d.seed],
+        [
+            frame.world[0].to_bits(),
+            frame.world[1].to_bits(),
+            frame.world[2].to_bits(),
+        ],
+    )
+}
+
+fn count(list: impl IntoIterator<Item = Clump>) -> BTreeMap<Clump, u32> {
+    let mut m = BTreeMap::new();
+    for c in list {
+        *m.entry(c).or_insert(0) += 1;
+    }
+    m
+}
+
+/// What `placement=descriptors` drew: its visible descriptors as clumps.
+fn descriptor_clumps(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeMap<Clump, u32> {
+    let kept = gpu_visible(gpu, t, set);
+    let descs: Vec<GrassDescriptor> = read_words(gpu, t.descriptor_buffer());
+    let rows: Vec<GrassPatchGpu> = read_words(gpu, t.patch_buffer());
+    let model_of: BTreeMap<u32, u32> = set
+        .entries
+        .iter()
+        .flat_map(|e| (e.first..e.first + e.count).map(move |d| (d, e.model)))
+        .collect();
+    // The whole-window build keeps the set's numbering.
+    count(kept.iter().map(|&i| {
+        let d = &descs[i as usize];
+        clump(model_of[&i], d, &rows[d.patch_index as usize])
+    }))
+}
+
+/// What `placement=gpu` drew: per model, its region of the visible list
+/// (as the GPU laid it out) up to its draw's instance count.
+fn generated_clumps(gpu: &GpuContext, t: &GpuCull, models: usize) -> BTreeMap<Clump, u32> {
+    let (state, visible, _) = t.instance_output().expect("instance culling");
+    let state: Vec<u32> = read_words(gpu, state);
+    let visible: Vec<u32> = read_words(gpu, visible);
+    let descs: Vec<GrassDescriptor> = read_words(gpu, t.descriptor_buffer());
+    let rows: Vec<GrassPatchGpu> = read_words(gpu, t.patch_buffer());
+    let table: Vec<CullModel> = read_words(gpu, t.cull_model_buffer());
+    let counts = super::State::instances(&state, models);
+    let mut out = Vec::new();
+    for m in 0..models {
+        let base = table[m].visible_base;
+        let draw = &state[super::State::ARGS + super::State::ARGS_WORDS * m..];
+        assert_eq!(draw[4], base, "model {m}: first instance is its region");
+        for &i in &visible[base as usize..(base + counts[m]) as usize] {
+            let d = &descs[i as usize];
+            out.push(clump(m as u32, d, &rows[d.patch_index as usize]));
+        }
+    }
+    count(out)
+}
+
+fn generated_tier(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    scene: &Scene,
+    atlas: &HeightAtlas,
+    emit: Option<&'static str>,
+) -> GpuCull {
+    let options = GpuCullOptions {
+        patch: PatchSize::Block2,
+        cull: CullMode::Instance,
+        placement: Placement::Gpu,
+        ..GpuCullOptions::default()
+    };
+    let data = SceneData::from_scene(scene);
+    let world = scene.world();
+    let tiles = world.tiles();
+    let mut t = GpuCull::with_generation_emit(
+        gpu,
+        models,
+        &data,
+        atlas,
+        options,
+        tiles.len() as u32,
+        emit,
+    )
+    .expect("placement=gpu tier");
+    for tile in tiles {
+        t.set_tile_records(gpu, world, tile.coord, Some(tile), atlas)
+            .expect("records");
+    }
+    t.commit_generation(gpu, models);
+    gpu.flush_copies();
+    t
+}
+
+/// Renders `views` of `scene` with both placement values; asserts equal
+/// clumps, counters and images. Returns the clumps drawn.
+fn assert_same(gpu: &GpuContext, name: &str, scene: &Scene, views: &[&str]) -> u64 {
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let options = GpuCullOptions {
+        patch: PatchSize::Block2,
+        cull: CullMode::Instance,
+        ..GpuCullOptions::default()
+    };
+    let mut stored = super::build_with(gpu, &models, scene, &atlas, options);
+    let set = PatchSet::build(
+        scene.world(),
+        scene.placements(),
+        &reach_of(&models),
+        PatchSize::Block2,
+    )
+    .unwrap();
+    let mut generated = generated_tier(gpu, &models, scene, &atlas, None);
+    let mut drawn = 0;
+    for view in views {
+        let pose = scene.view(view).expect("named view");
+        let s = settings();
+        let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+        let (a, ra) = render(gpu, &models, &mut Drawer::Cull(&mut stored), &v, 4);
+        let (b, rb) = render(gpu, &models, &mut Drawer::Cull(&mut generated), &v, 4);
+        let want = descriptor_clumps(gpu, &stored, &set);
+        let got = generated_clumps(gpu, &generated, models.len());
+        let n: u32 = want.values().sum();
+        assert_eq!(got, want, "{name} {view}: the clumps drawn");
+        let (da, db) = (
+            ra.pass("grass.draw").unwrap().counters,
+            rb.pass("grass.draw").unwrap().counters,
+        );
+        assert_eq!(da.instances_drawn, db.instances_drawn, "{name} {view}");
+        assert_eq!(da.instances_drawn, u64::from(n), "{name} {view}");
+        save(&b, &format!("placement-gpu-{name}-{view}"));
+        let (_, differing) = crate::grass::tests::image_diff(&a, &b);
+        eprintln!("{name} {view}: {n} clumps drawn, differing pixels {differing}");
+        assert_eq!(differing, 0.0, "{name} {view}: images differ");
+        let [mcnks, placements, overflow] = generated.generated_lately().expect("read back");
+        eprintln!("  generated: {mcnks} MCNKs, {placements} placements, overflow {overflow}");
+        assert_eq!(overflow, 0);
+        assert!(u64::from(placements) >= u64::from(n));
+        drawn += u64::from(n);
+    }
+    drawn
+}
+
+#[test]
+fn placement_gpu_draws_what_descriptors_draw() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let views = ["ground-yaw0", "overview"];
+    let mut total = 0;
+    for name in ["seams-holes", "elwynn-client"] {
+        let scene = preset(name);
+        let names: Vec<&str> = views
+            .iter()
+            .copied()
+            .filter(|v| scene.view(v).is_some())
+            .collect();
+        assert!(!names.is_empty(), "{name} has none of {views:?}");
+        total += assert_same(gpu, name, scene, &names);
+    }
+    assert!(total > 0, "something was drawn");
+}
+
+#[test]
+fn a_wrong_packing_is_caught() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
+    let wrong: &'static str = Box::leak(
+        sward_wgsl::modules::GRASS_PLACE_SINK
+            .source
+            .replace("return u32(floor(v + 0.5));", "return u32(v);")
+            .into_boxed_str(),
+    );
+    assert_ne!(wrong, sward_wgsl::modules::GRASS_PLACE_SINK.source);
+    let options = GpuCullOptions {
+        patch: PatchSize::Block2,
+        cull: CullMode::Instance,
+        ..GpuCullOptions::default()
+    };
+    let mut stored = super::build_with(gpu, &models, scene, &atlas, options);
+    let set = PatchSet::build(
+        scene.world(),
+        scene.placements(),
+        &reach_of(&models),
+        PatchSize::Block2,
+    )
+    .unwrap();
+    let mut broken = generated_tier(gpu, &models, scene, &atlas, Some(wrong));
+    let pose = scene.view("ground-yaw0").expect("named view");
+    let s = settings();
+    let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+    render(gpu, &models, &mut Drawer::Cull(&mut stored), &v, 4);
+    render(gpu, &models, &mut Drawer::Cull(&mut broken), &v, 4);
+    let want = descriptor_clumps(gpu, &stored, &set);
+    let got = generated_clumps(gpu, &broken, models.len());
+    assert!(!want.is_empty());
+    assert_ne!(got, want, "truncating the packing must change the clumps");
+}
