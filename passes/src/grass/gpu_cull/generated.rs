@@ -567,6 +567,20 @@ impl Generated {
         std::mem::size_of::<PlaceParamsGpu>() as u64 + header.len() as u64 * 4
     }
 
+    /// Whether model `m` can be placed: some palette effect's slot holds it.
+    pub(super) fn models_placed(&self) -> Vec<bool> {
+        let mut out = vec![false; self.model_count as usize];
+        for e in self.table.entries() {
+            for k in 0..4 {
+                let m = (e.models[k / 2] >> (16 * (k % 2))) & 0xFFFF;
+                if let Some(slot) = out.get_mut(m as usize) {
+                    *slot = true;
+                }
+            }
+        }
+        out
+    }
+
     /// Bytes of the records, bounds, coverage, effect table, counts.
     pub(super) fn gpu_memory_bytes(&self) -> u64 {
         [&self.params, &self.records, &self.cover, &self.effect_buffer, &self.bounds, &self.counts]

@@ -115,6 +115,13 @@ impl GpuCull {
         };
         g.commit();
         self.patch_count = g.tile_count() * g.patch_block() as usize;
+        // The draw skips a model with an empty range: one draw slot for
+        // each model the resident effects can place.
+        self.model_entries = g
+            .models_placed()
+            .into_iter()
+            .map(|placed| 0..u32::from(placed))
+            .collect();
         let table: Vec<CullModel> = models
             .models
             .iter()
