@@ -199,7 +199,7 @@ fn placement_gpu_draws_what_descriptors_draw() {
         return;
     };
     let gpu: &GpuContext = &lock;
-    let views = ["ground-yaw0", "overview"];
+    let views = ["ground-yaw0", "ground-yaw90", "aerial"];
     let mut total = 0;
     for name in ["seams-holes", "elwynn-client"] {
         let scene = preset(name);
