@@ -255,3 +255,53 @@ fn a_wrong_packing_is_caught() {
     assert!(!want.is_empty());
     assert_ne!(got, want, "truncating the packing must change the clumps");
 }
+
+/// Tiles leave and come back as records (the streaming path): a tile out
+/// draws less and writes no descriptor, one back draws exactly what the
+/// tier drew before; the records' memory does not grow.
+#[test]
+fn records_stream_out_and_back() {
+    let Some(lock) = sward_engine::testing::gpu() else {
+        return;
+    };
+    let gpu: &GpuContext = &lock;
+    let scene = preset("seams-holes");
+    let world = scene.world();
+    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let atlas = HeightAtlas::new(gpu, world).unwrap();
+    let mut t = generated_tier(gpu, &models, scene, &atlas, None);
+    let pose = scene.view("aerial").expect("named view");
+    let s = settings();
+    let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+    reserve(gpu, &mut t, &atlas, &v);
+    let (before, _) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
+    let all = generated_clumps(gpu, &t, models.len());
+    let tiles = world.tiles();
+    let (first, memory) = (tiles[0], t.gpu_memory_bytes());
+    for _ in 0..2 {
+        let bytes = t
+            .set_tile_records(gpu, world, first.coord, None, &atlas)
+            .unwrap();
+        t.commit_generation(gpu, &models);
+        // 256 freed bounds records (and palette slots the tile alone used).
+        assert!(bytes >= 256 * 32 && bytes < 64 * 1024, "{bytes} bytes");
+        render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
+        let fewer = generated_clumps(gpu, &t, models.len());
+        assert!(
+            fewer.values().sum::<u32>() < all.values().sum::<u32>(),
+            "the evicted tile's grass is gone"
+        );
+        let bytes = t
+            .set_tile_records(gpu, world, first.coord, Some(first), &atlas)
+            .unwrap();
+        t.commit_generation(gpu, &models);
+        // Records, bounds, patch rows (and palette entries): no descriptor.
+        assert!(bytes < 64 * 1024, "{bytes} bytes");
+        reserve(gpu, &mut t, &atlas, &v);
+        let (after, _) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
+        assert_eq!(generated_clumps(gpu, &t, models.len()), all);
+        let (_, differing) = crate::grass::tests::image_diff(&before, &after);
+        assert_eq!(differing, 0.0);
+        assert_eq!(t.gpu_memory_bytes(), memory);
+    }
+}
