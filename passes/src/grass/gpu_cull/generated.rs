@@ -41,6 +41,40 @@ use crate::grass::placement_gpu::gpu::{
 use crate::grass::placement_gpu::records::{
     capacity_bound, cell_cover, params, place_chunk, tile_effects, EffectTable,
 };
+
+/// The most placements `policy` makes in MCNK `m`: for `per-cell`, per
+/// cell whose predTex layer has an effect, the clump count the CPU
+/// computes from that cell's coverage and the effect's density, scaled,
+/// plus one (the hashed fraction); for the client routines
+/// [`capacity_bound`] (picks times the densest effect).
+pub fn mcnk_bound(policy: &Policy, m: &sward_scenes::world::Mcnk, table: &EffectTable) -> u64 {
+    let Policy::PerCell(c) = policy else {
+        return capacity_bound(policy, m, table);
+    };
+    let mut total = 0u64;
+    for row in 0..8u32 {
+        for col in 0..8u32 {
+            let layer = m.header.pred_tex.layer(row, col) as usize;
+            let Some(e) = m
+                .layers
+                .get(layer)
+                .and_then(|l| l.effect())
+                .and_then(|id| table.get(id))
+            else {
+                continue;
+            };
+            let coverage = m.layer_weight(layer, row as usize * 8 + 4, col as usize * 8 + 4);
+            let base = sward_scenes::placement::per_cell::clumps(
+                coverage,
+                e.density,
+                c.density_cap,
+                c.max_clumps,
+            );
+            total += (base as f32 * c.density_scale.max(0.0)).floor() as u64 + 1;
+        }
+    }
+    total
+}
 use crate::grass::placement_gpu::PlacementGpuError;
 
 const TECHNIQUE: &str = "grass.gpu-cull";
@@ -461,7 +495,7 @@ impl Generated {
             let key = [chunk.x / n, chunk.y / n];
             let row = slot * side * side + (key[1] - base_key[1]) * side + (key[0] - base_key[0]);
             bounds[i] = self.mcnk_bounds(world, chunk, row)?;
-            caps.push(capacity_bound(&self.policy, m, &self.table));
+            caps.push(mcnk_bound(&self.policy, m, &self.table));
         }
         let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
         let at = u64::from(slot * TILE_MCNKS);
@@ -592,5 +626,49 @@ impl Generated {
     /// Bytes of the per-MCNK records alone (records, bounds, coverage).
     pub(super) fn record_bytes(&self) -> u64 {
         self.records.size() + self.bounds.size() + self.cover.size()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::testkit::preset;
+
+    /// The bound that sizes the generated buffers holds every MCNK's
+    /// placements (the CPU policy's), and is tighter than the generic one
+    /// for `per-cell`.
+    #[test]
+    fn mcnk_bounds_hold_every_mcnks_placements() {
+        for name in ["elwynn-dense", "elwynn-client", "seams-holes", "scale-4"] {
+            let scene = preset(name);
+            let (_, table) = EffectTable::for_tiles(
+                scene.world().tiles().iter().map(|t| &***t),
+                &scene.resolved,
+            )
+            .expect("table");
+            let mut placed: HashMap<ChunkCoord, u64> = HashMap::new();
+            for g in &scene.placements().groups {
+                *placed.entry(g.chunk).or_default() += u64::from(g.count);
+            }
+            let (mut bound, mut generic, mut count, mut tightest) = (0, 0, 0, f64::MAX);
+            for tile in scene.world().tiles() {
+                for m in &tile.mcnks {
+                    let chunk = m.chunk_coord(tile.coord);
+                    let n = placed.get(&chunk).copied().unwrap_or(0);
+                    let b = mcnk_bound(scene.policy(), m, &table);
+                    assert!(b >= n, "{name} MCNK ({}, {}): {n} placed, bound {b}", chunk.x, chunk.y);
+                    if n > 0 {
+                        tightest = tightest.min(b as f64 / n as f64);
+                    }
+                    bound += b;
+                    generic += capacity_bound(scene.policy(), m, &table);
+                    count += n;
+                }
+            }
+            eprintln!("{name}: {count} placed, bound {bound} (generic {generic}), tightest MCNK {tightest:.3}");
+            assert!(bound <= generic);
+        }
     }
 }
