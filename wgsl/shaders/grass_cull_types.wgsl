@@ -115,10 +115,12 @@ struct DrawIndexedArgs {
     first_instance: u32,
 }
 
-// Whether entry `e`, its bounds grown by `sway` world units horizontally,
+// Whether entry `e`, its bounds grown by `sway` world units on every side
+// (as the per-clump test grows each clump's sphere, so the box holds every
+// sphere: the drawn set is the per-clump test's, whatever the patch size),
 // is within the draw distance of the eye (box distance) and touches the frustum.
 fn grass_entry_visible(e: PatchEntry, sway: f32, c: GrassCull) -> bool {
-    let grow = vec3<f32>(sway, sway, 0.0);
+    let grow = vec3<f32>(sway);
     let bmin = e.bounds_min - grow;
     let bmax = e.bounds_max + grow;
     let eye = c.eye.xyz;

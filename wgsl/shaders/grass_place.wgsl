@@ -29,6 +29,7 @@ fn cull_generate_client(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     _ = place_client(id.x);
+    sink_finish();
 }
 
 @compute @workgroup_size(64)
@@ -45,6 +46,7 @@ fn cull_generate_client335(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     _ = place_client335(id.x);
+    sink_finish();
 }
 
 @compute @workgroup_size(64)
@@ -61,6 +63,7 @@ fn cull_generate_per_cell(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     _ = place_per_cell(id.x);
+    sink_finish();
 }
 
 // Each model's region of the visible list starts where the previous

@@ -19,9 +19,8 @@ fn place_emit(p: Placed, st: ptr<function, ChunkStats>) {
         return;
     }
     if (!sink_writing) {
-        sink_counts[k] += 1u;
+        sink_count(k);
         return;
     }
-    place_out[sink_next[k]] = sink_descriptor(p, sink_patch);
-    sink_next[k] += 1u;
+    place_out[sink_take(k)] = sink_descriptor(p, sink_patch);
 }

@@ -77,6 +77,7 @@ var<private> sink_kinds: u32;
 var<private> sink_models: array<u32, 16>;
 var<private> sink_counts: array<u32, 16>;
 var<private> sink_next: array<u32, 16>;
+var<private> sink_end: array<u32, 16>;
 var<private> sink_patch: u32;
 
 // Round to nearest, ties away from zero, of a non-negative value below
@@ -110,20 +111,44 @@ fn sink_descriptor(p: Placed, patch_index: u32) -> GrassDescriptor {
 }
 
 // The index of `model` among the MCNK's models (added while counting), or
-// PLACE_MCNK_MODELS when there is no room.
+// PLACE_MCNK_MODELS when there is no room. The per-kind arrays are only
+// indexed by loop counters, never by a per-invocation value: lavapipe
+// (Mesa 22.3) miscounted `sink_counts[k] += 1u` with a dynamic `k` in
+// divergent invocations (scale-16: an MCNK's count run counted more
+// placements of a model than its write run wrote).
 fn sink_kind(model: u32) -> u32 {
-    for (var k = 0u; k < sink_kinds; k++) {
-        if (sink_models[k] == model) {
-            return k;
-        }
+    var found = PLACE_MCNK_MODELS;
+    for (var k = 0u; k < PLACE_MCNK_MODELS; k++) {
+        found = select(found, k, found == PLACE_MCNK_MODELS && k < sink_kinds && sink_models[k] == model);
     }
-    if (sink_writing || sink_kinds >= PLACE_MCNK_MODELS) {
-        return PLACE_MCNK_MODELS;
+    if (found < PLACE_MCNK_MODELS || sink_writing || sink_kinds >= PLACE_MCNK_MODELS) {
+        return found;
     }
-    sink_models[sink_kinds] = model;
-    sink_counts[sink_kinds] = 0u;
+    for (var k = 0u; k < PLACE_MCNK_MODELS; k++) {
+        let here = k == sink_kinds;
+        sink_models[k] = select(sink_models[k], model, here);
+        sink_counts[k] = select(sink_counts[k], 0u, here);
+    }
     sink_kinds += 1u;
     return sink_kinds - 1u;
+}
+
+// One more placement of kind `k` (counting).
+fn sink_count(k: u32) {
+    for (var i = 0u; i < PLACE_MCNK_MODELS; i++) {
+        sink_counts[i] += select(0u, 1u, i == k);
+    }
+}
+
+// The next descriptor slot of kind `k` (writing), advanced.
+fn sink_take(k: u32) -> u32 {
+    var at = 0u;
+    for (var i = 0u; i < PLACE_MCNK_MODELS; i++) {
+        let here = i == k;
+        at = select(at, sink_next[i], here);
+        sink_next[i] += select(0u, 1u, here);
+    }
+    return at;
 }
 
 // Whether record `r` is live and its MCNK within the draw distance and the
@@ -167,6 +192,7 @@ fn sink_reserve(r: u32) -> bool {
     for (var k = 0u; k < sink_kinds; k++) {
         let model = sink_models[k];
         sink_next[k] = next;
+        sink_end[k] = next + sink_counts[k];
         place_entries[entry + k] = PatchEntry(b.bounds_min, next, b.bounds_max, sink_counts[k], model, b.patch_index, vec2<u32>(0u));
         next += sink_counts[k];
         atomicAdd(&place_cull_counts.per_model[model], sink_counts[k]);
@@ -178,4 +204,16 @@ fn sink_reserve(r: u32) -> bool {
     }
     sink_writing = true;
     return true;
+}
+
+// After the write run: a kind whose writes did not fill its range exactly
+// (the two runs disagreeing: never, counted as an overflow).
+fn sink_finish() {
+    var wrong = false;
+    for (var k = 0u; k < PLACE_MCNK_MODELS; k++) {
+        wrong = wrong || (k < sink_kinds && sink_next[k] != sink_end[k]);
+    }
+    if (wrong) {
+        atomicAdd(&place_cull_counts.overflow, 1u);
+    }
 }

@@ -261,9 +261,14 @@ pub fn instance_margin(root: Vec3, radius: f32, sway: f32, seed: u32, c: &GrassC
     margin
 }
 
-/// The bounds of `e` grown by `sway` horizontally (what the cull tests).
+/// The bounds of `e` grown by `sway` on every side (what the cull tests).
+/// Wind only moves geometry sideways, but the per-clump test grows each
+/// clump's sphere by `sway` in every direction: grown the same way, an
+/// entry's box holds the spheres of all its clumps, so what is drawn is
+/// exactly what the per-clump test keeps, whatever the patch size (or the
+/// MCNK boxes of `placement=gpu`).
 fn grown(e: &PatchEntry, sway: f32) -> (Vec3, Vec3) {
-    let grow = Vec3::new(sway, sway, 0.0);
+    let grow = Vec3::splat(sway);
     (
         Vec3::from_array(e.bounds_min) - grow,
         Vec3::from_array(e.bounds_max) + grow,

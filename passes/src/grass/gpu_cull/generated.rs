@@ -24,17 +24,20 @@
 //! ([`Generated::needed`]); they grow before a frame that could need more.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use sward_engine::{bind, bind::Slot, GpuContext};
 use sward_scenes::effects::ResolvedEffects;
 use sward_scenes::world::coords::{ChunkCoord, CHUNK_SIZE};
-use sward_scenes::{AdtTile, Policy, TileCoord, World};
+use sward_scenes::world::Mcnk;
+use sward_scenes::{AdtTile, Policy, TileCoord};
 
-use super::patches::{chunk_z_range, patch_frame, patch_row, GrassPatchGpu, PatchSize};
+use super::patches::{patch_frame, patch_row, GrassPatchGpu, PatchSize};
 use super::pool::PagePool;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::grass::palette::EffectPalette;
+use crate::grass::placement_gpu::PlacementGpuError;
 use crate::grass::placement_gpu::gpu::{
     PlaceChunkGpu, PlaceEffectGpu, PlaceParamsGpu, COVER_WORDS, WORKGROUP,
 };
@@ -45,22 +48,32 @@ use crate::grass::placement_gpu::records::{
 /// The most placements `policy` makes in MCNK `m`: for `per-cell`, per
 /// cell whose predTex layer has an effect, the clump count the CPU
 /// computes from that cell's coverage and the effect's density, scaled,
-/// plus one (the hashed fraction); for the client routines
-/// [`capacity_bound`] (picks times the densest effect).
-pub fn mcnk_bound(policy: &Policy, m: &sward_scenes::world::Mcnk, table: &EffectTable) -> u64 {
-    let Policy::PerCell(c) = policy else {
-        return capacity_bound(policy, m, table);
+/// plus one (the hashed fraction); for the client routines the picks times
+/// the densest effect of its layers (as [`capacity_bound`]).
+pub fn mcnk_bound(policy: &Policy, m: &Mcnk, effects: &ResolvedEffects) -> u64 {
+    let effect = |layer: usize| {
+        m.layers
+            .get(layer)
+            .and_then(|l| l.effect())
+            .and_then(|id| effects.get(id))
+    };
+    let densest = || {
+        (0..m.layers.len())
+            .filter_map(effect)
+            .map(|e| u64::from(e.client_density()))
+            .max()
+            .unwrap_or(0)
+    };
+    let c = match policy {
+        Policy::Client(c) => return u64::from(c.picks()) * densest(),
+        Policy::Client335(c) => return u64::from(c.picks()) * densest(),
+        Policy::PerCell(c) => c,
     };
     let mut total = 0u64;
     for row in 0..8u32 {
         for col in 0..8u32 {
             let layer = m.header.pred_tex.layer(row, col) as usize;
-            let Some(e) = m
-                .layers
-                .get(layer)
-                .and_then(|l| l.effect())
-                .and_then(|id| table.get(id))
-            else {
+            let Some(e) = effect(layer) else {
                 continue;
             };
             let coverage = m.layer_weight(layer, row as usize * 8 + 4, col as usize * 8 + 4);
@@ -75,7 +88,85 @@ pub fn mcnk_bound(policy: &Policy, m: &sward_scenes::world::Mcnk, table: &Effect
     }
     total
 }
-use crate::grass::placement_gpu::PlacementGpuError;
+
+/// What a tile's records need besides its atlas slot and palette slots,
+/// computed on a tile worker ([`RecordConfig::prepare`]).
+pub struct PreparedRecords {
+    /// Per MCNK (row-major in the tile): its bounds, `patch_index` the
+    /// patch's index in the tile's block of rows (`NO_RECORD`: no MCNK).
+    pub(super) bounds: Vec<PlaceBoundsGpu>,
+    /// `per-cell`: the coverage blocks (`COVER_WORDS` per MCNK).
+    cover: Vec<u32>,
+    /// Per MCNK: [`mcnk_bound`].
+    caps: Vec<u64>,
+}
+
+/// What preparing a tile's records needs (cheap to clone to a worker).
+#[derive(Clone)]
+pub struct RecordConfig {
+    policy: Policy,
+    effects: Arc<ResolvedEffects>,
+    patch: PatchSize,
+    /// Largest model radius times [`MAX_POLICY_SCALE`].
+    reach: f32,
+    /// Largest model sway height.
+    sway_height: f32,
+}
+
+impl RecordConfig {
+    /// The bounds, coverage blocks and placement bounds of `tile` at `coord`.
+    pub fn prepare(&self, coord: TileCoord, tile: &AdtTile) -> PreparedRecords {
+        let side = 16 / self.patch.chunks();
+        let per_cell = matches!(self.policy, Policy::PerCell(_));
+        let mut out = PreparedRecords {
+            bounds: vec![FREE_BOUNDS; TILE_MCNKS as usize],
+            cover: if per_cell {
+                vec![0u32; TILE_MCNKS as usize * COVER_WORDS]
+            } else {
+                Vec::new()
+            },
+            caps: Vec::with_capacity(tile.mcnks.len()),
+        };
+        for m in &tile.mcnks {
+            let chunk = m.chunk_coord(coord);
+            let (ix, iy) = (chunk.x % 16, chunk.y % 16);
+            let i = (iy * 16 + ix) as usize;
+            if per_cell {
+                out.cover[i * COVER_WORDS..(i + 1) * COVER_WORDS].copy_from_slice(&cell_cover(m));
+            }
+            let local = (iy / self.patch.chunks()) * side + ix / self.patch.chunks();
+            out.bounds[i] = self.mcnk_bounds(chunk, m, local);
+            out.caps.push(mcnk_bound(&self.policy, m, &self.effects));
+        }
+        out
+    }
+
+    /// The bounds of MCNK `m` at `chunk` (patch `local` of its tile): its
+    /// square and terrain Z range (base Z plus the MCVT extremes) grown by
+    /// the reach.
+    fn mcnk_bounds(&self, chunk: ChunkCoord, m: &Mcnk, local: u32) -> PlaceBoundsGpu {
+        let [ox, oy] = chunk.origin();
+        let base = m.header.position[2];
+        let (lo, hi) = m
+            .heights
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), h| {
+                (lo.min(*h), hi.max(*h))
+            });
+        // A root may sit on the square's edge (f32 rounding): a little more.
+        let r = self.reach + 0.01;
+        PlaceBoundsGpu {
+            bounds_min: [
+                (ox - CHUNK_SIZE) as f32 - r,
+                (oy - CHUNK_SIZE) as f32 - r,
+                base + lo - r,
+            ],
+            patch_index: local,
+            bounds_max: [ox as f32 + r, oy as f32 + r, base + hi + r],
+            sway_height: self.sway_height,
+        }
+    }
+}
 
 const TECHNIQUE: &str = "grass.gpu-cull";
 /// Name of the generation pass.
@@ -134,8 +225,7 @@ struct GenTile {
 /// The records, the effect table and the generation pipelines of
 /// `placement=gpu` (see the module docs).
 pub(super) struct Generated {
-    policy: Policy,
-    effects: ResolvedEffects,
+    config: RecordConfig,
     pipeline: wgpu::ComputePipeline,
     regions: wgpu::ComputePipeline,
     layout0: wgpu::BindGroupLayout,
@@ -155,12 +245,7 @@ pub(super) struct Generated {
     table: EffectTable,
     tiles: BTreeMap<TileCoord, GenTile>,
     slots: PagePool,
-    patch: PatchSize,
     window_origin: [u32; 2],
-    /// Largest model radius times [`MAX_POLICY_SCALE`].
-    reach: f32,
-    /// Largest model sway height.
-    sway_height: f32,
     /// Resident MCNKs' capacity bounds, largest first.
     sorted_bounds: Vec<u64>,
     model_count: u32,
@@ -330,8 +415,13 @@ impl Generated {
         let max_radius = reach.iter().map(|r| r.radius).fold(0.0f32, f32::max);
         let sway_height = reach.iter().map(|r| r.sway_height).fold(0.0f32, f32::max);
         Ok(Generated {
-            policy,
-            effects: scene.effects.clone(),
+            config: RecordConfig {
+                policy,
+                effects: Arc::new(scene.effects.clone()),
+                patch,
+                reach: max_radius * MAX_POLICY_SCALE,
+                sway_height,
+            },
             pipeline,
             regions,
             layout0,
@@ -350,10 +440,7 @@ impl Generated {
             table: EffectTable::default(),
             tiles: BTreeMap::new(),
             slots: PagePool::new(slots),
-            patch,
             window_origin: atlas.window().origin,
-            reach: max_radius * MAX_POLICY_SCALE,
-            sway_height,
             sorted_bounds: Vec::new(),
             model_count,
         })
@@ -405,7 +492,7 @@ impl Generated {
 
     /// Patch-table rows per tile slot.
     pub(super) fn patch_block(&self) -> u32 {
-        let side = 16 / self.patch.chunks();
+        let side = 16 / self.config.patch.chunks();
         side * side
     }
 
@@ -419,22 +506,29 @@ impl Generated {
     /// radius (plus reach and sway) can touch, each at the largest bound
     /// among the resident MCNKs.
     pub(super) fn needed(&self, distance: f32, amplitude: f32) -> (u64, u64) {
-        let r = f64::from(distance.max(0.0) + self.reach + self.sway_height * amplitude.max(0.0) + 1.0);
+        let c = &self.config;
+        let r = f64::from(distance.max(0.0) + c.reach + c.sway_height * amplitude.max(0.0) + 1.0);
         let side = (2.0 * r / CHUNK_SIZE).floor() as u64 + 2;
         let mcnks = (side * side).min(self.sorted_bounds.len() as u64);
         let descs: u64 = self.sorted_bounds[..mcnks as usize].iter().sum();
         (descs.max(1), (mcnks * u64::from(MCNK_MODELS)).max(1))
     }
 
-    /// Makes tile `tile` resident (its records, bounds, patch rows and the
-    /// palette slots it changes), or evicts it (`None`). Returns the bytes
-    /// written. `patches` is the cull's patch table, sized for the slots.
+    /// What a tile worker needs to prepare a tile's records.
+    pub(super) fn config(&self) -> &RecordConfig {
+        &self.config
+    }
+
+    /// Makes tile `coord` resident (its records, bounds, patch rows and the
+    /// palette slots it changes; `prepared` by a tile worker, or here when
+    /// `None`), or evicts it (`tile` `None`). Returns the bytes written.
+    /// `patches` is the cull's patch table, sized for the slots.
     pub(super) fn set_tile(
         &mut self,
         gpu: &GpuContext,
-        world: &World,
         coord: TileCoord,
         tile: Option<&AdtTile>,
+        prepared: Option<PreparedRecords>,
         atlas: &HeightAtlas,
         patches: &wgpu::Buffer,
     ) -> Result<u64, PassError> {
@@ -452,11 +546,6 @@ impl Generated {
         let Some(tile) = tile else {
             return Ok(bytes);
         };
-        let changes = self
-            .palette
-            .set_tile(coord, tile_effects(tile))
-            .map_err(|e| gpu_error(e.into()))?;
-        bytes += self.apply_palette(gpu, &changes)?;
         if !self.slots.fits(1) {
             return Err(PassError::InvalidInput {
                 technique: TECHNIQUE,
@@ -467,49 +556,50 @@ impl Generated {
                 ),
             });
         }
+        let changes = self
+            .palette
+            .set_tile(coord, tile_effects(tile))
+            .map_err(|e| gpu_error(e.into()))?;
+        bytes += self.apply_palette(gpu, &changes)?;
+        let PreparedRecords {
+            mut bounds,
+            cover,
+            caps,
+        } = match prepared {
+            Some(p) => p,
+            None => self.config.prepare(coord, tile),
+        };
         let slot = self.slots.alloc(1).expect("fits")[0];
-        let n = self.patch.chunks();
-        let side = 16 / n;
+        let patch = self.config.patch;
+        let side = 16 / patch.chunks();
         let mut records = vec![PlaceChunkGpu::default(); TILE_MCNKS as usize];
-        let mut bounds = vec![FREE_BOUNDS; TILE_MCNKS as usize];
-        let mut cover = Vec::new();
-        let per_cell = matches!(self.policy, Policy::PerCell(_));
-        if per_cell {
-            cover = vec![0u32; TILE_MCNKS as usize * COVER_WORDS];
-        }
-        let mut caps = Vec::with_capacity(tile.mcnks.len());
-        let base_key = [coord.x * side, coord.y * side];
         for m in &tile.mcnks {
             let chunk = m.chunk_coord(coord);
-            let (ix, iy) = (chunk.x % 16, chunk.y % 16);
-            let i = (iy * 16 + ix) as usize;
+            let i = ((chunk.y % 16) * 16 + chunk.x % 16) as usize;
             let atlas_slot = atlas.slot_of(chunk).ok_or_else(|| PassError::InvalidInput {
                 technique: TECHNIQUE,
                 what: format!("MCNK ({}, {})", chunk.x, chunk.y),
                 reason: "not in the height atlas".into(),
             })?;
             records[i] = place_chunk(chunk, m, atlas_slot, &self.table).map_err(gpu_error)?;
-            if per_cell {
-                cover[i * COVER_WORDS..(i + 1) * COVER_WORDS].copy_from_slice(&cell_cover(m));
-            }
-            let key = [chunk.x / n, chunk.y / n];
-            let row = slot * side * side + (key[1] - base_key[1]) * side + (key[0] - base_key[0]);
-            bounds[i] = self.mcnk_bounds(world, chunk, row)?;
-            caps.push(mcnk_bound(&self.policy, m, &self.table));
+        }
+        for b in bounds.iter_mut().filter(|b| b.patch_index != NO_RECORD) {
+            b.patch_index += slot * side * side;
         }
         let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
         let at = u64::from(slot * TILE_MCNKS);
         gpu.write_buffer_staged("grass.place.records", &self.records, at * record_bytes, bytemuck::cast_slice(&records));
         gpu.write_buffer_staged("grass.place.bounds", &self.bounds, at * bounds_bytes, bytemuck::cast_slice(&bounds));
         bytes += u64::from(TILE_MCNKS) * (record_bytes + bounds_bytes);
-        if per_cell {
+        if !cover.is_empty() {
             gpu.write_buffer_staged("grass.place.cover", &self.cover, at * COVER_WORDS as u64 * 4, bytemuck::cast_slice(&cover));
             bytes += cover.len() as u64 * 4;
         }
+        let base_key = [coord.x * side, coord.y * side];
         let rows: Vec<GrassPatchGpu> = (0..side * side)
             .map(|k| {
                 let key = [base_key[0] + k % side, base_key[1] + k / side];
-                patch_row(&patch_frame(key, self.patch), key, self.patch, self.window_origin)
+                patch_row(&patch_frame(key, patch), key, patch, self.window_origin)
             })
             .collect();
         let row_bytes = std::mem::size_of::<GrassPatchGpu>() as u64;
@@ -519,25 +609,6 @@ impl Generated {
         Ok(bytes)
     }
 
-    /// The bounds of MCNK `chunk` (patch row `row`): its square and terrain
-    /// Z range grown by the reach.
-    fn mcnk_bounds(&self, world: &World, chunk: ChunkCoord, row: u32) -> Result<PlaceBoundsGpu, PassError> {
-        let [ox, oy] = chunk.origin();
-        let z = chunk_z_range(world, chunk)?;
-        // A root may sit on the square's edge (f32 rounding): a little more.
-        let r = self.reach + 0.01;
-        Ok(PlaceBoundsGpu {
-            bounds_min: [
-                (ox - CHUNK_SIZE) as f32 - r,
-                (oy - CHUNK_SIZE) as f32 - r,
-                z[0] - r,
-            ],
-            patch_index: row,
-            bounds_max: [ox as f32 + r, oy as f32 + r, z[1] + r],
-            sway_height: self.sway_height,
-        })
-    }
-
     /// Rewrites the effect-table entries of the palette slots `changes`
     /// names (the buffer grows when a slot lies beyond it).
     fn apply_palette(
@@ -545,7 +616,10 @@ impl Generated {
         gpu: &GpuContext,
         changes: &[crate::grass::palette::SlotChange],
     ) -> Result<u64, PassError> {
-        let written = self.table.apply(changes, &self.effects).map_err(gpu_error)?;
+        let written = self
+            .table
+            .apply(changes, &self.config.effects)
+            .map_err(gpu_error)?;
         let entry = std::mem::size_of::<PlaceEffectGpu>() as u64;
         let needed = self.table.entries().len() as u64 * entry;
         if needed > self.effect_buffer.size() {
@@ -580,7 +654,7 @@ impl Generated {
     /// region layout. Returns the bytes written.
     pub(super) fn record(&self, queue: &wgpu::Queue, pass: &mut wgpu::ComputePass<'_>, desc_capacity: u32, entry_capacity: u32) -> u64 {
         let record_count = self.slots.high_water() * TILE_MCNKS;
-        let p = params(&self.policy, record_count, desc_capacity);
+        let p = params(&self.config.policy, record_count, desc_capacity);
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
         let mut header = vec![0u32; COUNTS_HEADER + self.model_count as usize];
         header[0] = entry_capacity;
@@ -657,7 +731,7 @@ mod tests {
                 for m in &tile.mcnks {
                     let chunk = m.chunk_coord(tile.coord);
                     let n = placed.get(&chunk).copied().unwrap_or(0);
-                    let b = mcnk_bound(scene.policy(), m, &table);
+                    let b = mcnk_bound(scene.policy(), m, &scene.resolved);
                     assert!(b >= n, "{name} MCNK ({}, {}): {n} placed, bound {b}", chunk.x, chunk.y);
                     if n > 0 {
                         tightest = tightest.min(b as f64 / n as f64);

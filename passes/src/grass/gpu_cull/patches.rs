@@ -126,7 +126,7 @@ fn invalid(what: String, reason: String) -> PassError {
 }
 
 /// Terrain Z range of an MCNK: base Z plus its MCVT min and max.
-pub(super) fn chunk_z_range(world: &World, chunk: ChunkCoord) -> Result<[f32; 2], PassError> {
+fn chunk_z_range(world: &World, chunk: ChunkCoord) -> Result<[f32; 2], PassError> {
     let m = world.mcnk(chunk).ok_or_else(|| {
         invalid(
             format!("MCNK ({}, {})", chunk.x, chunk.y),

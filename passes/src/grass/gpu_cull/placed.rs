@@ -6,12 +6,12 @@
 //! generating tier ([`GpuCull::commit_generation`]).
 
 use sward_engine::GpuContext;
-use sward_scenes::{AdtTile, TileCoord, World};
+use sward_scenes::{AdtTile, TileCoord};
 
 use super::build::pool_buffer;
 use super::cull::CullModel;
 use super::descriptor::DESCRIPTOR_BYTES;
-use super::generated::Generated;
+use super::generated::{Generated, PreparedRecords, RecordConfig};
 use super::pool::Pools;
 use super::{instances, Capacity, Compaction, CullMode, GpuCull, GpuCullOptions, ENTRY_BYTES};
 use crate::atlas::HeightAtlas;
@@ -75,9 +75,27 @@ impl GpuCull {
         Ok(t)
     }
 
+    /// The per-instance cull's indirect dispatch (tests).
+    pub fn dispatch_buffer(&self) -> &wgpu::Buffer {
+        match &self.compaction {
+            Compaction::Instances { dispatch, .. } => dispatch,
+            Compaction::Patches { args, .. } => args,
+        }
+    }
+
+    /// The entry buffer (`placement=gpu`: this frame's generated entries).
+    pub fn entry_buffer(&self) -> &wgpu::Buffer {
+        &self.entries
+    }
+
     /// The per-model table (tests read the regions the GPU laid out).
     pub fn cull_model_buffer(&self) -> &wgpu::Buffer {
         &self.cull_models
+    }
+
+    /// `placement=gpu`: what a tile worker needs to prepare a tile's records.
+    pub fn record_config(&self) -> Option<RecordConfig> {
+        self.generated.as_ref().map(|g| g.config().clone())
     }
 
     /// Whether the tier generates its placements (`placement=gpu`).
@@ -86,13 +104,14 @@ impl GpuCull {
     }
 
     /// `placement=gpu`: makes tile `coord` resident as records (or evicts
-    /// it, `tile` `None`); returns the bytes written.
+    /// it, `tile` `None`), with what a tile worker `prepared` of them (or
+    /// all of it here); returns the bytes written.
     pub fn set_tile_records(
         &mut self,
         gpu: &GpuContext,
-        world: &World,
         coord: TileCoord,
         tile: Option<&AdtTile>,
+        prepared: Option<PreparedRecords>,
         atlas: &HeightAtlas,
     ) -> Result<u64, PassError> {
         let Some(g) = self.generated.as_mut() else {
@@ -102,7 +121,7 @@ impl GpuCull {
                 reason: "records given to a tier that stores descriptors".into(),
             });
         };
-        g.set_tile(gpu, world, coord, tile, atlas, &self.patches)
+        g.set_tile(gpu, coord, tile, prepared, atlas, &self.patches)
     }
 
     /// `placement=gpu`: after a batch of tile changes, the per-model table

@@ -101,6 +101,9 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 struct GrassCullTile {
     atlas: crate::atlas::AtlasTile,
     patches: Option<PreparedPatches>,
+    /// `placement=gpu`: the tile's record bounds, coverage and placement
+    /// bounds (no descriptor is built).
+    records: Option<super::generated::PreparedRecords>,
 }
 
 /// Grass `gpu-cull` as a registered technique: the cull with the height
@@ -178,7 +181,7 @@ impl GpuCullTier {
             let mut cull =
                 GpuCull::with_generation(i.gpu, i.models, &i.scene, &atlas, options, slots)?;
             for t in tiles {
-                cull.set_tile_records(i.gpu, world, t.coord, Some(t), &atlas)?;
+                cull.set_tile_records(i.gpu, t.coord, Some(t), None, &atlas)?;
             }
             cull.commit_generation(i.gpu, i.models);
             i.gpu.flush_copies();
@@ -279,9 +282,10 @@ impl crate::technique::Technique for GpuCullTier {
         }
         let (reach, patch) = self.cull.patch_config();
         let (pools, slots) = self.cull.staging_config();
-        // placement=gpu: the tile's records are written on the render
-        // thread (a few KB); no descriptors are built.
-        let generates = self.cull.generates();
+        // placement=gpu: the records' costly parts (coverage from MCAL,
+        // bounds) are prepared here; no descriptor is built.
+        let records = self.cull.record_config();
+        let generates = records.is_some();
         Some(std::sync::Arc::new(crate::technique::FnPreparer(
             move |i: &crate::technique::PrepareInputs<'_>| {
                 let patches = if generates || i.placements.is_empty() {
@@ -303,6 +307,7 @@ impl crate::technique::Technique for GpuCullTier {
                 Ok(GrassCullTile {
                     atlas: crate::atlas::AtlasTile::prepare(i.tile).staged(i.device),
                     patches,
+                    records: records.as_ref().map(|c| c.prepare(i.coord, i.tile)),
                 })
             },
         )))
@@ -325,9 +330,13 @@ impl crate::technique::Technique for GpuCullTier {
         }
         let (gpu, world) = (inputs.gpu, inputs.scene.world);
         let answer = crate::technique::apply_prepared(changes, prepared, world, |t, p| {
-            let (atlas, set) = match p {
-                Some(GrassCullTile { atlas, patches }) => (Some(atlas), patches),
-                None => (None, None),
+            let (atlas, set, records) = match p {
+                Some(GrassCullTile {
+                    atlas,
+                    patches,
+                    records,
+                }) => (Some(atlas), patches, records),
+                None => (None, None, None),
             };
             let Some(atlas_bytes) = self
                 .atlas
@@ -339,7 +348,7 @@ impl crate::technique::Technique for GpuCullTier {
                 let tile = world.tile(t).map(|a| &**a);
                 let cull_bytes = self
                     .cull
-                    .set_tile_records(gpu, world, t, tile, &self.atlas)?;
+                    .set_tile_records(gpu, t, tile, records, &self.atlas)?;
                 return Ok(Some(atlas_bytes + cull_bytes));
             }
             let p = inputs.scene.placements.tile(t);
