@@ -37,13 +37,13 @@ use super::pool::PagePool;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 use crate::grass::palette::EffectPalette;
-use crate::grass::placement_gpu::PlacementGpuError;
 use crate::grass::placement_gpu::gpu::{
     PlaceChunkGpu, PlaceEffectGpu, PlaceParamsGpu, COVER_WORDS, WORKGROUP,
 };
 use crate::grass::placement_gpu::records::{
     capacity_bound, cell_cover, params, place_chunk, tile_effects, EffectTable,
 };
+use crate::grass::placement_gpu::PlacementGpuError;
 
 /// The most placements `policy` makes in MCNK `m`: for `per-cell`, per
 /// cell whose predTex layer has an effect, the clump count the CPU
@@ -397,7 +397,12 @@ impl Generated {
         let bounds = storage(gpu, "grass.place.bounds", records_n * bounds_bytes);
         // Free records until a tile takes them.
         let free = vec![FREE_BOUNDS; records_n as usize];
-        gpu.write_buffer_staged("grass.place.bounds", &bounds, 0, bytemuck::cast_slice(&free));
+        gpu.write_buffer_staged(
+            "grass.place.bounds",
+            &bounds,
+            0,
+            bytemuck::cast_slice(&free),
+        );
         let model_count = reach.len() as u32;
         let counts = super::build::pool_buffer(
             gpu,
@@ -405,7 +410,11 @@ impl Generated {
             (COUNTS_HEADER as u64 + u64::from(model_count)) * 4,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         );
-        let group0 = Self::group0(device, &layout0, [&params_buffer, &records, &effect_buffer, &cover]);
+        let group0 = Self::group0(
+            device,
+            &layout0,
+            [&params_buffer, &records, &effect_buffer, &cover],
+        );
         let group1 = bind::group_of(
             device,
             "grass.place.atlas",
@@ -537,7 +546,12 @@ impl Generated {
         if let Some(old) = self.tiles.remove(&coord) {
             let free = vec![FREE_BOUNDS; TILE_MCNKS as usize];
             let at = u64::from(old.slot * TILE_MCNKS) * bounds_bytes;
-            gpu.write_buffer_staged("grass.place.bounds", &self.bounds, at, bytemuck::cast_slice(&free));
+            gpu.write_buffer_staged(
+                "grass.place.bounds",
+                &self.bounds,
+                at,
+                bytemuck::cast_slice(&free),
+            );
             bytes += TILE_MCNKS as u64 * bounds_bytes;
             self.slots.release(&[old.slot]);
             let changes = self.palette.remove_tile(coord);
@@ -576,11 +590,13 @@ impl Generated {
         for m in &tile.mcnks {
             let chunk = m.chunk_coord(coord);
             let i = ((chunk.y % 16) * 16 + chunk.x % 16) as usize;
-            let atlas_slot = atlas.slot_of(chunk).ok_or_else(|| PassError::InvalidInput {
-                technique: TECHNIQUE,
-                what: format!("MCNK ({}, {})", chunk.x, chunk.y),
-                reason: "not in the height atlas".into(),
-            })?;
+            let atlas_slot = atlas
+                .slot_of(chunk)
+                .ok_or_else(|| PassError::InvalidInput {
+                    technique: TECHNIQUE,
+                    what: format!("MCNK ({}, {})", chunk.x, chunk.y),
+                    reason: "not in the height atlas".into(),
+                })?;
             records[i] = place_chunk(chunk, m, atlas_slot, &self.table).map_err(gpu_error)?;
         }
         for b in bounds.iter_mut().filter(|b| b.patch_index != NO_RECORD) {
@@ -588,11 +604,26 @@ impl Generated {
         }
         let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
         let at = u64::from(slot * TILE_MCNKS);
-        gpu.write_buffer_staged("grass.place.records", &self.records, at * record_bytes, bytemuck::cast_slice(&records));
-        gpu.write_buffer_staged("grass.place.bounds", &self.bounds, at * bounds_bytes, bytemuck::cast_slice(&bounds));
+        gpu.write_buffer_staged(
+            "grass.place.records",
+            &self.records,
+            at * record_bytes,
+            bytemuck::cast_slice(&records),
+        );
+        gpu.write_buffer_staged(
+            "grass.place.bounds",
+            &self.bounds,
+            at * bounds_bytes,
+            bytemuck::cast_slice(&bounds),
+        );
         bytes += u64::from(TILE_MCNKS) * (record_bytes + bounds_bytes);
         if !cover.is_empty() {
-            gpu.write_buffer_staged("grass.place.cover", &self.cover, at * COVER_WORDS as u64 * 4, bytemuck::cast_slice(&cover));
+            gpu.write_buffer_staged(
+                "grass.place.cover",
+                &self.cover,
+                at * COVER_WORDS as u64 * 4,
+                bytemuck::cast_slice(&cover),
+            );
             bytes += cover.len() as u64 * 4;
         }
         let base_key = [coord.x * side, coord.y * side];
@@ -603,7 +634,12 @@ impl Generated {
             })
             .collect();
         let row_bytes = std::mem::size_of::<GrassPatchGpu>() as u64;
-        gpu.write_buffer_staged("grass.patches", patches, u64::from(slot * side * side) * row_bytes, bytemuck::cast_slice(&rows));
+        gpu.write_buffer_staged(
+            "grass.patches",
+            patches,
+            u64::from(slot * side * side) * row_bytes,
+            bytemuck::cast_slice(&rows),
+        );
         bytes += rows.len() as u64 * row_bytes;
         self.tiles.insert(coord, GenTile { slot, bounds: caps });
         Ok(bytes)
@@ -629,14 +665,24 @@ impl Generated {
             self.group0 = Self::group0(
                 &gpu.device,
                 &self.layout0,
-                [&self.params, &self.records, &self.effect_buffer, &self.cover],
+                [
+                    &self.params,
+                    &self.records,
+                    &self.effect_buffer,
+                    &self.cover,
+                ],
             );
             return Ok(all.len() as u64);
         }
         let mut bytes = 0;
         for slot in written {
             let e = &self.table.entries()[slot as usize];
-            gpu.write_buffer_staged("grass.place.effects", &self.effect_buffer, u64::from(slot) * entry, bytemuck::bytes_of(e));
+            gpu.write_buffer_staged(
+                "grass.place.effects",
+                &self.effect_buffer,
+                u64::from(slot) * entry,
+                bytemuck::bytes_of(e),
+            );
             bytes += entry;
         }
         Ok(bytes)
@@ -645,14 +691,24 @@ impl Generated {
     /// After a batch of tile changes: the resident MCNKs' bounds, largest
     /// first (what [`Self::needed`] sums).
     pub(super) fn commit(&mut self) {
-        self.sorted_bounds = self.tiles.values().flat_map(|t| t.bounds.iter().copied()).collect();
+        self.sorted_bounds = self
+            .tiles
+            .values()
+            .flat_map(|t| t.bounds.iter().copied())
+            .collect();
         self.sorted_bounds.sort_unstable_by(|a, b| b.cmp(a));
     }
 
     /// Writes this frame's parameters and zeroed counts (the state header
     /// and dispatch are the cull's) and records the generation and the
     /// region layout. Returns the bytes written.
-    pub(super) fn record(&self, queue: &wgpu::Queue, pass: &mut wgpu::ComputePass<'_>, desc_capacity: u32, entry_capacity: u32) -> u64 {
+    pub(super) fn record(
+        &self,
+        queue: &wgpu::Queue,
+        pass: &mut wgpu::ComputePass<'_>,
+        desc_capacity: u32,
+        entry_capacity: u32,
+    ) -> u64 {
         let record_count = self.slots.high_water() * TILE_MCNKS;
         let p = params(&self.config.policy, record_count, desc_capacity);
         queue.write_buffer(&self.params, 0, bytemuck::bytes_of(&p));
@@ -691,10 +747,17 @@ impl Generated {
 
     /// Bytes of the records, bounds, coverage, effect table, counts.
     pub(super) fn gpu_memory_bytes(&self) -> u64 {
-        [&self.params, &self.records, &self.cover, &self.effect_buffer, &self.bounds, &self.counts]
-            .iter()
-            .map(|b| b.size())
-            .sum()
+        [
+            &self.params,
+            &self.records,
+            &self.cover,
+            &self.effect_buffer,
+            &self.bounds,
+            &self.counts,
+        ]
+        .iter()
+        .map(|b| b.size())
+        .sum()
     }
 
     /// Bytes of the per-MCNK records alone (records, bounds, coverage).
@@ -732,7 +795,12 @@ mod tests {
                     let chunk = m.chunk_coord(tile.coord);
                     let n = placed.get(&chunk).copied().unwrap_or(0);
                     let b = mcnk_bound(scene.policy(), m, &scene.resolved);
-                    assert!(b >= n, "{name} MCNK ({}, {}): {n} placed, bound {b}", chunk.x, chunk.y);
+                    assert!(
+                        b >= n,
+                        "{name} MCNK ({}, {}): {n} placed, bound {b}",
+                        chunk.x,
+                        chunk.y
+                    );
                     if n > 0 {
                         tightest = tightest.min(b as f64 / n as f64);
                     }

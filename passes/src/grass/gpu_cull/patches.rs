@@ -288,7 +288,8 @@ pub fn patch_row(
     let n = i64::from(size.chunks());
     // Local (0, 0) is the patch's minimum X and Y: its largest column and
     // row (global MCNK (k + 1) * n), in cells.
-    let corner = |key: u32, origin: u32| (8 * ((i64::from(key) + 1) * n - i64::from(origin))) as f32;
+    let corner =
+        |key: u32, origin: u32| (8 * ((i64::from(key) + 1) * n - i64::from(origin))) as f32;
     GrassPatchGpu {
         world: [f.min[0], f.min[1], f.extent, 0.0],
         grid: [

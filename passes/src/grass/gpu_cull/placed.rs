@@ -220,7 +220,11 @@ impl GpuCull {
 
     /// `placement=gpu`: records the generation into the open pass (after
     /// the frame's state header is written); the bytes written.
-    pub(super) fn record_generation(&self, queue: &wgpu::Queue, pass: &mut wgpu::ComputePass<'_>) -> u64 {
+    pub(super) fn record_generation(
+        &self,
+        queue: &wgpu::Queue,
+        pass: &mut wgpu::ComputePass<'_>,
+    ) -> u64 {
         let Some(g) = self.generated.as_ref() else {
             return 0;
         };

@@ -182,8 +182,7 @@ impl GpuCull {
                         ctx.res.buffer(first_id),
                         ctx.res.buffer(dispatch),
                     );
-                    ctx.counters.bytes_uploaded +=
-                        this.record_generation(ctx.queue, &mut ctx.pass);
+                    ctx.counters.bytes_uploaded += this.record_generation(ctx.queue, &mut ctx.pass);
                 });
         }
         let mut pass = graph
@@ -344,7 +343,12 @@ impl GpuCull {
     /// Writes the per-instance state header (no survivors, per model its
     /// draw with zero instances) and the empty indirect dispatch as the
     /// frame starts; the bytes written.
-    fn write_state(&self, queue: &wgpu::Queue, state: &wgpu::Buffer, dispatch: &wgpu::Buffer) -> u64 {
+    fn write_state(
+        &self,
+        queue: &wgpu::Queue,
+        state: &wgpu::Buffer,
+        dispatch: &wgpu::Buffer,
+    ) -> u64 {
         let Compaction::Instances { initial, .. } = &self.compaction else {
             return 0;
         };

@@ -109,16 +109,9 @@ fn generated_tier(
     let data = SceneData::from_scene(scene);
     let world = scene.world();
     let tiles = world.tiles();
-    let mut t = GpuCull::with_generation_emit(
-        gpu,
-        models,
-        &data,
-        atlas,
-        options,
-        tiles.len() as u32,
-        emit,
-    )
-    .expect("placement=gpu tier");
+    let mut t =
+        GpuCull::with_generation_emit(gpu, models, &data, atlas, options, tiles.len() as u32, emit)
+            .expect("placement=gpu tier");
     for tile in tiles {
         t.set_tile_records(gpu, tile.coord, Some(tile), None, atlas)
             .expect("records");
@@ -167,7 +160,9 @@ fn assert_same(gpu: &GpuContext, name: &str, scene: &Scene, views: &[&str]) -> u
         let got = generated_clumps(gpu, &generated, models.len());
         let n: u32 = want.values().sum();
         let [mcnks, placements, overflow] = generated.generated_lately().expect("read back");
-        eprintln!("{name} {view}: generated {mcnks} MCNKs, {placements} placements, overflow {overflow}");
+        eprintln!(
+            "{name} {view}: generated {mcnks} MCNKs, {placements} placements, overflow {overflow}"
+        );
         let missing = want.iter().filter(|(c, k)| got.get(c) != Some(k)).count();
         let extra = got.iter().filter(|(c, k)| want.get(c) != Some(k)).count();
         assert!(
