@@ -57,6 +57,7 @@ pub mod pool;
 mod build;
 pub mod generated;
 mod groups;
+pub mod mcnk_records;
 mod options;
 mod placed;
 mod record;
