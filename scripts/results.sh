@@ -34,7 +34,8 @@ if [ -z "${SWARD:-}" ]; then
 fi
 mkdir -p "$out"
 
-all=(budget default occlusion clipmap clipmap-accuracy flight scale soak real-tile compare)
+all=(budget default occlusion clipmap clipmap-accuracy flight scale soak real-tile compare
+     placement-memory placement-density placement-flight)
 if [ "$#" -gt 0 ]; then
     wanted=("$@")
 else
@@ -232,6 +233,60 @@ compare() {
     run "$f" compare "$BEFORE" "$out/default" --out "$out/compare"
     sed 's/^#/###/' "$out/compare/compare.md" >>"$f"
     replace compare "$f"
+}
+
+# Grass `gpu-cull` with stored descriptors against placements generated on
+# the GPU: memory where the world is densest and largest.
+placement-memory() {
+    local f="$out/placement-memory.frag"
+    : >"$f.all"
+    for preset in elwynn-dense scale-16; do
+        run "$f" bench --preset "$preset" \
+            --tiers gpu-cull:placement=descriptors,gpu-cull:placement=gpu \
+            --frames 8 --warmup 2 --out "$out/placement-memory-$preset"
+        {
+            cat "$f"
+            section "$out/placement-memory-$preset/report.md" "Grass GPU memory"
+            echo
+        } >>"$f.all"
+    done
+    replace placement-memory "$f.all"
+}
+
+# What a denser client setting costs: the same view at every density, both
+# placement values in one process per density.
+placement-density() {
+    local f="$out/placement-density.frag"
+    : >"$f.all"
+    for density in 16 48 128 256; do
+        run "$f" bench --preset elwynn-client --density "$density" --view ground-yaw0 \
+            --tiers gpu-cull:placement=descriptors,gpu-cull:placement=gpu \
+            --frames 8 --warmup 2 --out "$out/placement-density-$density"
+        {
+            cat "$f"
+            section "$out/placement-density-$density/report.md" "Headline"
+            echo
+            section "$out/placement-density-$density/report.md" "Grass GPU memory"
+            echo
+        } >>"$f.all"
+    done
+    replace placement-density "$f.all"
+}
+
+# The flight with both placement values, one process: the render thread's
+# tail and the streaming work of a tile change.
+placement-flight() {
+    local f="$out/placement-flight.frag"
+    run "$f" bench --preset continent --path flight \
+        --tiers gpu-cull:placement=descriptors+gpu-cull,gpu-cull:placement=gpu+gpu-cull \
+        --size 480x270 --out "$out/placement-flight"
+    {
+        section "$out/placement-flight/report.md" "Headline"
+        echo
+        echo "Streaming and the tail (same run):"
+        section "$out/placement-flight/report.md" "Streaming"
+    } >>"$f"
+    replace placement-flight "$f"
 }
 
 load_before="$(uptime | sed 's/.*load average: *//')"

@@ -421,20 +421,78 @@ fn timer_changes(b: &Run, a: &Run, seed: &str) -> Vec<TimerChange> {
         .collect()
 }
 
+/// The unpaired run of `before` that `ra` is measured against, with a note
+/// when they were paired by their `--tiers` spelling rather than exactly.
+///
+/// A tier that gained a parameter in a later build (or lost one) records it
+/// on one side only: `gpu-cull` before, `gpu-cull` with `placement=descriptors`
+/// after. Such runs are the same combination when the tier names and the
+/// `--tiers` spelling (which names only parameters away from their defaults)
+/// agree and every parameter both sides know has the same value: the
+/// one-sided parameter was then at its default in its own build. The note
+/// names the parameter so a reader sees the pairing was not exact.
+fn match_before(before: &[Run], paired: &[bool], ra: &Run) -> Option<(usize, Option<String>)> {
+    let at = run_at(ra);
+    let free = |i: &usize| !paired[*i] && run_at(&before[*i]) == at;
+    if let Some(i) = (0..before.len())
+        .filter(free)
+        .find(|&i| before[i].tier == ra.tier)
+    {
+        return Some((i, None));
+    }
+    (0..before.len())
+        .filter(free)
+        .find_map(|i| one_sided_params(&before[i].tier, &ra.tier).map(|note| (i, Some(note))))
+}
+
+/// When `b` and `a` are one combination whose parameter sets differ only by
+/// parameters one side lacks, says which (`None` otherwise).
+fn one_sided_params(b: &TierPair, a: &TierPair) -> Option<String> {
+    if (&b.grass, &b.terrain, b.to_string()) != (&a.grass, &a.terrain, a.to_string()) {
+        return None;
+    }
+    let mut only = Vec::new();
+    for (side, pb, pa) in [
+        ("grass", &b.params.grass, &a.params.grass),
+        ("terrain", &b.params.terrain, &a.params.terrain),
+    ] {
+        for (name, v) in pb {
+            match pa.get(name) {
+                Some(w) if w != v => return None,
+                Some(_) => {}
+                None => only.push(format!("{side} `{name}={v}` only before")),
+            }
+        }
+        for (name, v) in pa {
+            if !pb.contains_key(name) {
+                only.push(format!("{side} `{name}={v}` only after"));
+            }
+        }
+    }
+    (!only.is_empty()).then(|| {
+        format!(
+            "`{a}` paired by its --tiers spelling: parameter {} (at its default in its own build)",
+            only.join(", ")
+        )
+    })
+}
+
 /// Compares two loaded reports. Screenshots are read from their folders.
 pub fn compare(before: &Side, after: &Side) -> Result<BuildComparison, CompareError> {
     let (b, a) = (&before.report, &after.report);
     check_conditions(b, a)?;
-    let key = |r: &Run| (run_at(r), r.tier.clone());
-    let before_runs: BTreeMap<(String, TierPair), &Run> =
-        b.runs.iter().map(|r| (key(r), r)).collect();
     let mut runs = Vec::new();
     let mut only_after = Vec::new();
+    let mut paired = vec![false; b.runs.len()];
+    let mut parameter_notes = std::collections::BTreeSet::new();
     for ra in &a.runs {
-        let Some(rb) = before_runs.get(&key(ra)) else {
+        let Some((i, note)) = match_before(&b.runs, &paired, ra) else {
             only_after.push(format!("{} at {}", ra.tier, run_at(ra)));
             continue;
         };
+        paired[i] = true;
+        parameter_notes.extend(note);
+        let rb = &b.runs[i];
         let at = run_at(ra);
         let (image, image_note) = match load::image_change(before, rb, after, ra) {
             Ok(i) => (Some(i), None),
@@ -452,8 +510,9 @@ pub fn compare(before: &Side, after: &Side) -> Result<BuildComparison, CompareEr
     let only_before: Vec<String> = b
         .runs
         .iter()
-        .filter(|rb| !a.runs.iter().any(|ra| key(ra) == key(rb)))
-        .map(|r| format!("{} at {}", r.tier, run_at(r)))
+        .zip(&paired)
+        .filter(|(_, p)| !**p)
+        .map(|(r, _)| format!("{} at {}", r.tier, run_at(r)))
         .collect();
     if runs.is_empty() {
         let list = |r: &Report| {
@@ -469,6 +528,7 @@ pub fn compare(before: &Side, after: &Side) -> Result<BuildComparison, CompareEr
         });
     }
     let mut warnings = warnings(b, a);
+    warnings.extend(parameter_notes);
     warnings.extend(load_drift(&runs));
     let totals = totals(&runs);
     Ok(BuildComparison {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::testutil::many_runs_report;
+use sward_passes::technique::ParamValue;
 
 fn side(report: Report) -> Side {
     Side {
@@ -307,4 +308,55 @@ fn screenshots_are_diffed_and_the_output_folder_holds_everything() {
         .all(|r| r.image.as_ref().unwrap().pixels_changed == 0));
     let files = write_compare_dir(&dir.join("out-same"), &b, &s, &mut c).unwrap();
     assert!(files.diff_images.is_empty());
+}
+
+#[test]
+fn a_parameter_added_at_its_default_still_pairs_the_run_and_is_named() {
+    let before = many_runs_report(27);
+    let mut after = before.clone();
+    let gains = |t: &TierPair| t.grass == "gpu-cull";
+    let mut gained = 0;
+    for run in after.runs.iter_mut().filter(|r| gains(&r.tier)) {
+        run.tier
+            .params
+            .grass
+            .insert("placement".into(), ParamValue::Text("descriptors".into()));
+        gained += 1;
+    }
+    assert!(gained >= 5, "{gained} gpu-cull runs");
+    let c = compare(&side(before.clone()), &side(after.clone())).unwrap();
+    assert_eq!(c.runs.len(), before.runs.len());
+    assert!(c.only_before.is_empty() && c.only_after.is_empty(), "{c:?}");
+    assert_eq!(c.totals.counters_changed, 0);
+    let notes: Vec<&String> = c
+        .warnings
+        .iter()
+        .filter(|w| w.contains("grass `placement=descriptors` only after"))
+        .collect();
+    assert_eq!(notes.len(), gained, "{:?}", c.warnings);
+
+    // A parameter both sides know with different values is another run,
+    // even when the spelling is the same.
+    let mut changed = after.clone();
+    for run in changed.runs.iter_mut().filter(|r| gains(&r.tier)) {
+        run.tier
+            .params
+            .grass
+            .insert("placement".into(), ParamValue::Text("gpu".into()));
+    }
+    let c = compare(&side(after), &side(changed)).unwrap();
+    assert_eq!(c.only_after.len(), gained, "{:?}", c.only_after);
+    assert_eq!(c.only_before.len(), gained);
+
+    // A changed spelling (a parameter away from its default) is not paired.
+    let mut spelled = before.clone();
+    for run in spelled.runs.iter_mut().filter(|r| gains(&r.tier)) {
+        run.tier
+            .params
+            .grass
+            .insert("placement".into(), ParamValue::Text("gpu".into()));
+        run.tier.label = format!("gpu-cull:placement=gpu+{}", run.tier.terrain);
+    }
+    let c = compare(&side(before), &side(spelled)).unwrap();
+    assert_eq!(c.only_after.len(), gained, "{:?}", c.only_after);
 }
