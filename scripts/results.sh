@@ -266,6 +266,11 @@ placement-density() {
             cat "$f"
             section "$out/placement-density-$density/report.md" "Headline"
             echo
+            echo "GPU work per pass (same run):"
+            echo
+            section "$out/placement-density-$density/report.md" "GPU work" |
+                awk '/^\|/ { print; t = 1; next } t { exit }'
+            echo
             section "$out/placement-density-$density/report.md" "Grass GPU memory"
             echo
         } >>"$f.all"
