@@ -25,6 +25,11 @@ pub mod terrain;
 
 #[cfg(test)]
 mod streaming_tests;
+/// The test binary counts its allocations per thread (the tile-change
+/// measurement reads them).
+#[cfg(test)]
+#[global_allocator]
+static ALLOC: sward_profiling::alloc::CountingAlloc = sward_profiling::alloc::CountingAlloc;
 #[cfg(test)]
 pub(crate) mod testkit;
 

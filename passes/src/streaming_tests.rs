@@ -105,7 +105,7 @@ pub(crate) fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
 /// What the streamer's workers would hand over for `changes`: the
 /// renderer's tile preparer run, on another thread, on every tile made
 /// resident.
-fn prepare_off_thread(
+pub(crate) fn prepare_off_thread(
     gpu: &GpuContext,
     renderer: &SceneRenderer,
     scene: &Scene,

@@ -391,6 +391,7 @@ impl Generated {
         let mut bytes = 0;
         let bounds_bytes = std::mem::size_of::<PlaceBoundsGpu>() as u64;
         if let Some(old) = self.tiles.remove(&coord) {
+            puffin::profile_scope!("evict");
             let free = vec![FREE_BOUNDS; TILE_MCNKS as usize];
             let at = u64::from(old.slot * TILE_MCNKS) * bounds_bytes;
             gpu.write_buffer_staged(
@@ -417,11 +418,14 @@ impl Generated {
                 ),
             });
         }
-        let changes = self
-            .palette
-            .set_tile(coord, tile_effects(tile))
-            .map_err(|e| gpu_error(e.into()))?;
-        bytes += self.apply_palette(gpu, &changes)?;
+        {
+            puffin::profile_scope!("palette");
+            let changes = self
+                .palette
+                .set_tile(coord, tile_effects(tile))
+                .map_err(|e| gpu_error(e.into()))?;
+            bytes += self.apply_palette(gpu, &changes)?;
+        }
         let PreparedRecords {
             mut bounds,
             cover,
@@ -433,61 +437,71 @@ impl Generated {
         let slot = self.slots.alloc(1).expect("fits")[0];
         let patch = self.config.patch;
         let side = 16 / patch.chunks();
-        let mut records = vec![PlaceChunkGpu::default(); TILE_MCNKS as usize];
-        for m in &tile.mcnks {
-            let chunk = m.chunk_coord(coord);
-            let i = ((chunk.y % 16) * 16 + chunk.x % 16) as usize;
-            let atlas_slot = atlas
-                .slot_of(chunk)
-                .ok_or_else(|| PassError::InvalidInput {
-                    technique: TECHNIQUE,
-                    what: format!("MCNK ({}, {})", chunk.x, chunk.y),
-                    reason: "not in the height atlas".into(),
-                })?;
-            records[i] = place_chunk(chunk, m, atlas_slot, &self.table).map_err(gpu_error)?;
-        }
-        for b in bounds.iter_mut().filter(|b| b.patch_index != NO_RECORD) {
-            b.patch_index += slot * side * side;
-        }
+        let records = {
+            puffin::profile_scope!("pack");
+            let mut records = vec![PlaceChunkGpu::default(); TILE_MCNKS as usize];
+            for m in &tile.mcnks {
+                let chunk = m.chunk_coord(coord);
+                let i = ((chunk.y % 16) * 16 + chunk.x % 16) as usize;
+                let atlas_slot = atlas
+                    .slot_of(chunk)
+                    .ok_or_else(|| PassError::InvalidInput {
+                        technique: TECHNIQUE,
+                        what: format!("MCNK ({}, {})", chunk.x, chunk.y),
+                        reason: "not in the height atlas".into(),
+                    })?;
+                records[i] = place_chunk(chunk, m, atlas_slot, &self.table).map_err(gpu_error)?;
+            }
+            for b in bounds.iter_mut().filter(|b| b.patch_index != NO_RECORD) {
+                b.patch_index += slot * side * side;
+            }
+            records
+        };
         let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
         let at = u64::from(slot * TILE_MCNKS);
-        gpu.write_buffer_staged(
-            "grass.place.records",
-            &self.records,
-            at * record_bytes,
-            bytemuck::cast_slice(&records),
-        );
-        gpu.write_buffer_staged(
-            "grass.place.bounds",
-            &self.bounds,
-            at * bounds_bytes,
-            bytemuck::cast_slice(&bounds),
-        );
-        bytes += u64::from(TILE_MCNKS) * (record_bytes + bounds_bytes);
-        if !cover.is_empty() {
+        {
+            puffin::profile_scope!("write");
             gpu.write_buffer_staged(
-                "grass.place.cover",
-                &self.cover,
-                at * COVER_WORDS as u64 * 4,
-                bytemuck::cast_slice(&cover),
+                "grass.place.records",
+                &self.records,
+                at * record_bytes,
+                bytemuck::cast_slice(&records),
             );
-            bytes += cover.len() as u64 * 4;
+            gpu.write_buffer_staged(
+                "grass.place.bounds",
+                &self.bounds,
+                at * bounds_bytes,
+                bytemuck::cast_slice(&bounds),
+            );
+            bytes += u64::from(TILE_MCNKS) * (record_bytes + bounds_bytes);
+            if !cover.is_empty() {
+                gpu.write_buffer_staged(
+                    "grass.place.cover",
+                    &self.cover,
+                    at * COVER_WORDS as u64 * 4,
+                    bytemuck::cast_slice(&cover),
+                );
+                bytes += cover.len() as u64 * 4;
+            }
         }
-        let base_key = [coord.x * side, coord.y * side];
-        let rows: Vec<GrassPatchGpu> = (0..side * side)
-            .map(|k| {
-                let key = [base_key[0] + k % side, base_key[1] + k / side];
-                patch_row(&patch_frame(key, patch), key, patch, self.window_origin)
-            })
-            .collect();
-        let row_bytes = std::mem::size_of::<GrassPatchGpu>() as u64;
-        gpu.write_buffer_staged(
-            "grass.patches",
-            patches,
-            u64::from(slot * side * side) * row_bytes,
-            bytemuck::cast_slice(&rows),
-        );
-        bytes += rows.len() as u64 * row_bytes;
+        {
+            puffin::profile_scope!("patch_rows");
+            let base_key = [coord.x * side, coord.y * side];
+            let rows: Vec<GrassPatchGpu> = (0..side * side)
+                .map(|k| {
+                    let key = [base_key[0] + k % side, base_key[1] + k / side];
+                    patch_row(&patch_frame(key, patch), key, patch, self.window_origin)
+                })
+                .collect();
+            let row_bytes = std::mem::size_of::<GrassPatchGpu>() as u64;
+            gpu.write_buffer_staged(
+                "grass.patches",
+                patches,
+                u64::from(slot * side * side) * row_bytes,
+                bytemuck::cast_slice(&rows),
+            );
+            bytes += rows.len() as u64 * row_bytes;
+        }
         self.tiles.insert(coord, GenTile { slot, bounds: caps });
         Ok(bytes)
     }
@@ -538,6 +552,7 @@ impl Generated {
     /// After a batch of tile changes: the resident MCNKs' bounds, largest
     /// first (what [`Self::needed`] sums).
     pub(super) fn commit(&mut self) {
+        puffin::profile_scope!("sort_bounds");
         self.sorted_bounds = self
             .tiles
             .values()

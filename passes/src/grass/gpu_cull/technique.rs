@@ -338,25 +338,29 @@ impl crate::technique::Technique for GpuCullTier {
                 }) => (Some(atlas), patches, records),
                 None => (None, None, None),
             };
-            let Some(atlas_bytes) = self
-                .atlas
-                .set_tile_prepared(gpu, world, t, atlas.as_ref())?
-            else {
+            let atlas_bytes = {
+                puffin::profile_scope!("grass.tile.atlas");
+                self.atlas.set_tile_prepared(gpu, world, t, atlas.as_ref())?
+            };
+            let Some(atlas_bytes) = atlas_bytes else {
                 return Ok(None);
             };
             if self.cull.generates() {
+                puffin::profile_scope!("grass.tile.records");
                 let tile = world.tile(t).map(|a| &**a);
                 let cull_bytes = self
                     .cull
                     .set_tile_records(gpu, t, tile, records, &self.atlas)?;
                 return Ok(Some(atlas_bytes + cull_bytes));
             }
+            puffin::profile_scope!("grass.tile.descriptors");
             let p = inputs.scene.placements.tile(t);
             let cull_bytes =
                 self.cull
                     .set_tile_prepared(gpu, world, t, p.as_deref(), &self.atlas, set)?;
             Ok(Some(atlas_bytes + cull_bytes))
         })?;
+        puffin::profile_scope!("grass.commit");
         let committed = if self.cull.generates() {
             self.cull.commit_generation(gpu, inputs.models)
         } else {

@@ -30,6 +30,9 @@ use crate::testkit::{preset, Offscreen};
 #[path = "tests_placed.rs"]
 mod placed;
 
+#[path = "tests_change.rs"]
+mod change;
+
 /// Black fog and clear: every lit pixel is grass. Wind on (the cull grows
 /// bounds by the sway), so the parity covers it.
 fn settings() -> RenderSettings {
