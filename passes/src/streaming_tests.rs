@@ -20,15 +20,19 @@ use crate::technique::{cap_combo, registry, ResidencyChange, Subsystem, Tier, Ti
 const W: u32 = 96;
 const H: u32 = 64;
 
-/// Every registered technique with the other subsystem off.
+/// Every registered technique with the other subsystem off, and grass
+/// `gpu-cull:placement=gpu` (its tiles come as records, prepared on the
+/// tile workers and resolved on the render thread).
 fn combos(gpu: &GpuContext) -> Vec<TierCombo> {
     registry()
         .iter()
-        .map(|e| {
+        .map(|e| (e.subsystem, e.name.to_owned()))
+        .chain([(Subsystem::Grass, "gpu-cull:placement=gpu".to_owned())])
+        .map(|(subsystem, name)| {
             // Default parameters: the clipmap's include local refinement,
             // whose tiles are flagged again after the resident world changed.
-            let tier = Tier::parse(e.subsystem, e.name).expect("registered names parse");
-            let combo = match e.subsystem {
+            let tier = Tier::parse(subsystem, &name).expect("registered names parse");
+            let combo = match subsystem {
                 Subsystem::Grass => TierCombo::new(tier, Tier::off(Subsystem::Terrain)),
                 Subsystem::Terrain => TierCombo::new(Tier::off(Subsystem::Grass), tier),
             };

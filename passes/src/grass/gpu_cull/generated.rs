@@ -30,7 +30,7 @@ use sward_engine::{bind, bind::Slot, GpuContext};
 use sward_scenes::world::coords::CHUNK_SIZE;
 use sward_scenes::{AdtTile, Policy, TileCoord};
 
-use super::patches::{patch_frame, patch_row, GrassPatchGpu, PatchSize};
+use super::patches::{GrassPatchGpu, PatchSize};
 use super::pool::PagePool;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -38,12 +38,17 @@ use crate::grass::palette::EffectPalette;
 use crate::grass::placement_gpu::gpu::{
     PlaceChunkGpu, PlaceEffectGpu, PlaceParamsGpu, COVER_WORDS, WORKGROUP,
 };
-use crate::grass::placement_gpu::records::{params, place_chunk, tile_effects, EffectTable};
+use crate::grass::placement_gpu::records::{params, EffectTable};
 
+use super::mcnk_records::FREE_BOUNDS;
 pub use super::mcnk_records::{
     mcnk_bound, PlaceBoundsGpu, PreparedRecords, RecordConfig, MAX_POLICY_SCALE, TILE_MCNKS,
 };
-use super::mcnk_records::{FREE_BOUNDS, NO_RECORD};
+use crate::grass::placement_gpu::gpu::LAYER_UNKNOWN;
+use crate::runs::consecutive_runs;
+
+/// The bounds of a freed tile's records (written when it is evicted).
+static FREE_TILE: [PlaceBoundsGpu; TILE_MCNKS as usize] = [FREE_BOUNDS; TILE_MCNKS as usize];
 use crate::grass::placement_gpu::PlacementGpuError;
 
 const TECHNIQUE: &str = "grass.gpu-cull";
@@ -65,7 +70,7 @@ pub const STATE_OVERFLOW: usize = 4;
 /// Where one resident tile's records live and what its MCNKs can place.
 struct GenTile {
     slot: u32,
-    /// Per MCNK: its [`capacity_bound`].
+    /// Per MCNK: its [`capacity_bound`], largest first.
     bounds: Vec<u64>,
 }
 
@@ -92,9 +97,14 @@ pub(super) struct Generated {
     table: EffectTable,
     tiles: BTreeMap<TileCoord, GenTile>,
     slots: PagePool,
-    window_origin: [u32; 2],
-    /// Resident MCNKs' capacity bounds, largest first.
+    /// Resident MCNKs' capacity bounds, largest first (merged as tiles
+    /// come, removed as they go).
     sorted_bounds: Vec<u64>,
+    /// Reused by the merges into `sorted_bounds`.
+    scratch: Vec<u64>,
+    /// Reused: the effect-table index of each effect of the tile being
+    /// made resident.
+    codes: Vec<u16>,
     model_count: u32,
 }
 
@@ -277,6 +287,7 @@ impl Generated {
                 patch,
                 reach: max_radius * MAX_POLICY_SCALE,
                 sway_height,
+                window_origin: atlas.window().origin,
             },
             pipeline,
             regions,
@@ -296,8 +307,9 @@ impl Generated {
             table: EffectTable::default(),
             tiles: BTreeMap::new(),
             slots: PagePool::new(slots),
-            window_origin: atlas.window().origin,
             sorted_bounds: Vec::new(),
+            scratch: Vec::new(),
+            codes: Vec::new(),
             model_count,
         })
     }
@@ -379,6 +391,12 @@ impl Generated {
     /// palette slots it changes; `prepared` by a tile worker, or here when
     /// `None`), or evicts it (`tile` `None`). Returns the bytes written.
     /// `patches` is the cull's patch table, sized for the slots.
+    ///
+    /// The render thread does only what needs its state: the palette
+    /// (the tile's distinct effects, listed by the worker), each record's
+    /// atlas slot and its layers' palette slots, the tile's patch-table
+    /// rows offset, one staging-belt write per buffer, and the tile's
+    /// placement bounds merged into the sorted list ([`Self::needed`]).
     pub(super) fn set_tile(
         &mut self,
         gpu: &GpuContext,
@@ -392,16 +410,16 @@ impl Generated {
         let bounds_bytes = std::mem::size_of::<PlaceBoundsGpu>() as u64;
         if let Some(old) = self.tiles.remove(&coord) {
             puffin::profile_scope!("evict");
-            let free = vec![FREE_BOUNDS; TILE_MCNKS as usize];
             let at = u64::from(old.slot * TILE_MCNKS) * bounds_bytes;
             gpu.write_buffer_staged(
                 "grass.place.bounds",
                 &self.bounds,
                 at,
-                bytemuck::cast_slice(&free),
+                bytemuck::cast_slice(&FREE_TILE),
             );
             bytes += TILE_MCNKS as u64 * bounds_bytes;
             self.slots.release(&[old.slot]);
+            remove_sorted(&mut self.sorted_bounds, &old.bounds, &mut self.scratch);
             let changes = self.palette.remove_tile(coord);
             bytes += self.apply_palette(gpu, &changes)?;
         }
@@ -418,101 +436,94 @@ impl Generated {
                 ),
             });
         }
+        let mut p = match prepared {
+            Some(p) => p,
+            None => self.config.prepare(coord, tile)?,
+        };
         {
             puffin::profile_scope!("palette");
             let changes = self
                 .palette
-                .set_tile(coord, tile_effects(tile))
+                .set_tile(coord, p.effects.iter().copied())
                 .map_err(|e| gpu_error(e.into()))?;
             bytes += self.apply_palette(gpu, &changes)?;
         }
-        let PreparedRecords {
-            mut bounds,
-            cover,
-            caps,
-        } = match prepared {
-            Some(p) => p,
-            None => self.config.prepare(coord, tile),
-        };
         let slot = self.slots.alloc(1).expect("fits")[0];
-        let patch = self.config.patch;
-        let side = 16 / patch.chunks();
-        let records = {
-            puffin::profile_scope!("pack");
-            let mut records = vec![PlaceChunkGpu::default(); TILE_MCNKS as usize];
-            for m in &tile.mcnks {
-                let chunk = m.chunk_coord(coord);
-                let i = ((chunk.y % 16) * 16 + chunk.x % 16) as usize;
-                let atlas_slot = atlas
-                    .slot_of(chunk)
-                    .ok_or_else(|| PassError::InvalidInput {
-                        technique: TECHNIQUE,
-                        what: format!("MCNK ({}, {})", chunk.x, chunk.y),
-                        reason: "not in the height atlas".into(),
-                    })?;
-                records[i] = place_chunk(chunk, m, atlas_slot, &self.table).map_err(gpu_error)?;
-            }
-            for b in bounds.iter_mut().filter(|b| b.patch_index != NO_RECORD) {
-                b.patch_index += slot * side * side;
-            }
-            records
-        };
-        let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
-        let at = u64::from(slot * TILE_MCNKS);
+        let side = 16 / self.config.patch.chunks();
+        {
+            puffin::profile_scope!("resolve");
+            self.codes.clear();
+            let table = &self.table;
+            self.codes.extend(
+                p.effects
+                    .iter()
+                    .map(|id| table.index_of(*id).unwrap_or(LAYER_UNKNOWN)),
+            );
+            let slots = atlas.tile_slots(coord);
+            p.resolve(
+                coord,
+                |x, y| slots.at(x, y),
+                &self.codes,
+                slot * side * side,
+            )?;
+        }
         {
             puffin::profile_scope!("write");
+            let record_bytes = std::mem::size_of::<PlaceChunkGpu>() as u64;
+            let at = u64::from(slot * TILE_MCNKS);
             gpu.write_buffer_staged(
                 "grass.place.records",
                 &self.records,
                 at * record_bytes,
-                bytemuck::cast_slice(&records),
+                bytemuck::cast_slice(&p.records),
             );
             gpu.write_buffer_staged(
                 "grass.place.bounds",
                 &self.bounds,
                 at * bounds_bytes,
-                bytemuck::cast_slice(&bounds),
+                bytemuck::cast_slice(&p.bounds),
             );
             bytes += u64::from(TILE_MCNKS) * (record_bytes + bounds_bytes);
-            if !cover.is_empty() {
+            if !p.cover.is_empty() {
                 gpu.write_buffer_staged(
                     "grass.place.cover",
                     &self.cover,
                     at * COVER_WORDS as u64 * 4,
-                    bytemuck::cast_slice(&cover),
+                    bytemuck::cast_slice(&p.cover),
                 );
-                bytes += cover.len() as u64 * 4;
+                bytes += p.cover.len() as u64 * 4;
             }
-        }
-        {
-            puffin::profile_scope!("patch_rows");
-            let base_key = [coord.x * side, coord.y * side];
-            let rows: Vec<GrassPatchGpu> = (0..side * side)
-                .map(|k| {
-                    let key = [base_key[0] + k % side, base_key[1] + k / side];
-                    patch_row(&patch_frame(key, patch), key, patch, self.window_origin)
-                })
-                .collect();
             let row_bytes = std::mem::size_of::<GrassPatchGpu>() as u64;
             gpu.write_buffer_staged(
                 "grass.patches",
                 patches,
                 u64::from(slot * side * side) * row_bytes,
-                bytemuck::cast_slice(&rows),
+                bytemuck::cast_slice(&p.rows),
             );
-            bytes += rows.len() as u64 * row_bytes;
+            bytes += p.rows.len() as u64 * row_bytes;
         }
-        self.tiles.insert(coord, GenTile { slot, bounds: caps });
+        merge_sorted(&mut self.sorted_bounds, &p.caps, &mut self.scratch);
+        self.tiles.insert(
+            coord,
+            GenTile {
+                slot,
+                bounds: p.caps,
+            },
+        );
         Ok(bytes)
     }
 
     /// Rewrites the effect-table entries of the palette slots `changes`
-    /// names (the buffer grows when a slot lies beyond it).
+    /// names (the buffer grows when a slot lies beyond it): one write per
+    /// run of consecutive slots.
     fn apply_palette(
         &mut self,
         gpu: &GpuContext,
         changes: &[crate::grass::palette::SlotChange],
     ) -> Result<u64, PassError> {
+        if changes.is_empty() {
+            return Ok(0);
+        }
         let written = self
             .table
             .apply(changes, &self.config.effects)
@@ -536,29 +547,33 @@ impl Generated {
             return Ok(all.len() as u64);
         }
         let mut bytes = 0;
-        for slot in written {
-            let e = &self.table.entries()[slot as usize];
+        for run in consecutive_runs(&written) {
+            let (first, last) = (written[run.start] as usize, written[run.end - 1] as usize);
+            let data: &[u8] = bytemuck::cast_slice(&self.table.entries()[first..=last]);
             gpu.write_buffer_staged(
                 "grass.place.effects",
                 &self.effect_buffer,
-                u64::from(slot) * entry,
-                bytemuck::bytes_of(e),
+                first as u64 * entry,
+                data,
             );
-            bytes += entry;
+            bytes += data.len() as u64;
         }
         Ok(bytes)
     }
 
-    /// After a batch of tile changes: the resident MCNKs' bounds, largest
-    /// first (what [`Self::needed`] sums).
+    /// After a batch of tile changes. The resident MCNKs' placement bounds
+    /// (what [`Self::needed`] sums) are kept sorted as tiles come and go:
+    /// in debug builds, checked against a full sort.
     pub(super) fn commit(&mut self) {
-        puffin::profile_scope!("sort_bounds");
-        self.sorted_bounds = self
-            .tiles
-            .values()
-            .flat_map(|t| t.bounds.iter().copied())
-            .collect();
-        self.sorted_bounds.sort_unstable_by(|a, b| b.cmp(a));
+        debug_assert!({
+            let mut all: Vec<u64> = self
+                .tiles
+                .values()
+                .flat_map(|t| t.bounds.iter().copied())
+                .collect();
+            all.sort_unstable_by(|a, b| b.cmp(a));
+            all == self.sorted_bounds
+        });
     }
 
     /// Writes this frame's parameters and zeroed counts (the state header
@@ -626,4 +641,41 @@ impl Generated {
     pub(super) fn record_bytes(&self) -> u64 {
         self.records.size() + self.bounds.size() + self.cover.size()
     }
+}
+
+/// Merges `add` (largest first) into `sorted` (largest first), through
+/// `scratch` (both buffers reused: no allocation once they are large enough).
+pub(super) fn merge_sorted(sorted: &mut Vec<u64>, add: &[u64], scratch: &mut Vec<u64>) {
+    scratch.clear();
+    scratch.reserve(sorted.len() + add.len());
+    let (mut i, mut j) = (0, 0);
+    while i < sorted.len() && j < add.len() {
+        if sorted[i] >= add[j] {
+            scratch.push(sorted[i]);
+            i += 1;
+        } else {
+            scratch.push(add[j]);
+            j += 1;
+        }
+    }
+    scratch.extend_from_slice(&sorted[i..]);
+    scratch.extend_from_slice(&add[j..]);
+    std::mem::swap(sorted, scratch);
+}
+
+/// Removes `remove` (largest first, a sub-multiset of `sorted`) from
+/// `sorted` (largest first), through `scratch`.
+pub(super) fn remove_sorted(sorted: &mut Vec<u64>, remove: &[u64], scratch: &mut Vec<u64>) {
+    scratch.clear();
+    scratch.reserve(sorted.len());
+    let mut j = 0;
+    for &v in sorted.iter() {
+        if j < remove.len() && remove[j] == v {
+            j += 1;
+        } else {
+            scratch.push(v);
+        }
+    }
+    debug_assert_eq!(j, remove.len(), "removed bounds were not all resident");
+    std::mem::swap(sorted, scratch);
 }

@@ -11,9 +11,10 @@ use sward_scenes::world::coords::{ChunkCoord, CHUNK_SIZE};
 use sward_scenes::world::Mcnk;
 use sward_scenes::{AdtTile, Policy, TileCoord};
 
-use super::patches::PatchSize;
-use crate::grass::placement_gpu::gpu::COVER_WORDS;
-use crate::grass::placement_gpu::records::cell_cover;
+use super::patches::{patch_frame, patch_row, GrassPatchGpu, PatchSize};
+use crate::error::PassError;
+use crate::grass::placement_gpu::gpu::{PlaceChunkGpu, COVER_WORDS, LAYER_UNKNOWN, MAX_ATLAS_SLOT};
+use crate::grass::placement_gpu::records::{cell_cover, place_chunk_coded, tile_effects};
 
 /// MCNK records per tile slot.
 pub const TILE_MCNKS: u32 = 256;
@@ -92,16 +93,69 @@ pub fn mcnk_bound(policy: &Policy, m: &Mcnk, effects: &ResolvedEffects) -> u64 {
     total
 }
 
-/// What a tile's records need besides its atlas slot and palette slots,
-/// computed on a tile worker ([`RecordConfig::prepare`]).
+/// A tile's records, bounds, coverage, patch rows and placement bounds,
+/// computed on a tile worker ([`RecordConfig::prepare`]). What needs the
+/// render thread's state is left as placeholders that
+/// [`PreparedRecords::resolve`] fills: each record's height-atlas slot
+/// (0) and its layers' palette slots (tile-local indices into
+/// [`Self::effects`]).
 pub struct PreparedRecords {
+    /// Per MCNK (row-major in the tile): its record, atlas slot 0 and each
+    /// layer with an effect naming it by its index in `effects`.
+    pub(super) records: Vec<PlaceChunkGpu>,
+    /// The distinct ground-effect ids the tile's layers name, ascending.
+    pub(super) effects: Vec<u32>,
     /// Per MCNK (row-major in the tile): its bounds, `patch_index` the
     /// patch's index in the tile's block of rows (`NO_RECORD`: no MCNK).
     pub(super) bounds: Vec<PlaceBoundsGpu>,
     /// `per-cell`: the coverage blocks (`COVER_WORDS` per MCNK).
     pub(super) cover: Vec<u32>,
-    /// Per MCNK: [`mcnk_bound`].
+    /// Per MCNK: [`mcnk_bound`], largest first.
     pub(super) caps: Vec<u64>,
+    /// The tile's patch-table rows.
+    pub(super) rows: Vec<GrassPatchGpu>,
+}
+
+impl PreparedRecords {
+    /// Fills in what the render thread owns: each record's height-atlas
+    /// slot (`slot_at(x, y)` for MCNK `(x, y)` of the tile) and its layers' effect-table indices
+    /// (`codes[k]` for the tile's effect `k`, [`Self::effects`]), and
+    /// makes each bounds' `patch_index` global (`first_row`, the tile's
+    /// first patch-table row).
+    pub(super) fn resolve(
+        &mut self,
+        coord: TileCoord,
+        slot_at: impl Fn(u32, u32) -> Option<u32>,
+        codes: &[u16],
+        first_row: u32,
+    ) -> Result<(), PassError> {
+        let local = |half: u32| -> u32 {
+            match codes.get(half as usize) {
+                Some(&c) => u32::from(c),
+                None => half,
+            }
+        };
+        for (i, (r, b)) in self.records.iter_mut().zip(&mut self.bounds).enumerate() {
+            if b.patch_index == NO_RECORD {
+                continue;
+            }
+            let (x, y) = (i as u32 % 16, i as u32 / 16);
+            let slot = slot_at(x, y)
+                .filter(|s| *s <= MAX_ATLAS_SLOT)
+                .ok_or_else(|| PassError::InvalidInput {
+                    technique: "grass.gpu-cull",
+                    what: format!("MCNK ({}, {})", coord.x * 16 + x, coord.y * 16 + y),
+                    reason: "not in the height atlas, or beyond a record's 16-bit atlas slot"
+                        .into(),
+                })?;
+            r.slot_holes |= slot;
+            for w in &mut r.layers {
+                *w = local(*w & 0xFFFF) | local(*w >> 16) << 16;
+            }
+            b.patch_index += first_row;
+        }
+        Ok(())
+    }
 }
 
 /// What preparing a tile's records needs (cheap to clone to a worker).
@@ -114,14 +168,22 @@ pub struct RecordConfig {
     pub(super) reach: f32,
     /// Largest model sway height.
     pub(super) sway_height: f32,
+    /// The height atlas's index window origin (the patch rows' grid frame).
+    pub(super) window_origin: [u32; 2],
 }
 
 impl RecordConfig {
-    /// The bounds, coverage blocks and placement bounds of `tile` at `coord`.
-    pub fn prepare(&self, coord: TileCoord, tile: &AdtTile) -> PreparedRecords {
+    /// The records (with placeholders, see [`PreparedRecords`]), bounds,
+    /// coverage blocks, patch rows and placement bounds of `tile` at
+    /// `coord`.
+    pub fn prepare(&self, coord: TileCoord, tile: &AdtTile) -> Result<PreparedRecords, PassError> {
         let side = 16 / self.patch.chunks();
         let per_cell = matches!(self.policy, Policy::PerCell(_));
+        let mut effects: Vec<u32> = tile_effects(tile).collect();
+        effects.sort_unstable();
+        effects.dedup();
         let mut out = PreparedRecords {
+            records: vec![PlaceChunkGpu::default(); TILE_MCNKS as usize],
             bounds: vec![FREE_BOUNDS; TILE_MCNKS as usize],
             cover: if per_cell {
                 vec![0u32; TILE_MCNKS as usize * COVER_WORDS]
@@ -129,11 +191,22 @@ impl RecordConfig {
                 Vec::new()
             },
             caps: Vec::with_capacity(tile.mcnks.len()),
+            rows: Vec::with_capacity((side * side) as usize),
+            effects,
         };
         for m in &tile.mcnks {
             let chunk = m.chunk_coord(coord);
             let (ix, iy) = (chunk.x % 16, chunk.y % 16);
             let i = (iy * 16 + ix) as usize;
+            // Layers name their effect by its index in the tile's list
+            // (fewer than LAYER_UNKNOWN: at most 4 per MCNK).
+            let effects = &out.effects;
+            out.records[i] = place_chunk_coded(chunk, m, 0, |id| {
+                effects
+                    .binary_search(&id)
+                    .map_or(LAYER_UNKNOWN, |k| k as u16)
+            })
+            .map_err(super::generated::gpu_error)?;
             if per_cell {
                 out.cover[i * COVER_WORDS..(i + 1) * COVER_WORDS].copy_from_slice(&cell_cover(m));
             }
@@ -141,7 +214,18 @@ impl RecordConfig {
             out.bounds[i] = self.mcnk_bounds(chunk, m, local);
             out.caps.push(mcnk_bound(&self.policy, m, &self.effects));
         }
-        out
+        out.caps.sort_unstable_by(|a, b| b.cmp(a));
+        let base_key = [coord.x * side, coord.y * side];
+        out.rows.extend((0..side * side).map(|k| {
+            let key = [base_key[0] + k % side, base_key[1] + k / side];
+            patch_row(
+                &patch_frame(key, self.patch),
+                key,
+                self.patch,
+                self.window_origin,
+            )
+        }));
+        Ok(out)
     }
 
     /// The bounds of MCNK `m` at `chunk` (patch `local` of its tile): its
@@ -234,6 +318,126 @@ mod tests {
             }
             eprintln!("{name}: {count} placed, bound {bound} (generic {generic}), tightest MCNK {tightest:.3}");
             assert!(bound <= generic);
+        }
+    }
+
+    /// A tile's records as a worker prepares them and the render thread
+    /// resolves them (atlas slots, palette slots, patch rows) equal the
+    /// records packed whole from the palette's table (`place_chunk`), on
+    /// presets of every policy; resolving with a wrong effect map differs.
+    #[test]
+    fn prepared_records_resolve_to_the_packed_records() {
+        use crate::grass::placement_gpu::records::place_chunk;
+        let mut wrong_caught = 0;
+        for name in ["elwynn-dense", "elwynn-client", "seams-holes"] {
+            let scene = preset(name);
+            let tiles = scene.world().tiles();
+            let (_, table) = EffectTable::for_tiles(tiles.iter().map(|t| &***t), &scene.resolved)
+                .expect("table");
+            let config = RecordConfig {
+                policy: *scene.policy(),
+                effects: scene.resolved.clone(),
+                patch: PatchSize::Block2,
+                reach: 1.0,
+                sway_height: 0.5,
+                window_origin: [0, 0],
+            };
+            let slot_at = |x: u32, y: u32| Some(300 + y * 16 + x);
+            for (k, tile) in tiles.iter().enumerate() {
+                let prepared = || config.prepare(tile.coord, tile).expect("prepared");
+                let mut p = prepared();
+                let codes: Vec<u16> = p
+                    .effects
+                    .iter()
+                    .map(|id| table.index_of(*id).unwrap_or(LAYER_UNKNOWN))
+                    .collect();
+                let first_row = k as u32 * 64;
+                p.resolve(tile.coord, slot_at, &codes, first_row)
+                    .expect("resolved");
+                assert_eq!(p.records.len(), 256);
+                for m in &tile.mcnks {
+                    let chunk = m.chunk_coord(tile.coord);
+                    let (x, y) = (chunk.x % 16, chunk.y % 16);
+                    let i = (y * 16 + x) as usize;
+                    let want = place_chunk(chunk, m, 300 + y * 16 + x, &table).expect("packed");
+                    assert_eq!(p.records[i], want, "{name} MCNK ({}, {})", chunk.x, chunk.y);
+                    let local = (y / 2) * 8 + x / 2;
+                    assert_eq!(p.bounds[i].patch_index, first_row + local);
+                }
+                let mut caps = p.caps.clone();
+                caps.sort_unstable_by(|a, b| b.cmp(a));
+                assert_eq!(p.caps, caps, "largest first");
+                // The effect map reversed: a tile with two effects or more
+                // gets other palette slots.
+                if codes.len() > 1 && codes.first() != codes.last() {
+                    let mut wrong = prepared();
+                    let reversed: Vec<u16> = codes.iter().rev().copied().collect();
+                    wrong
+                        .resolve(tile.coord, slot_at, &reversed, first_row)
+                        .expect("resolved");
+                    assert_ne!(wrong.records, p.records, "{name}: a wrong map is caught");
+                    wrong_caught += 1;
+                }
+            }
+        }
+        assert!(wrong_caught > 0, "some tile has two effects");
+    }
+
+    /// An MCNK whose atlas slot is missing is an error naming it.
+    #[test]
+    fn a_missing_atlas_slot_is_an_error() {
+        let scene = preset("elwynn-client");
+        let tile = &scene.world().tiles()[0];
+        let config = RecordConfig {
+            policy: *scene.policy(),
+            effects: scene.resolved.clone(),
+            patch: PatchSize::Block2,
+            reach: 1.0,
+            sway_height: 0.5,
+            window_origin: [0, 0],
+        };
+        let mut p = config.prepare(tile.coord, tile).expect("prepared");
+        let codes = vec![0u16; p.effects.len()];
+        let e = p
+            .resolve(
+                tile.coord,
+                |x, y| ((x, y) != (3, 5)).then_some(1),
+                &codes,
+                0,
+            )
+            .expect_err("missing slot");
+        assert!(e.to_string().contains("not in the height atlas"), "{e}");
+    }
+
+    /// The placement bounds kept sorted by merging tiles in and removing
+    /// them equal a full sort after every change.
+    #[test]
+    fn merged_bounds_equal_a_full_sort() {
+        use super::super::generated::{merge_sorted, remove_sorted};
+        let mut state = 0x9e37_79b9u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let (mut sorted, mut scratch) = (Vec::new(), Vec::new());
+        let mut tiles: Vec<Vec<u64>> = Vec::new();
+        for step in 0..400 {
+            if tiles.len() > 6 || (step % 3 == 2 && !tiles.is_empty()) {
+                let t = tiles.remove(next() as usize % tiles.len());
+                remove_sorted(&mut sorted, &t, &mut scratch);
+            } else {
+                let mut t: Vec<u64> = (0..1 + next() % 40)
+                    .map(|_| u64::from(next() % 50))
+                    .collect();
+                t.sort_unstable_by(|a, b| b.cmp(a));
+                merge_sorted(&mut sorted, &t, &mut scratch);
+                tiles.push(t);
+            }
+            let mut want: Vec<u64> = tiles.iter().flatten().copied().collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(sorted, want, "step {step}");
         }
     }
 }

@@ -307,7 +307,10 @@ impl crate::technique::Technique for GpuCullTier {
                 Ok(GrassCullTile {
                     atlas: crate::atlas::AtlasTile::prepare(i.tile).staged(i.device),
                     patches,
-                    records: records.as_ref().map(|c| c.prepare(i.coord, i.tile)),
+                    records: records
+                        .as_ref()
+                        .map(|c| c.prepare(i.coord, i.tile))
+                        .transpose()?,
                 })
             },
         )))
@@ -340,7 +343,8 @@ impl crate::technique::Technique for GpuCullTier {
             };
             let atlas_bytes = {
                 puffin::profile_scope!("grass.tile.atlas");
-                self.atlas.set_tile_prepared(gpu, world, t, atlas.as_ref())?
+                self.atlas
+                    .set_tile_prepared(gpu, world, t, atlas.as_ref())?
             };
             let Some(atlas_bytes) = atlas_bytes else {
                 return Ok(None);

@@ -31,11 +31,8 @@ fn measure(gpu: &GpuContext, placement: &str, slides: usize) {
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");
-    let grass = Tier::parse(
-        Subsystem::Grass,
-        &format!("gpu-cull:placement={placement}"),
-    )
-    .expect("tier");
+    let grass =
+        Tier::parse(Subsystem::Grass, &format!("gpu-cull:placement={placement}")).expect("tier");
     let combo = TierCombo::new(grass, Tier::off(Subsystem::Terrain));
     let mut renderer = SceneRenderer::new();
     renderer

@@ -183,6 +183,20 @@ pub fn place_chunk(
     slot: u32,
     table: &EffectTable,
 ) -> Result<PlaceChunkGpu, PlacementGpuError> {
+    place_chunk_coded(chunk, m, slot, |id| {
+        table.index_of(id).unwrap_or(LAYER_UNKNOWN)
+    })
+}
+
+/// [`place_chunk`] with each layer's effect id coded by `code` (the
+/// effect-table index, or any code the caller resolves later; the
+/// `LAYER_NONE` and `LAYER_NO_EFFECT` codes are this function's).
+pub fn place_chunk_coded(
+    chunk: ChunkCoord,
+    m: &Mcnk,
+    slot: u32,
+    code: impl Fn(u32) -> u16,
+) -> Result<PlaceChunkGpu, PlacementGpuError> {
     let what = || format!("MCNK ({}, {})", chunk.x, chunk.y);
     if chunk.x > 0xFFFF || chunk.y > 0xFFFF || slot > MAX_ATLAS_SLOT {
         return Err(PlacementGpuError::Input {
@@ -200,10 +214,10 @@ pub fn place_chunk(
     let rows = h.pred_tex.0;
     let no_effect = h.no_effect_doodad.to_u64();
     let mut layers = [LAYER_NONE; 4];
-    for (code, l) in layers.iter_mut().zip(&m.layers) {
-        *code = match l.effect() {
+    for (slot_code, l) in layers.iter_mut().zip(&m.layers) {
+        *slot_code = match l.effect() {
             None => LAYER_NO_EFFECT,
-            Some(id) => table.index_of(id).unwrap_or(LAYER_UNKNOWN),
+            Some(id) => code(id),
         };
     }
     let pair = |a: u16, b: u16| u32::from(a) | u32::from(b) << 16;
