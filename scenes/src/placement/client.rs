@@ -30,6 +30,8 @@ use crate::effects::ResolvedEffects;
 use crate::rng::hash_words;
 use crate::world::{ChunkCoord, Mcnk};
 
+/// `scale = s * SCALE_JITTER + 1` (in `[0.9, 1.1]`).
+pub const SCALE_JITTER: f32 = 0.1;
 /// Default `frillDensity` (the client's CVar default; its world-detail
 /// setting writes 16, 32 or 48).
 pub const DEFAULT_FRILL_DENSITY: u32 = 16;
@@ -118,7 +120,7 @@ pub(crate) fn place<S: Sink>(
                 }
                 continue;
             };
-            let scale = rng.next_signed() * 0.1 + 1.0;
+            let scale = rng.next_signed() * SCALE_JITTER + 1.0;
             let yaw = rng.next_signed() * std::f32::consts::PI;
             let u = (rx + 1.0) * 0.5;
             let v = (ry + 1.0) * 0.5;

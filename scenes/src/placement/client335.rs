@@ -75,7 +75,7 @@ const CELL_HALF: f32 = f32::from_bits(0x4005_5555);
 /// `rotation = (s + 1) * ROTATION_HALF`.
 const ROTATION_HALF: f32 = std::f32::consts::PI;
 /// `scale = s * SCALE_JITTER + 1`.
-const SCALE_JITTER: f32 = 0.33;
+pub const SCALE_JITTER: f32 = 0.33;
 
 /// Parameters of the 3.3.5 client policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -110,6 +110,20 @@ impl Policy {
             Self::PerCell(_) => "per-cell",
         }
     }
+
+    /// The largest uniform scale the policy can give a placement: the
+    /// client routines' `s * SCALE_JITTER + 1` at the largest `s` their
+    /// draw gives (`client_rng::signed_unit` is at most 1, reached at a
+    /// mantissa of 0), `per-cell`'s range's upper end. What a bound grown by
+    /// the models' radius must allow for.
+    pub fn max_scale(&self) -> f32 {
+        let s = client_rng::signed_unit(0x8000_0000);
+        match self {
+            Self::Client(_) => s * client::SCALE_JITTER + 1.0,
+            Self::Client335(_) => s * client335::SCALE_JITTER + 1.0,
+            Self::PerCell(_) => per_cell::SCALE_RANGE[1],
+        }
+    }
 }
 
 /// Where a placement came from inside its MCNK.

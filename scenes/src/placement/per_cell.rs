@@ -22,6 +22,8 @@ use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
 
+/// A placement's uniform scale is drawn in `[SCALE_RANGE[0], SCALE_RANGE[1])`.
+pub const SCALE_RANGE: [f32; 2] = [0.9, 1.1];
 /// Parameters of the per-cell policy (defaults: sward's constants).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PerCellParams {
@@ -111,7 +113,7 @@ pub(crate) fn place<S: Sink>(
                 let v = rng.next_f32();
                 let pick = rng.below(total);
                 let yaw = rng.range_f32(-std::f32::consts::PI, std::f32::consts::PI);
-                let scale = rng.range_f32(0.9, 1.1);
+                let scale = rng.range_f32(SCALE_RANGE[0], SCALE_RANGE[1]);
                 let seed = rng.next_u32();
                 let Some((slot, model)) = effect
                     .pick_weighted_slot(pick)

@@ -1015,3 +1015,37 @@ fn client335_dangling_slot_keeps_the_stream() {
     assert_eq!((s.placements, s.cells_empty_effect), (0, 0));
     assert_eq!(s.empty_slots, 256 * 16 * 3);
 }
+
+/// `Policy::max_scale` bounds every scale a policy can draw: the client
+/// routines' signed unit over every mantissa with either sign (the only
+/// bits it reads) never exceeds 1, so `s * jitter + 1` never exceeds the
+/// bound; `per-cell`'s range draws stay below its upper end.
+#[test]
+fn max_scale_bounds_every_drawable_scale() {
+    use super::client_rng::signed_unit;
+    let (client, client335) = (
+        Policy::Client(ClientParams::default()),
+        Policy::Client335(Client335Params::default()),
+    );
+    let mut largest = 0.0f32;
+    for mantissa in 0..1u32 << 23 {
+        for sign in [0, 0x8000_0000] {
+            largest = largest.max(signed_unit(mantissa | sign));
+        }
+    }
+    assert_eq!(largest, 1.0);
+    assert_eq!(
+        client.max_scale(),
+        largest * super::client::SCALE_JITTER + 1.0
+    );
+    assert_eq!(
+        client335.max_scale(),
+        largest * super::client335::SCALE_JITTER + 1.0
+    );
+    let per_cell = Policy::PerCell(PerCellParams::default());
+    let mut rng = crate::rng::Rng32::new(7);
+    let [lo, hi] = super::per_cell::SCALE_RANGE;
+    for _ in 0..100_000 {
+        assert!(rng.range_f32(lo, hi) <= per_cell.max_scale());
+    }
+}

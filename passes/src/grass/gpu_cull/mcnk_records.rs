@@ -21,7 +21,8 @@ pub const TILE_MCNKS: u32 = 256;
 
 /// A scale no policy exceeds: `client` draws 0.9..1.1, `client-3.3.5`
 /// 0.67..1.33, `per-cell` 0.9..1.1 (the bounds are grown by the model
-/// radius times this).
+/// radius times this; `Policy::max_scale` of every policy is checked
+/// against it).
 pub const MAX_POLICY_SCALE: f32 = 1.5;
 /// `patch_index` of a free record.
 pub(super) const NO_RECORD: u32 = u32::MAX;
@@ -438,6 +439,30 @@ mod tests {
             let mut want: Vec<u64> = tiles.iter().flatten().copied().collect();
             want.sort_unstable_by(|a, b| b.cmp(a));
             assert_eq!(sorted, want, "step {step}");
+        }
+    }
+
+    /// The bounds grow by the model radius times [`MAX_POLICY_SCALE`]: no
+    /// policy may draw a larger scale (a new policy has to be listed here:
+    /// the match below stops compiling without it).
+    #[test]
+    fn max_policy_scale_holds_every_policy() {
+        use sward_scenes::placement::{Client335Params, ClientParams, PerCellParams};
+        let policies = [
+            Policy::Client(ClientParams::default()),
+            Policy::Client335(Client335Params::default()),
+            Policy::PerCell(PerCellParams::default()),
+        ];
+        for p in &policies {
+            match p {
+                Policy::Client(_) | Policy::Client335(_) | Policy::PerCell(_) => {}
+            }
+            assert!(
+                p.max_scale() <= MAX_POLICY_SCALE,
+                "{}: scale up to {}, bounds grown for {MAX_POLICY_SCALE}",
+                p.name(),
+                p.max_scale()
+            );
         }
     }
 }

@@ -487,6 +487,15 @@ impl GpuCull {
             .lock()
             .ok()
             .and_then(|r| r.latest().map(<[u32]>::to_vec));
+        if self.generates() {
+            // placement=gpu: the placements generated for the cull (the
+            // stored path counts the descriptors it holds), as read back
+            // with the drawn counts; 0 before the first readback.
+            c.instances_submitted = latest
+                .as_ref()
+                .and_then(|w| w.get(super::generated::STATE_PLACEMENTS))
+                .map_or(0, |&placed| u64::from(placed));
+        }
         let n = models.len();
         let drawn_per_model: Option<Vec<u32>> = latest.map(|words| match self.compaction {
             Compaction::Patches { .. } => (0..n)

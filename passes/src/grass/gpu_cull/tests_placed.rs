@@ -183,6 +183,17 @@ fn assert_same(gpu: &GpuContext, name: &str, scene: &Scene, views: &[&str]) -> u
         eprintln!("{name} {view}: {n} clumps drawn, differing pixels {differing}");
         assert_eq!(differing, 0.0, "{name} {view}: images differ");
         assert_eq!(overflow, 0);
+        // Submitted: the stored path's resident descriptors, the
+        // generated path's placements generated this frame.
+        assert_eq!(
+            db.instances_submitted,
+            u64::from(placements),
+            "{name} {view}"
+        );
+        assert!(
+            da.instances_submitted >= db.instances_submitted,
+            "{name} {view}"
+        );
         assert!(u64::from(placements) >= u64::from(n));
         drawn += u64::from(n);
     }
