@@ -21,7 +21,7 @@ pub use crate::technique::{PlacementSource, SceneData};
 
 use crate::technique::{
     BuildInputs, PrepareInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange,
-    SharedPreparer, Technique, Tier, TierCombo,
+    SharedPreparer, SharedResources, Technique, Tier, TierCombo,
 };
 
 /// Graph handles of an imported [`OffscreenTarget`].
@@ -60,8 +60,10 @@ pub struct ResidencyReport {
     pub rebuilt: Vec<String>,
     /// Milliseconds spent in place (all techniques).
     pub applied_ms: f64,
-    /// The same per subsystem: `("terrain", ms)` and `("grass", ms)` for
-    /// the techniques that updated in place, in that order.
+    /// The same per part: `("atlas", ms)` for the shared height atlas
+    /// (when a technique of the combination binds it), then `("terrain",
+    /// ms)` and `("grass", ms)` for the techniques that updated in place,
+    /// in that order.
     pub applied_ms_by: Vec<(&'static str, f64)>,
     /// Milliseconds spent rebuilding.
     pub rebuild_ms: f64,
@@ -82,6 +84,9 @@ struct ComboPreparer {
     /// Per technique: its tier (the key its result travels under), a
     /// profiler label, its preparer.
     parts: Vec<(Tier, String, SharedPreparer)>,
+    /// Whether the renderer's height atlas follows residency: its
+    /// [`crate::atlas::AtlasTile`] is prepared once for all techniques.
+    atlas: bool,
 }
 
 /// One technique's preparation of one tile.
@@ -90,6 +95,8 @@ type PartResult = Result<Box<dyn Any + Send>, PassError>;
 /// What a [`ComboPreparer`] made of one tile, per technique.
 struct ComboPrepared {
     parts: Vec<(Tier, PartResult)>,
+    /// The shared height atlas's tiles (staged), when it follows residency.
+    atlas: Option<PartResult>,
 }
 
 impl sward_scenes::streaming::TilePrepare for ComboPreparer {
@@ -113,7 +120,12 @@ impl sward_scenes::streaming::TilePrepare for ComboPreparer {
                 (tier.clone(), p.prepare(&inputs))
             })
             .collect();
-        Box::new(ComboPrepared { parts })
+        let atlas = self.atlas.then(|| {
+            puffin::profile_scope!("prepare", "atlas");
+            let tile = crate::atlas::AtlasTile::prepare(tile).staged(&self.device);
+            Ok(Box::new(tile) as Box<dyn Any + Send>)
+        });
+        Box::new(ComboPrepared { parts, atlas })
     }
 }
 
@@ -127,6 +139,9 @@ pub struct SceneRenderer {
     models: Option<GrassModels>,
     grass: HashMap<Tier, Box<dyn Technique>>,
     terrain: HashMap<Tier, Box<dyn Technique>>,
+    /// What the techniques share (the exact height atlas), owned here and
+    /// handed to each through its inputs.
+    shared: SharedResources,
     /// Frees evicted tiles' resources off the render thread (started on
     /// the first residency change).
     reaper: Option<sward_scenes::streaming::Reaper>,
@@ -150,6 +165,7 @@ impl SceneRenderer {
             models: None,
             grass: HashMap::new(),
             terrain: HashMap::new(),
+            shared: SharedResources::new(),
             reaper: None,
         }
     }
@@ -207,6 +223,7 @@ impl SceneRenderer {
             models,
             grass,
             terrain,
+            shared,
             ..
         } = self;
         let inputs = BuildInputs {
@@ -214,6 +231,7 @@ impl SceneRenderer {
             scene,
             models: models.as_ref().expect("built above"),
             texture_upload,
+            shared,
         };
         for (tier, built) in [(&combo.terrain, terrain), (&combo.grass, grass)] {
             if let (Some(entry), false) = (tier.entry(), built.contains_key(tier)) {
@@ -284,9 +302,11 @@ impl SceneRenderer {
         if parts.is_empty() {
             return None;
         }
+        let atlas = self.shares_height_atlas() && self.shared.height_atlas().is_some();
         Some(Arc::new(ComboPreparer {
             device: gpu.device.clone(),
             parts,
+            atlas,
         }))
     }
 
@@ -310,6 +330,7 @@ impl SceneRenderer {
             return Ok(report);
         }
         let mut parts: HashMap<Tier, PreparedTiles> = HashMap::new();
+        let mut atlas_tiles = PreparedTiles::none();
         for (tile, value) in prepared {
             let Ok(combo) = value.downcast::<ComboPrepared>() else {
                 continue;
@@ -317,14 +338,53 @@ impl SceneRenderer {
             for (key, result) in combo.parts {
                 parts.entry(key).or_default().insert(tile, result);
             }
+            if let Some(result) = combo.atlas {
+                atlas_tiles.insert(tile, result);
+            }
         }
         self.models(gpu, &scene)?;
         let texture_upload = self.texture_upload;
+        // Techniques built for other combinations go (see above).
+        self.grass.retain(|t, _| *t == self.combo.grass);
+        self.terrain.retain(|t, _| *t == self.combo.terrain);
+        // What the techniques let go of, freed on the reaper thread in one
+        // hand-over per change.
+        let mut garbage: Vec<Box<dyn Any + Send>> = Vec::new();
+        // The shared height atlas first, each change once: the techniques
+        // then read the slots it gave the tiles' MCNKs. It goes when no
+        // technique of the combination binds it.
+        let mut atlas_rebuilt = false;
+        if !self.shares_height_atlas() {
+            if let Some(atlas) = self.shared.take_height_atlas() {
+                garbage.push(Box::new(atlas));
+            }
+        } else {
+            let started = std::time::Instant::now();
+            let answer = self
+                .shared
+                .apply_residency(gpu, &scene, changes, &mut atlas_tiles)?;
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            garbage.append(&mut atlas_tiles.take_garbage());
+            match answer {
+                Some(Residency::Applied { bytes_uploaded }) => {
+                    report.applied_ms += ms;
+                    report.applied_ms_by.push(("atlas", ms));
+                    report.bytes_uploaded += bytes_uploaded;
+                }
+                Some(Residency::Rebuild) => {
+                    atlas_rebuilt = true;
+                    report.bytes_uploaded += self.shared.gpu_memory_bytes();
+                    report.rebuild_ms += ms;
+                }
+                None => {}
+            }
+        }
         let SceneRenderer {
             combo,
             models,
             grass,
             terrain,
+            shared,
             reaper,
             ..
         } = self;
@@ -333,19 +393,25 @@ impl SceneRenderer {
             scene,
             models: models.as_ref().expect("built above"),
             texture_upload,
+            shared,
         };
-        // What the techniques let go of, freed on the reaper thread in one
-        // hand-over per change.
-        let mut garbage = Vec::new();
         for (subsystem, tier, built) in [
             ("terrain", &combo.terrain, terrain),
             ("grass", &combo.grass, grass),
         ] {
-            built.retain(|t, _| t == tier);
             let Some(technique) = built.get_mut(tier) else {
                 continue;
             };
             let started = std::time::Instant::now();
+            if atlas_rebuilt && technique.shares_height_atlas() {
+                // Its bind groups hold the atlas that was replaced.
+                let entry = tier.entry().expect("a built tier has an entry");
+                *technique = (entry.build)(&inputs, tier.params())?;
+                report.bytes_uploaded += technique.gpu_memory_bytes();
+                report.rebuilt.push(tier.to_string());
+                report.rebuild_ms += started.elapsed().as_secs_f64() * 1e3;
+                continue;
+            }
             let mut mine = parts.remove(tier).unwrap_or_default();
             let answer = technique.residency_changed(&inputs, changes, &mut mine)?;
             let ms = started.elapsed().as_secs_f64() * 1e3;
@@ -374,6 +440,30 @@ impl SceneRenderer {
         Ok(report)
     }
 
+    /// Whether a technique of the current combination binds the shared
+    /// height atlas ([`Technique::shares_height_atlas`]).
+    fn shares_height_atlas(&self) -> bool {
+        self.current().any(|t| t.shares_height_atlas())
+    }
+
+    /// The exact height atlas the renderer holds for its techniques (built
+    /// when the first technique that binds it was; see
+    /// [`SharedResources`]).
+    pub fn height_atlas(&self) -> Option<&crate::atlas::HeightAtlas> {
+        self.shared.height_atlas()
+    }
+
+    /// GPU memory of what the renderer holds for the current combination's
+    /// techniques together (the shared height atlas, counted once, while a
+    /// current technique binds it).
+    pub fn shared_gpu_memory_bytes(&self) -> u64 {
+        if self.shares_height_atlas() {
+            self.shared.gpu_memory_bytes()
+        } else {
+            0
+        }
+    }
+
     fn current(&self) -> impl Iterator<Item = &dyn Technique> {
         [
             self.terrain.get(&self.combo.terrain),
@@ -392,17 +482,24 @@ impl SceneRenderer {
             .map_or(0, GrassModels::gpu_memory_bytes)
     }
 
-    /// GPU memory held by the current combination's resources (bytes).
+    /// GPU memory held by the current combination's resources (bytes; the
+    /// shared height atlas once: [`Self::shared_gpu_memory_bytes`]).
     pub fn gpu_memory_bytes(&self) -> u64 {
-        self.current().map(|t| t.gpu_memory_bytes()).sum()
+        self.current().map(|t| t.gpu_memory_bytes()).sum::<u64>() + self.shared_gpu_memory_bytes()
     }
 
     /// GPU memory held by the current grass technique (bytes; the shared
-    /// detail models it draws included; 0 with grass off).
+    /// height atlas included when it binds it, as it would own one alone;
+    /// 0 with grass off).
     pub fn grass_gpu_memory_bytes(&self) -> u64 {
-        self.grass
-            .get(&self.combo.grass)
-            .map_or(0, |t| t.gpu_memory_bytes())
+        self.grass.get(&self.combo.grass).map_or(0, |t| {
+            let atlas = if t.shares_height_atlas() {
+                self.shared.gpu_memory_bytes()
+            } else {
+                0
+            };
+            t.gpu_memory_bytes() + atlas
+        })
     }
 
     /// Technique-specific facts of the current combination for the bench
@@ -473,6 +570,7 @@ impl SceneRenderer {
             models,
             grass,
             terrain,
+            shared,
             ..
         } = self;
         let terrain = terrain.get_mut(&combo.terrain);
@@ -486,7 +584,12 @@ impl SceneRenderer {
                 .record(|_| {});
             return;
         };
-        let inputs = RecordInputs { gpu, scene, models };
+        let inputs = RecordInputs {
+            gpu,
+            scene,
+            models,
+            shared,
+        };
         let grass_on = grass.is_some();
         let terrain_on = terrain.is_some();
         if let Some(t) = terrain {

@@ -13,6 +13,7 @@ mod params;
 mod prepare;
 mod registry;
 mod scene;
+mod shared;
 mod subsystem;
 mod tier;
 
@@ -24,6 +25,7 @@ pub use registry::{
     describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
 };
 pub use scene::{PlacementSource, SceneData};
+pub use shared::SharedResources;
 pub use tier::{
     cap_combo, cap_tier, default_bench_combos, tier_support, Subsystem, Tier, TierCombo,
     TierParseError,
@@ -51,6 +53,9 @@ pub struct BuildInputs<'a> {
     /// How DXT tileset textures reach the GPU (the renderer's
     /// [`crate::renderer::SceneRenderer::with_texture_upload`]).
     pub texture_upload: sward_scenes::formats::TextureUpload,
+    /// What the renderer owns for several techniques (the exact height
+    /// atlas): [`SharedResources::height_atlas_for`] builds or lends it.
+    pub shared: &'a SharedResources,
 }
 
 /// What a technique's `record` gets besides the graph.
@@ -62,6 +67,9 @@ pub struct RecordInputs<'a> {
     pub scene: SceneData<'a>,
     /// The detail models on the GPU.
     pub models: &'a GrassModels,
+    /// What the renderer owns for several techniques (the height atlas,
+    /// already up to date with the resident world).
+    pub shared: &'a SharedResources,
 }
 
 /// A change of the resident world, as streaming reports it.
@@ -194,6 +202,14 @@ pub trait Technique {
     /// tier with `RenderSettings::with_view_distance` of it (fog scaled).
     fn view_distance(&self) -> Option<f32> {
         None
+    }
+
+    /// Whether this technique binds the renderer's exact height atlas
+    /// ([`SharedResources::height_atlas`]): the renderer keeps the atlas
+    /// while a technique of the current combination says so, and rebuilds
+    /// such a technique when it has to rebuild the atlas.
+    fn shares_height_atlas(&self) -> bool {
+        false
     }
 
     /// The per-tile work this technique can have done off the render

@@ -1,12 +1,16 @@
 //! What the two atlas-driven terrain tiers (`atlas-instanced`, `gpu-cull`)
-//! share: the height/normal atlas, the splat resources, the immutable
-//! template, the uniforms, the `terrain_atlas` shader and its pipelines.
-//! Each tier adds how it decides which MCNKs to draw.
+//! share: the splat resources, the immutable template, the uniforms, the
+//! `terrain_atlas` shader and its pipelines, and a bind group over the
+//! height/normal atlas they are given. Each tier adds how it decides which
+//! MCNKs to draw.
 //!
-//! Built for a streaming world (an [`AtlasReach`]), the height atlas and the
-//! splat records share the atlas slots and [`AtlasDraw::set_tile`] updates
-//! both for one tile in place (the atlas's [`HeightAtlas::set_tile`], then
-//! the splat records at the slots the tile's MCNKs took and its alpha block).
+//! The atlas is not theirs: in the renderer it is the one
+//! [`crate::technique::SharedResources`] holds for every technique that
+//! binds it (grass `gpu-cull` too), updated once per tile change before
+//! the techniques follow. Built for a streaming world (an [`AtlasReach`]),
+//! the splat records share the atlas slots and [`AtlasDraw::set_tile`]
+//! writes one tile's splat records at the slots its MCNKs took in the
+//! atlas (already updated) and its alpha block.
 
 use std::collections::HashMap;
 use sward_engine::bind::{self, Slot};
@@ -19,8 +23,9 @@ use wgpu::util::DeviceExt;
 
 use super::gpu::TerrainUniforms;
 use super::splat_gpu::SplatGpu;
+use super::splat_gpu::SplatTile;
 use super::template::{build_template, TEMPLATE_INDICES};
-use super::{StaticChunks, TerrainTile};
+use super::StaticChunks;
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 
@@ -32,7 +37,6 @@ const TEMPLATE_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array!
 
 /// Shared resources of the atlas terrain tiers.
 pub(crate) struct AtlasDraw {
-    pub atlas: HeightAtlas,
     /// Splat resources (bound in `bind_group`), records at the atlas slots.
     splat: SplatGpu,
     pub vertices: wgpu::Buffer,
@@ -65,28 +69,29 @@ pub(crate) enum Feed {
 }
 
 impl AtlasDraw {
-    /// Builds the atlas, splat data, template and pipelines (1x and 4x MSAA)
-    /// for `world`; `technique` names errors. With `reach` (a streaming
-    /// world), the atlas has room for `reach` and the splat data for
-    /// `max_tiles` tiles, so [`Self::set_tile`] can follow residency. DXT
-    /// tileset textures go to the GPU as `upload` says.
+    /// Builds the splat data, template and pipelines (1x and 4x MSAA) for
+    /// `world` over `atlas` (built for `world`, with `reach`'s atlas reach
+    /// when it streams); `technique` names errors. With `reach` (a
+    /// streaming world), the splat data has room for `max_tiles` tiles, so
+    /// [`Self::set_tile`] can follow residency. DXT tileset textures go to
+    /// the GPU as `upload` says.
     pub fn new(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         reach: Option<(AtlasReach, usize)>,
         feed: Feed,
         technique: &'static str,
         upload: sward_scenes::formats::TextureUpload,
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
-        let atlas = HeightAtlas::with_reach(gpu, world, reach.map(|(r, _)| r))?;
         let splat = match reach {
             Some((_, max_tiles)) => {
                 let max_tiles = max_tiles.max(world.tile_count());
                 let pool = atlas.layout().capacity() as usize;
                 let mut splat = SplatGpu::streaming(gpu, world, max_tiles, pool, upload)?;
                 for t in world.tiles() {
-                    let slots = tile_slots(&atlas, t);
+                    let slots = tile_slots(atlas, t);
                     if splat.set_tile(gpu, world, t.coord, &slots)?.is_none() {
                         return Err(PassError::InvalidInput {
                             technique,
@@ -152,17 +157,13 @@ impl AtlasDraw {
         let bind_layout = bind::layout(device, technique, &layout_entries);
         let bind_group = bind::group_of(device, technique, &bind_layout, &entries);
         let layout = bind::pipeline_layout(device, technique, &[&bind_layout]);
-        let gpu_bytes = atlas.gpu_memory_bytes()
-            + splat.gpu_memory_bytes()
-            + vertices.size()
-            + indices.size()
-            + uniforms.size();
+        let gpu_bytes =
+            splat.gpu_memory_bytes() + vertices.size() + indices.size() + uniforms.size();
         let (entry_point, instance_layout) = match feed {
             Feed::Instanced(l) => ("vs_instanced", Some(l)),
             Feed::Culled => ("vs_culled", None),
         };
         let mut this = AtlasDraw {
-            atlas,
             splat,
             vertices,
             indices,
@@ -182,33 +183,27 @@ impl AtlasDraw {
     }
 
     /// Streaming builds: makes tile `tile` of `world` resident in the
-    /// atlas and the splat data (replacing it if it was) or evicts it when
-    /// `world` no longer has it. Returns the bytes written, or `Ok(None)`
-    /// when this was built whole or has no room (rebuild then).
+    /// splat data at the slots its MCNKs hold in `atlas` (which already
+    /// follows `world`), replacing it if it was, or evicts it when `world`
+    /// no longer has it; `splat` is its alpha block prepared on a worker.
+    /// Returns the bytes written, or `Ok(None)` when this was built whole
+    /// or has no room (rebuild then).
     pub fn set_tile(
         &mut self,
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         tile: TileCoord,
-        prepared: Option<TerrainTile>,
+        splat: Option<SplatTile>,
     ) -> Result<Option<u64>, PassError> {
         if !self.splat.is_streaming() {
             return Ok(None);
         }
-        let (atlas, splat) = TerrainTile::into_parts(prepared);
-        let Some(atlas_bytes) = self
-            .atlas
-            .set_tile_prepared(gpu, world, tile, atlas.as_ref())?
-        else {
-            return Ok(None);
-        };
         let slots = world
             .tile(tile)
-            .map_or_else(Vec::new, |t| tile_slots(&self.atlas, t));
-        Ok(self
-            .splat
-            .set_tile_prepared(gpu, world, tile, &slots, splat)?
-            .map(|b| b + atlas_bytes))
+            .map_or_else(Vec::new, |t| tile_slots(atlas, t));
+        self.splat
+            .set_tile_prepared(gpu, world, tile, &slots, splat)
     }
 
     /// The splat's report facts ([`SplatGpu::facts`]).
@@ -274,7 +269,8 @@ impl AtlasDraw {
         (uniforms, group)
     }
 
-    /// Bytes of GPU memory (atlas, splat, template, uniforms).
+    /// Bytes of GPU memory (splat, template, uniforms; the atlas is the
+    /// renderer's).
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.gpu_bytes
     }

@@ -30,7 +30,7 @@ use super::gpu::TerrainUniforms;
 use super::mesh::Aabb;
 use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
-use crate::atlas::{AtlasChunkGpu, AtlasReach};
+use crate::atlas::{AtlasChunkGpu, AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
@@ -87,20 +87,21 @@ pub fn record_bounds(r: &AtlasChunkGpu) -> Aabb {
 }
 
 impl AtlasInstanced {
-    /// Builds the atlas, splat data, template and the instance buffer for
-    /// every resident MCNK of `world`.
-    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None, TextureUpload::Auto)
+    /// Builds the splat data, template and the instance buffer for every
+    /// resident MCNK of `world`, over `atlas` (built for `world`).
+    pub fn new(gpu: &GpuContext, world: &World, atlas: &HeightAtlas) -> Result<Self, PassError> {
+        Self::with_reach(gpu, world, atlas, None, TextureUpload::Auto)
     }
 
     /// Like [`Self::new`]; with `reach` (a streaming world: the atlas reach
-    /// and the most tiles resident at once) the atlas, splat data and
-    /// instance buffer have room for every tile that may become resident,
-    /// and [`Self::set_tile`] follows residency in place. DXT tileset
-    /// textures go to the GPU as `upload` says.
+    /// and the most tiles resident at once; `atlas` built with it) the
+    /// splat data and instance buffer have room for every tile that may
+    /// become resident, and [`Self::set_tile`] follows residency in place.
+    /// DXT tileset textures go to the GPU as `upload` says.
     pub fn with_reach(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         reach: Option<(AtlasReach, usize)>,
         upload: TextureUpload,
     ) -> Result<Self, PassError> {
@@ -109,11 +110,11 @@ impl AtlasInstanced {
             step_mode: wgpu::VertexStepMode::Instance,
             attributes: &INSTANCE_ATTRIBUTES,
         });
-        let draw = AtlasDraw::new(gpu, world, reach, feed, TECHNIQUE, upload)?;
+        let draw = AtlasDraw::new(gpu, world, atlas, reach, feed, TECHNIQUE, upload)?;
         let capacity = if reach.is_some() {
-            draw.atlas.layout().capacity() as usize
+            atlas.layout().capacity() as usize
         } else {
-            draw.atlas.slot_count()
+            atlas.slot_count()
         };
         let instances = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("terrain.instances"),
@@ -130,31 +131,34 @@ impl AtlasInstanced {
             staged: Vec::new(),
         };
         for t in world.tiles() {
-            this.follow_tile(world, t.coord);
+            this.follow_tile(world, atlas, t.coord);
         }
         Ok(this)
     }
 
     /// Streaming builds: makes tile `tile` of `world` resident (replacing
-    /// it if it was) or evicts it when `world` no longer has it. Returns the
-    /// bytes written, or `Ok(None)` when this was built whole or has no room.
+    /// it if it was) or evicts it when `world` no longer has it, after
+    /// `atlas` did (its owner updates it first); `splat` is the tile's
+    /// alpha block prepared on a worker. Returns the bytes written, or
+    /// `Ok(None)` when this was built whole or has no room.
     pub fn set_tile(
         &mut self,
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         tile: TileCoord,
-        prepared: Option<super::TerrainTile>,
+        splat: Option<super::splat_gpu::SplatTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(gpu, world, tile, prepared)? else {
+        let Some(bytes) = self.draw.set_tile(gpu, world, atlas, tile, splat)? else {
             return Ok(None);
         };
-        self.follow_tile(world, tile);
+        self.follow_tile(world, atlas, tile);
         Ok(Some(bytes))
     }
 
     /// Brings the CPU instance records and the culling group of `tile` in
-    /// line with the atlas (which already holds `world`'s state of it).
-    fn follow_tile(&mut self, world: &World, tile: TileCoord) {
+    /// line with `atlas` (which already holds `world`'s state of it).
+    fn follow_tile(&mut self, world: &World, atlas: &HeightAtlas, tile: TileCoord) {
         let key = tile.index() as u32;
         for s in self.culler.remove_group(key) {
             self.all[s as usize] = InstanceGpu::from_record(s, &AtlasChunkGpu::EMPTY);
@@ -162,13 +166,13 @@ impl AtlasInstanced {
         let Some(t) = world.tile(tile) else {
             return;
         };
-        let records = self.draw.atlas.records();
+        let records = atlas.records();
         self.all.resize(
             records.len(),
             InstanceGpu::from_record(0, &AtlasChunkGpu::EMPTY),
         );
         let mut members = Vec::with_capacity(t.mcnks.len());
-        let held = self.draw.atlas.tile_slots(tile);
+        let held = atlas.tile_slots(tile);
         for m in &t.mcnks {
             if let Some(s) = held.of(m.chunk_coord(tile)) {
                 let r = &records[s as usize];
@@ -237,19 +241,16 @@ impl AtlasInstanced {
             });
     }
 
-    /// Bytes of GPU memory (atlas, splat data, template, uniforms, instance buffer).
+    /// Bytes of GPU memory (splat data, template, uniforms, instance
+    /// buffer; the atlas is its owner's).
     pub fn gpu_memory_bytes(&self) -> u64 {
         self.draw.gpu_memory_bytes() + self.instances.size()
     }
 
-    /// Resident MCNKs.
-    pub fn chunk_count(&self) -> usize {
-        self.draw.atlas.chunk_count()
-    }
-
-    /// Global coordinates of the MCNKs drawn in the last recorded frame.
-    pub fn last_visible(&self) -> Vec<ChunkCoord> {
-        let records = self.draw.atlas.records();
+    /// Global coordinates of the MCNKs drawn in the last recorded frame
+    /// (their records in `atlas`, the one this was built on).
+    pub fn last_visible(&self, atlas: &HeightAtlas) -> Vec<ChunkCoord> {
+        let records = atlas.records();
         self.visible
             .iter()
             .map(|&s| records[s as usize].coord())
@@ -267,9 +268,11 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     fallback: Some("static-chunks"),
     build: |i, _| {
         let reach = i.scene.atlas_reach().map(|r| (r, i.scene.max_resident_tiles));
+        let atlas = i.shared.height_atlas_for(i.gpu, &i.scene)?;
         Ok(Box::new(AtlasInstanced::with_reach(
             i.gpu,
             i.scene.world,
+            atlas,
             reach,
             i.texture_upload,
         )?))
@@ -305,12 +308,19 @@ impl crate::technique::Technique for AtlasInstanced {
         prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         let world = inputs.scene.world;
+        let atlas = inputs.shared.bound_height_atlas(TECHNIQUE)?;
         crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
-            self.set_tile(inputs.gpu, world, tile, p)
+            self.set_tile(inputs.gpu, world, atlas, tile, p)
         })
     }
 
+    fn shares_height_atlas(&self) -> bool {
+        true
+    }
+
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
-        self.draw.is_streaming().then(super::TerrainTile::preparer)
+        self.draw
+            .is_streaming()
+            .then(super::TerrainTile::splat_preparer)
     }
 }

@@ -20,6 +20,7 @@ use super::gpu_cull::cull::{boundary_margin, cull_reference, TerrainCullUniforms
 use super::gpu_cull::MdiVariant;
 use super::testutil::cliff_world;
 use super::{AtlasInstanced, GpuCullTerrain, StaticChunks};
+use crate::atlas::HeightAtlas;
 use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
 
 const SIZE: [u32; 2] = [256, 160];
@@ -94,6 +95,9 @@ fn background_pixels(img: &[u8], clear: [u8; 3]) -> usize {
 /// The three tiers (and the plain multi-draw variant where the device also
 /// has the count one) over `world`.
 fn tiers(gpu: &GpuContext, world: &World) -> Vec<(&'static str, Tier)> {
+    // One atlas for the atlas tiers, as the renderer shares one; their bind
+    // groups keep its resources alive.
+    let atlas = HeightAtlas::new(gpu, world).unwrap_or_else(|e| panic!("{e}"));
     let mut out = vec![
         (
             "static-chunks",
@@ -101,7 +105,7 @@ fn tiers(gpu: &GpuContext, world: &World) -> Vec<(&'static str, Tier)> {
         ),
         (
             "atlas-instanced",
-            Tier::Atlas(AtlasInstanced::new(gpu, world).unwrap_or_else(|e| panic!("{e}"))),
+            Tier::Atlas(AtlasInstanced::new(gpu, world, &atlas).unwrap_or_else(|e| panic!("{e}"))),
         ),
     ];
     if gpu.caps.has(Capability::Compute) && gpu.caps.has(Capability::VertexStorage) {
@@ -109,14 +113,15 @@ fn tiers(gpu: &GpuContext, world: &World) -> Vec<(&'static str, Tier)> {
         out.push((
             "gpu-cull",
             Tier::Culled(Box::new(
-                GpuCullTerrain::with_variant(gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+                GpuCullTerrain::with_variant(gpu, world, &atlas, best)
+                    .unwrap_or_else(|e| panic!("{e}")),
             )),
         ));
         if best == MdiVariant::Count {
             out.push((
                 "gpu-cull-plain",
                 Tier::Culled(Box::new(
-                    GpuCullTerrain::with_variant(gpu, world, MdiVariant::Plain)
+                    GpuCullTerrain::with_variant(gpu, world, &atlas, MdiVariant::Plain)
                         .unwrap_or_else(|e| panic!("{e}")),
                 )),
             ));
@@ -244,7 +249,8 @@ fn gpu_cull_keeps_exactly_the_cpu_reference() {
     let (mut checked, mut partial) = (0, 0);
     for scene in [seams(), &elwynn] {
         let world = scene.world();
-        let mut tier = GpuCullTerrain::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+        let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
+        let mut tier = GpuCullTerrain::new(&gpu, world, &atlas).unwrap_or_else(|e| panic!("{e}"));
         for (k, pose) in scene.views.iter().enumerate() {
             for (turn, distance) in [(0.0, 1000.0), (45.0, 300.0), (135.0, 120.0)] {
                 let settings = RenderSettings {
@@ -267,7 +273,7 @@ fn gpu_cull_keeps_exactly_the_cpu_reference() {
                 };
                 tier = *back;
                 let kept = tier.read_kept(&gpu).unwrap_or_else(|e| panic!("{e}"));
-                let want = cull_reference(tier.records(), &view.frustum, view.eye(), distance);
+                let want = cull_reference(atlas.records(), &view.frustum, view.eye(), distance);
                 let diff: Vec<u32> = kept
                     .iter()
                     .filter(|s| want.binary_search(s).is_err())
@@ -276,7 +282,7 @@ fn gpu_cull_keeps_exactly_the_cpu_reference() {
                     .collect();
                 for s in &diff {
                     let margin = boundary_margin(
-                        &tier.records()[*s as usize],
+                        &atlas.records()[*s as usize],
                         &view.frustum,
                         view.eye(),
                         distance,
@@ -365,11 +371,12 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         .expect("elwynn-dense builds");
     let world = elwynn.world();
     let best = MdiVariant::for_device(&gpu);
+    let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
     let mut on = Tier::Culled(Box::new(
-        GpuCullTerrain::with_occlusion(&gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+        GpuCullTerrain::with_occlusion(&gpu, world, &atlas, best).unwrap_or_else(|e| panic!("{e}")),
     ));
     let mut off = Tier::Culled(Box::new(
-        GpuCullTerrain::with_variant(&gpu, world, best).unwrap_or_else(|e| panic!("{e}")),
+        GpuCullTerrain::with_variant(&gpu, world, &atlas, best).unwrap_or_else(|e| panic!("{e}")),
     ));
     assert!(elwynn.view("behind-ridge").is_some());
     let mut hidden_behind_ridge = 0;
@@ -395,7 +402,7 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
             base,
         );
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let want = phases_reference(t.records(), &view, Some(&previous), &current);
+        let want = phases_reference(atlas.records(), &view, Some(&previous), &current);
         let (b, _) = render(&gpu, &mut off, camera, settings, &format!("{name}-off"));
         let (rmse, _) = diff(&a, &b);
         let differing = differing_pixels(&a, &b);
@@ -454,7 +461,7 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         );
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let view = FrameView::new(cam_to, SIZE, 1, 0.0, settings);
-        let want = phases_reference(t.records(), &view, Some(&previous), &current);
+        let want = phases_reference(atlas.records(), &view, Some(&previous), &current);
         let (b, _) = render(&gpu, &mut off, cam_to, settings, "cut-off");
         let (rmse, _) = diff(&a, &b);
         let differing = differing_pixels(&a, &b);
@@ -499,9 +506,17 @@ fn streaming_builds_follow_slides_without_growth() {
     let reach = Some((reach, max_tiles));
     let mut chunks = StaticChunks::streaming(&gpu, scene.world(), max_tiles, Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut atlas = AtlasInstanced::with_reach(&gpu, scene.world(), reach, Default::default())
+    // The atlas the renderer would share, updated before the tier.
+    let mut height = HeightAtlas::with_reach(&gpu, scene.world(), reach.map(|(r, _)| r))
         .unwrap_or_else(|e| panic!("{e}"));
-    let memory = (chunks.gpu_memory_bytes(), atlas.gpu_memory_bytes());
+    let mut atlas =
+        AtlasInstanced::with_reach(&gpu, scene.world(), &height, reach, Default::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+    let memory = (
+        chunks.gpu_memory_bytes(),
+        atlas.gpu_memory_bytes(),
+        height.gpu_memory_bytes(),
+    );
     let triangles = chunks.triangle_count();
     let start = scene.window.centre();
     for to in [start.offset(1, 1).expect("wide"), start] {
@@ -516,10 +531,17 @@ fn streaming_builds_follow_slides_without_growth() {
         for t in evicted.iter().chain(&slide.loaded) {
             let world = scene.world();
             assert!(chunks.set_tile(&gpu, world, *t).expect("valid").is_some());
-            // The atlas tier takes the tile prepared as the workers would.
-            let prepared = world.tile(*t).map(|a| super::TerrainTile::prepare(*t, a));
+            // The atlas, then the tier, take the tile prepared as the
+            // workers would.
+            let (tiles, splat) = super::TerrainTile::into_parts(
+                world.tile(*t).map(|a| super::TerrainTile::prepare(*t, a)),
+            );
+            assert!(height
+                .set_tile_prepared(&gpu, world, *t, tiles.as_ref())
+                .expect("valid")
+                .is_some());
             assert!(atlas
-                .set_tile(&gpu, world, *t, prepared)
+                .set_tile(&gpu, world, &height, *t, splat)
                 .expect("valid")
                 .is_some());
         }
@@ -532,8 +554,9 @@ fn streaming_builds_follow_slides_without_growth() {
             fresh.gpu_memory_bytes(),
             "{to:?}"
         );
-        assert_eq!(atlas.chunk_count(), scene.world().mcnk_count(), "{to:?}");
+        assert_eq!(height.chunk_count(), scene.world().mcnk_count(), "{to:?}");
         assert_eq!(atlas.gpu_memory_bytes(), memory.1, "{to:?}");
+        assert_eq!(height.gpu_memory_bytes(), memory.2, "{to:?}");
     }
     // Home again: exactly where it started.
     assert_eq!(chunks.triangle_count(), triangles);

@@ -52,10 +52,12 @@ pub const TECHNIQUE: &str = "terrain.static-chunks";
 /// Name of the draw pass (also its puffin and GPU timestamp scope).
 pub const PASS_DRAW: &str = "terrain.draw";
 
-/// What the atlas-based terrain techniques (`atlas-instanced`, `gpu-cull`,
-/// `clipmap`) derive from one streamed tile on the tile workers: its height
-/// and normal tiles and its splat alpha block. Applying it then only picks
-/// slots and copies these bytes.
+/// What `clipmap` (which keeps a height atlas of its own) derives from one
+/// streamed tile on the tile workers: its height and normal tiles and its
+/// splat alpha block. Applying it then only picks slots and copies these
+/// bytes. The tiers that bind the renderer's shared atlas
+/// (`atlas-instanced`, `gpu-cull`) prepare only the splat block
+/// ([`Self::splat_preparer`]): the renderer prepares the atlas tiles once.
 pub struct TerrainTile {
     /// Height and normal tiles, in MCNK order.
     pub atlas: crate::atlas::AtlasTile,
@@ -88,7 +90,17 @@ impl TerrainTile {
         }
     }
 
-    /// The preparer the atlas-based terrain techniques hand the streamer.
+    /// The preparer of the tiers on the renderer's shared atlas: the
+    /// tile's splat alpha block ([`splat_gpu::SplatTile`]), staged.
+    pub fn splat_preparer() -> crate::technique::SharedPreparer {
+        std::sync::Arc::new(crate::technique::FnPreparer(
+            |i: &crate::technique::PrepareInputs<'_>| {
+                Ok(splat_gpu::SplatTile::prepare(i.coord, i.tile).staged(i.device))
+            },
+        ))
+    }
+
+    /// The preparer `clipmap` hands the streamer.
     pub fn preparer() -> crate::technique::SharedPreparer {
         std::sync::Arc::new(crate::technique::FnPreparer(
             |i: &crate::technique::PrepareInputs<'_>| {

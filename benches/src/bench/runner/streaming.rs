@@ -30,8 +30,9 @@ impl Frame<'_> {
     /// ([`SceneRenderer::residency_changed`]: in place, or rebuilt where a
     /// technique cannot); the costs land in that frame as the
     /// `streaming.load` (render thread) or `streaming.apply` (workers) and
-    /// `streaming.techniques` (with its parts `streaming.techniques.terrain`
-    /// and `.grass`) / `streaming.rebuild` sections. Then the
+    /// `streaming.techniques` (with its parts `streaming.techniques.atlas`,
+    /// the renderer's shared height atlas, `.terrain` and `.grass`) /
+    /// `streaming.rebuild` sections. Then the
     /// window goes back to the screenshot view's tile for the screenshot.
     #[allow(clippy::too_many_arguments)]
     pub(in crate::bench) fn measure_streaming(

@@ -1,6 +1,7 @@
 //! Grass `gpu-cull` as a registered technique: its parameters, the
-//! registry [`ENTRY`], [`GpuCullTier`] (the cull with its height atlas,
-//! whole or streaming), the tile preparer and residency updates.
+//! registry [`ENTRY`], [`GpuCullTier`] (the cull over the renderer's shared
+//! height atlas, whole or streaming), the tile preparer and residency
+//! updates.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,6 @@ use super::{
     Capacity, CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw, PatchSize, Placement,
     PreparedPatches,
 };
-use crate::atlas::HeightAtlas;
 use crate::error::PassError;
 
 /// The `patch` parameter of grass `gpu-cull`.
@@ -97,26 +97,27 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 };
 
 /// What grass `gpu-cull` derives from one streamed tile on the tile
-/// workers: its height-atlas tiles and its patch set.
+/// workers: its patch set (the height-atlas tiles are the renderer's, made
+/// once for every technique that binds the atlas).
 struct GrassCullTile {
-    atlas: crate::atlas::AtlasTile,
     patches: Option<PreparedPatches>,
     /// `placement=gpu`: the tile's record bounds, coverage and placement
     /// bounds (no descriptor is built).
     records: Option<super::generated::PreparedRecords>,
 }
 
-/// Grass `gpu-cull` as a registered technique: the cull with the height
-/// atlas its descriptors take Z from.
+/// Grass `gpu-cull` as a registered technique: the cull over the height
+/// atlas its placements take Z from. The atlas is the renderer's
+/// ([`crate::technique::SharedResources::height_atlas_for`]), shared with the atlas terrain
+/// tiers; this tier binds it and never writes it.
 ///
 /// When the world streams (`SceneData::atlas_reach` is some), the atlas
 /// reaches over every tile of the source and the cull's pools are sized for
-/// `max_resident_tiles` tiles; a residency change then updates both per
-/// tile ([`HeightAtlas::set_tile`], [`GpuCull::set_tile`], one
-/// [`GpuCull::commit`] per batch). A world resident whole is packed exactly
-/// ([`GpuCull::new`]) and never changes.
+/// `max_resident_tiles` tiles; a residency change then updates the atlas
+/// (the renderer, once per tile) and then the cull per tile
+/// ([`GpuCull::set_tile`], one [`GpuCull::commit`] per batch). A world
+/// resident whole is packed exactly ([`GpuCull::new`]) and never changes.
 pub struct GpuCullTier {
-    atlas: HeightAtlas,
     cull: GpuCull,
     /// Whether the tier follows a streaming window (pools with room).
     streaming: bool,
@@ -173,20 +174,19 @@ impl GpuCullTier {
         };
         let world = i.scene.world;
         let reach = i.scene.atlas_reach();
-        let atlas = HeightAtlas::with_reach(i.gpu, world, reach)?;
+        let atlas = i.shared.height_atlas_for(i.gpu, &i.scene)?;
         if options.placement == Placement::Gpu {
             // Records per tile, whole or streaming alike.
             let tiles = world.tiles();
             let slots = i.scene.max_resident_tiles.max(tiles.len()) as u32;
             let mut cull =
-                GpuCull::with_generation(i.gpu, i.models, &i.scene, &atlas, options, slots)?;
+                GpuCull::with_generation(i.gpu, i.models, &i.scene, atlas, options, slots)?;
             for t in tiles {
-                cull.set_tile_records(i.gpu, t.coord, Some(t), None, &atlas)?;
+                cull.set_tile_records(i.gpu, t.coord, Some(t), None, atlas)?;
             }
             cull.commit_generation(i.gpu, i.models);
             i.gpu.flush_copies();
             return Ok(GpuCullTier {
-                atlas,
                 cull,
                 streaming: reach.is_some(),
             });
@@ -197,11 +197,10 @@ impl GpuCullTier {
                 i.models,
                 world,
                 i.scene.placements.all(),
-                &atlas,
+                atlas,
                 options,
             )?;
             return Ok(GpuCullTier {
-                atlas,
                 cull,
                 streaming: false,
             });
@@ -226,16 +225,15 @@ impl GpuCullTier {
             entry_pages: max_tiles * per_tile.1,
             slots: max_tiles,
         };
-        let mut cull = GpuCull::empty(i.gpu, i.models, &atlas, options, pools, capacity)?;
+        let mut cull = GpuCull::empty(i.gpu, i.models, atlas, options, pools, capacity)?;
         for t in tiles {
             let p = i.scene.placements.tile(t);
-            cull.set_tile(i.gpu, world, t, p.as_deref(), &atlas)?;
+            cull.set_tile(i.gpu, world, t, p.as_deref(), atlas)?;
         }
         cull.commit(i.gpu, i.models);
         // Staged writes of the tiles placed above: sent with the build.
         i.gpu.flush_copies();
         Ok(GpuCullTier {
-            atlas,
             cull,
             streaming: true,
         })
@@ -253,10 +251,14 @@ impl crate::technique::Technique for GpuCullTier {
         if self.cull.generates() {
             let s = &view.settings;
             let amplitude = if s.wind { s.wind_amplitude } else { 0.0 };
-            if let Err(e) =
-                self.cull
-                    .reserve_generation(inputs.gpu, &self.atlas, s.grass_distance, amplitude)
-            {
+            let grown = inputs
+                .shared
+                .bound_height_atlas("grass.gpu-cull")
+                .and_then(|atlas| {
+                    self.cull
+                        .reserve_generation(inputs.gpu, atlas, s.grass_distance, amplitude)
+                });
+            if let Err(e) = grown {
                 log::error!("grass.gpu-cull: placement=gpu cannot grow its buffers: {e}");
             }
         }
@@ -264,8 +266,13 @@ impl crate::technique::Technique for GpuCullTier {
             .record(inputs.gpu, graph, view, targets, inputs.models);
     }
 
+    /// The cull's own memory (the shared height atlas is the renderer's).
     fn gpu_memory_bytes(&self) -> u64 {
-        self.cull.gpu_memory_bytes() + self.atlas.gpu_memory_bytes()
+        self.cull.gpu_memory_bytes()
+    }
+
+    fn shares_height_atlas(&self) -> bool {
+        true
     }
 
     fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
@@ -305,7 +312,6 @@ impl crate::technique::Technique for GpuCullTier {
                     ))
                 };
                 Ok(GrassCullTile {
-                    atlas: crate::atlas::AtlasTile::prepare(i.tile).staged(i.device),
                     patches,
                     records: records
                         .as_ref()
@@ -316,11 +322,11 @@ impl crate::technique::Technique for GpuCullTier {
         )))
     }
 
-    /// Per tile: the atlas makes the tile's MCNKs resident (or evicts
-    /// them), the cull writes its patches into free pool pages (or frees
-    /// them); one commit per batch publishes the per-model regions. A
-    /// world resident whole (no pools with room) and chunk-level changes
-    /// ask for a rebuild.
+    /// Per tile (the renderer's atlas already holds the tile's MCNKs, or
+    /// has evicted them): the cull writes its patches into free pool pages
+    /// (or frees them); one commit per batch publishes the per-model
+    /// regions. A world resident whole (no pools with room) and
+    /// chunk-level changes ask for a rebuild.
     fn residency_changed(
         &mut self,
         inputs: &crate::technique::BuildInputs<'_>,
@@ -332,37 +338,24 @@ impl crate::technique::Technique for GpuCullTier {
             return Ok(Residency::Rebuild);
         }
         let (gpu, world) = (inputs.gpu, inputs.scene.world);
+        let atlas = inputs.shared.bound_height_atlas("grass.gpu-cull")?;
         let answer = crate::technique::apply_prepared(changes, prepared, world, |t, p| {
-            let (atlas, set, records) = match p {
-                Some(GrassCullTile {
-                    atlas,
-                    patches,
-                    records,
-                }) => (Some(atlas), patches, records),
-                None => (None, None, None),
-            };
-            let atlas_bytes = {
-                puffin::profile_scope!("grass.tile.atlas");
-                self.atlas
-                    .set_tile_prepared(gpu, world, t, atlas.as_ref())?
-            };
-            let Some(atlas_bytes) = atlas_bytes else {
-                return Ok(None);
+            let (set, records) = match p {
+                Some(GrassCullTile { patches, records }) => (patches, records),
+                None => (None, None),
             };
             if self.cull.generates() {
                 puffin::profile_scope!("grass.tile.records");
                 let tile = world.tile(t).map(|a| &**a);
-                let cull_bytes = self
-                    .cull
-                    .set_tile_records(gpu, t, tile, records, &self.atlas)?;
-                return Ok(Some(atlas_bytes + cull_bytes));
+                let cull_bytes = self.cull.set_tile_records(gpu, t, tile, records, atlas)?;
+                return Ok(Some(cull_bytes));
             }
             puffin::profile_scope!("grass.tile.descriptors");
             let p = inputs.scene.placements.tile(t);
             let cull_bytes =
                 self.cull
-                    .set_tile_prepared(gpu, world, t, p.as_deref(), &self.atlas, set)?;
-            Ok(Some(atlas_bytes + cull_bytes))
+                    .set_tile_prepared(gpu, world, t, p.as_deref(), atlas, set)?;
+            Ok(Some(cull_bytes))
         })?;
         puffin::profile_scope!("grass.commit");
         let committed = if self.cull.generates() {

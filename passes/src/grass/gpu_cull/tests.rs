@@ -1097,8 +1097,11 @@ fn occlusion_reuses_the_terrain_pyramid() {
     let mut f = OcclusionFixture::new(gpu);
     let scene = f.scene;
     let variant = crate::terrain::gpu_cull::MdiVariant::for_device(gpu);
+    // The terrain over its own atlas (the renderer would share one).
+    let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let mut terrain =
-        crate::terrain::GpuCullTerrain::with_occlusion(gpu, scene.world(), variant).unwrap();
+        crate::terrain::GpuCullTerrain::with_occlusion(gpu, scene.world(), &atlas, variant)
+            .unwrap();
     let mut hidden_behind_ridge = 0;
     for pose in &scene.views {
         let v = OcclusionFixture::view(pose);

@@ -16,10 +16,13 @@
 //! The cull runs over the atlas slots handed out so far
 //! ([`HeightAtlas::slot_count`](crate::atlas::HeightAtlas::slot_count)),
 //! live or free: a free slot's record is
-//! [`AtlasChunkGpu::EMPTY`], whose far-away bounds every frustum and
+//! [`AtlasChunkGpu::EMPTY`](crate::atlas::AtlasChunkGpu::EMPTY), whose far-away bounds every frustum and
 //! distance test rejects. For a streaming world the args buffers are sized
 //! for the atlas capacity and a residency change only updates one tile of
-//! the atlas and splat data in place ([`GpuCullTerrain::set_tile`]).
+//! the splat data in place ([`GpuCullTerrain::set_tile`]). The atlas is
+//! given, not owned: the renderer's shared one
+//! ([`crate::technique::SharedResources`]), which it updates once per tile
+//! change for every technique that binds it.
 //!
 //! - [`cull`]: uniforms, the indirect record and the CPU reference cull.
 
@@ -42,7 +45,7 @@ use super::atlas_draw::{AtlasDraw, Feed};
 use super::gpu::TerrainUniforms;
 use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
-use crate::atlas::{AtlasChunkGpu, AtlasReach};
+use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
 
@@ -88,6 +91,11 @@ impl MdiVariant {
 /// The `gpu-cull` terrain technique (see the module docs).
 pub struct GpuCullTerrain {
     draw: AtlasDraw,
+    /// The atlas records (a handle on the given atlas's buffer), which the
+    /// cull and the occlusion cull bind.
+    atlas_records: wgpu::Buffer,
+    /// Resident MCNKs in the atlas (as of the build or the last tile change).
+    resident: usize,
     variant: MdiVariant,
     /// Atlas slots handed out (live or free): what the cull iterates and
     /// where the phase-two region of the args starts.
@@ -131,61 +139,67 @@ struct Occlusion {
 impl GpuCullTerrain {
     /// Builds the technique for `world` with the best multi-draw variant the
     /// device has.
-    pub fn new(gpu: &GpuContext, world: &World) -> Result<Self, PassError> {
-        Self::with_variant(gpu, world, MdiVariant::for_device(gpu))
+    pub fn new(gpu: &GpuContext, world: &World, atlas: &HeightAtlas) -> Result<Self, PassError> {
+        Self::with_variant(gpu, world, atlas, MdiVariant::for_device(gpu))
     }
 
     /// [`Self::with_variant`] with two-phase Hi-Z occlusion culling on.
     pub fn with_occlusion(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None, variant, true, TextureUpload::Auto)
+        Self::with_reach(gpu, world, atlas, None, variant, true, TextureUpload::Auto)
     }
 
-    /// The technique with `variant`, occlusion on or off, and for a
-    /// streaming world (`reach`: the atlas reach and the most tiles
-    /// resident at once) room for every tile that may become resident, so
-    /// [`Self::set_tile`] follows residency in place. DXT tileset textures
-    /// go to the GPU as `upload` says.
+    /// The technique over `atlas` (built for `world` with `reach`'s atlas
+    /// reach) with `variant`, occlusion on or off, and for a streaming
+    /// world (`reach`: the atlas reach and the most tiles resident at once)
+    /// room for every tile that may become resident, so [`Self::set_tile`]
+    /// follows residency in place. DXT tileset textures go to the GPU as
+    /// `upload` says.
     pub fn with_reach(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         reach: Option<(AtlasReach, usize)>,
         variant: MdiVariant,
         occlusion: bool,
         upload: TextureUpload,
     ) -> Result<Self, PassError> {
-        let mut t = Self::build(gpu, world, reach, variant, upload)?;
+        let mut t = Self::build(gpu, world, atlas, reach, variant, upload)?;
         if occlusion {
             t.occlusion = Some(t.build_occlusion(gpu)?);
         }
         Ok(t)
     }
 
-    /// Streaming builds: makes tile `tile` of `world` resident in the atlas
-    /// and splat data (replacing it if it was) or evicts it when `world` no
-    /// longer has it; the cull then covers the atlas's slots. The occlusion
-    /// pyramid's history starts over, as in a fresh build; the lagged
-    /// counters carry on (the previous world's until the next readback).
-    /// Returns the bytes written, or `Ok(None)` when this was
-    /// built whole or has no room.
+    /// Streaming builds: makes tile `tile` of `world` resident in the
+    /// splat data (replacing it if it was) or evicts it when `world` no
+    /// longer has it, after `atlas` did (its owner updates it first); the
+    /// cull then covers the atlas's slots. `splat` is the tile's alpha block
+    /// prepared on a worker. The occlusion pyramid's history starts over, as
+    /// in a fresh build; the lagged counters carry on (the previous world's
+    /// until the next readback). Returns the bytes written, or `Ok(None)`
+    /// when this was built whole or has no room.
     pub fn set_tile(
         &mut self,
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         tile: TileCoord,
-        prepared: Option<super::TerrainTile>,
+        splat: Option<super::splat_gpu::SplatTile>,
     ) -> Result<Option<u64>, PassError> {
-        let Some(bytes) = self.draw.set_tile(gpu, world, tile, prepared)? else {
+        let Some(bytes) = self.draw.set_tile(gpu, world, atlas, tile, splat)? else {
             return Ok(None);
         };
-        let slots = self.draw.atlas.slot_count() as u32;
+        let slots = atlas.slot_count() as u32;
         if slots > self.capacity {
             return Ok(None);
         }
         self.chunk_count = slots;
+        self.resident = atlas.chunk_count();
         if let Some(o) = self.occlusion.as_mut() {
             o.previous = false;
         }
@@ -238,7 +252,7 @@ impl GpuCullTerrain {
             &layout0,
             &[
                 self.cull_uniforms.as_entire_binding(),
-                self.draw.atlas.chunk_buffer().as_entire_binding(),
+                self.atlas_records.as_entire_binding(),
                 self.args.as_entire_binding(),
                 self.count.as_entire_binding(),
                 uniforms.as_entire_binding(),
@@ -290,14 +304,16 @@ impl GpuCullTerrain {
     pub fn with_variant(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         variant: MdiVariant,
     ) -> Result<Self, PassError> {
-        Self::with_reach(gpu, world, None, variant, false, TextureUpload::Auto)
+        Self::with_reach(gpu, world, atlas, None, variant, false, TextureUpload::Auto)
     }
 
     fn build(
         gpu: &GpuContext,
         world: &World,
+        atlas: &HeightAtlas,
         reach: Option<(AtlasReach, usize)>,
         variant: MdiVariant,
         upload: TextureUpload,
@@ -312,10 +328,10 @@ impl GpuCullTerrain {
             });
         }
         log::info!("{TECHNIQUE}: drawing with {}", variant.name());
-        let draw = AtlasDraw::new(gpu, world, reach, Feed::Culled, TECHNIQUE, upload)?;
-        let chunk_count = draw.atlas.slot_count() as u32;
+        let draw = AtlasDraw::new(gpu, world, atlas, reach, Feed::Culled, TECHNIQUE, upload)?;
+        let chunk_count = atlas.slot_count() as u32;
         let capacity = if reach.is_some() {
-            draw.atlas.layout().capacity().max(chunk_count)
+            atlas.layout().capacity().max(chunk_count)
         } else {
             chunk_count
         };
@@ -370,7 +386,7 @@ impl GpuCullTerrain {
             &bind_layout,
             &[
                 cull_uniforms.as_entire_binding(),
-                draw.atlas.chunk_buffer().as_entire_binding(),
+                atlas.chunk_buffer().as_entire_binding(),
                 args.as_entire_binding(),
                 count.as_entire_binding(),
             ],
@@ -379,6 +395,8 @@ impl GpuCullTerrain {
             bind::compute_pipeline(device, PASS_CULL, &[&bind_layout], &shader, "main");
         Ok(GpuCullTerrain {
             draw,
+            atlas_records: atlas.chunk_buffer().clone(),
+            resident: atlas.chunk_count(),
             variant,
             chunk_count,
             capacity,
@@ -401,13 +419,7 @@ impl GpuCullTerrain {
 
     /// Resident MCNKs.
     pub fn chunk_count(&self) -> usize {
-        self.draw.atlas.chunk_count()
-    }
-
-    /// The atlas records (slot order, free slots [`AtlasChunkGpu::EMPTY`]):
-    /// the bounds the cull tests.
-    pub fn records(&self) -> &[AtlasChunkGpu] {
-        self.draw.atlas.records()
+        self.resident
     }
 
     /// Kept MCNKs of a recent frame (read back a few frames late), if known.
@@ -817,9 +829,11 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             MdiVariant::Plain
         };
         let reach = i.scene.atlas_reach().map(|r| (r, i.scene.max_resident_tiles));
+        let atlas = i.shared.height_atlas_for(i.gpu, &i.scene)?;
         Ok(Box::new(GpuCullTerrain::with_reach(
             i.gpu,
             i.scene.world,
+            atlas,
             reach,
             variant,
             params.text(&OCCLUSION_PARAM) == "on",
@@ -857,12 +871,19 @@ impl crate::technique::Technique for GpuCullTerrain {
         prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         let world = inputs.scene.world;
+        let atlas = inputs.shared.bound_height_atlas(TECHNIQUE)?;
         crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
-            self.set_tile(inputs.gpu, world, tile, p)
+            self.set_tile(inputs.gpu, world, atlas, tile, p)
         })
     }
 
+    fn shares_height_atlas(&self) -> bool {
+        true
+    }
+
     fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
-        self.draw.is_streaming().then(super::TerrainTile::preparer)
+        self.draw
+            .is_streaming()
+            .then(super::TerrainTile::splat_preparer)
     }
 }
