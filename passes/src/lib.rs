@@ -24,6 +24,8 @@ pub mod technique;
 pub mod terrain;
 
 #[cfg(test)]
+mod shared_atlas_tests;
+#[cfg(test)]
 mod streaming_tests;
 /// The test binary counts its allocations per thread (the tile-change
 /// measurement reads them).
