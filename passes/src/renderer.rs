@@ -20,8 +20,8 @@ use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
 pub use crate::technique::{PlacementSource, SceneData};
 
 use crate::technique::{
-    BuildInputs, PrepareInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange,
-    SharedPreparer, SharedResources, Technique, Tier, TierCombo,
+    BuildInputs, PrepareInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange, Resources,
+    SetupInputs, SharedPreparer, SharedResources, Technique, Tier, TierCombo,
 };
 
 /// Graph handles of an imported [`OffscreenTarget`].
@@ -136,7 +136,11 @@ impl sward_scenes::streaming::TilePrepare for ComboPreparer {
 pub struct SceneRenderer {
     combo: TierCombo,
     texture_upload: TextureUpload,
-    models: Option<GrassModels>,
+    /// What techniques share (grass: the detail models), filled by the
+    /// registry's resource setups before the first technique is built.
+    resources: Resources,
+    /// Whether every setup has run.
+    resources_ready: bool,
     grass: HashMap<Tier, Box<dyn Technique>>,
     terrain: HashMap<Tier, Box<dyn Technique>>,
     /// What the techniques share (the exact height atlas), owned here and
@@ -162,7 +166,8 @@ impl SceneRenderer {
                 Tier::off(crate::technique::Subsystem::Terrain),
             ),
             texture_upload: TextureUpload::Auto,
-            models: None,
+            resources: Resources::default(),
+            resources_ready: false,
             grass: HashMap::new(),
             terrain: HashMap::new(),
             shared: SharedResources::new(),
@@ -173,8 +178,9 @@ impl SceneRenderer {
     /// Uploads DXT detail and tileset textures as `upload` says (default
     /// [`TextureUpload::Auto`]; the command line's `--texture-upload`, one
     /// of its [`sward_scenes::formats::DataOptions`]): the only way the
-    /// choice reaches the techniques, through [`BuildInputs`]. Takes effect
-    /// when the models are uploaded and the tiers built, by the first
+    /// choice reaches the techniques, through [`BuildInputs`] and the
+    /// resource setups ([`SetupInputs`]). Takes effect when the shared
+    /// resources are set up and the tiers built, by the first
     /// [`Self::set_tiers`].
     pub fn with_texture_upload(mut self, upload: TextureUpload) -> Self {
         self.texture_upload = upload;
@@ -184,7 +190,9 @@ impl SceneRenderer {
     /// How many detail textures went to the GPU each way (`None` before the
     /// first [`Self::set_tiers`] uploads them).
     pub fn texture_stats(&self) -> Option<TextureUploadStats> {
-        self.models.as_ref().map(GrassModels::texture_stats)
+        self.resources
+            .get::<GrassModels>()
+            .map(GrassModels::texture_stats)
     }
 
     /// The combination in use.
@@ -192,19 +200,24 @@ impl SceneRenderer {
         &self.combo
     }
 
-    fn models(
+    /// Runs the registry's resource setups once (again after one failed).
+    fn set_up_resources(
         &mut self,
         gpu: &GpuContext,
-        scene: &SceneData<'_>,
-    ) -> Result<&GrassModels, PassError> {
-        if self.models.is_none() {
-            self.models = Some(GrassModels::with_upload(
+        scene: SceneData<'_>,
+    ) -> Result<(), PassError> {
+        if !self.resources_ready {
+            let inputs = SetupInputs {
                 gpu,
-                scene.models,
-                self.texture_upload,
-            )?);
+                scene,
+                texture_upload: self.texture_upload,
+            };
+            for setup in crate::technique::resource_setups() {
+                setup(&mut self.resources, &inputs)?;
+            }
+            self.resources_ready = true;
         }
-        Ok(self.models.as_ref().expect("built above"))
+        Ok(())
     }
 
     /// Switches to `combo`, building (through the registry, from `scene`)
@@ -217,10 +230,10 @@ impl SceneRenderer {
         scene: SceneData<'_>,
         combo: &TierCombo,
     ) -> Result<(), PassError> {
-        self.models(gpu, &scene)?;
+        self.set_up_resources(gpu, scene)?;
         let texture_upload = self.texture_upload;
         let SceneRenderer {
-            models,
+            resources,
             grass,
             terrain,
             shared,
@@ -229,7 +242,7 @@ impl SceneRenderer {
         let inputs = BuildInputs {
             gpu,
             scene,
-            models: models.as_ref().expect("built above"),
+            resources,
             texture_upload,
             shared,
         };
@@ -342,7 +355,7 @@ impl SceneRenderer {
                 atlas_tiles.insert(tile, result);
             }
         }
-        self.models(gpu, &scene)?;
+        self.set_up_resources(gpu, scene)?;
         let texture_upload = self.texture_upload;
         // Techniques built for other combinations go (see above).
         self.grass.retain(|t, _| *t == self.combo.grass);
@@ -381,7 +394,7 @@ impl SceneRenderer {
         }
         let SceneRenderer {
             combo,
-            models,
+            resources,
             grass,
             terrain,
             shared,
@@ -391,7 +404,7 @@ impl SceneRenderer {
         let inputs = BuildInputs {
             gpu,
             scene,
-            models: models.as_ref().expect("built above"),
+            resources,
             texture_upload,
             shared,
         };
@@ -477,8 +490,8 @@ impl SceneRenderer {
     /// GPU memory held by the shared detail models (bytes; 0 before the
     /// first [`Self::set_tiers`] uploads them).
     pub fn models_gpu_memory_bytes(&self) -> u64 {
-        self.models
-            .as_ref()
+        self.resources
+            .get::<GrassModels>()
             .map_or(0, GrassModels::gpu_memory_bytes)
     }
 
@@ -567,7 +580,8 @@ impl SceneRenderer {
         };
         let SceneRenderer {
             combo,
-            models,
+            resources,
+            resources_ready,
             grass,
             terrain,
             shared,
@@ -575,7 +589,7 @@ impl SceneRenderer {
         } = self;
         let terrain = terrain.get_mut(&combo.terrain);
         let grass = grass.get_mut(&combo.grass);
-        let (Some(models), false) = (models.as_ref(), terrain.is_none() && grass.is_none()) else {
+        if !*resources_ready || (terrain.is_none() && grass.is_none()) {
             let (color_load, depth_load) = duty(true, true).load_ops(&view.settings);
             graph
                 .add_render_pass("frame.clear")
@@ -583,11 +597,11 @@ impl SceneRenderer {
                 .depth(targets.depth, depth_load, wgpu::StoreOp::Store)
                 .record(|_| {});
             return;
-        };
+        }
         let inputs = RecordInputs {
             gpu,
             scene,
-            models,
+            resources,
             shared,
         };
         let grass_on = grass.is_some();

@@ -438,7 +438,7 @@ fn staged_tiles_place_exactly_what_written_tiles_place() {
     let mut scene = sward_scenes::Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");
-    let reach = crate::renderer::SceneData::from_scene(&scene)
+    let reach = crate::technique::SceneData::from_scene(&scene)
         .atlas_reach()
         .expect("continent streams");
     let mut written =

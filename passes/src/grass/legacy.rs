@@ -273,10 +273,11 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     fallback: None,
     build: |i, _| {
         // Per tile, so building never assembles the merged store.
-        let mut this = LegacyCpu::new(i.gpu, i.models, &Placements::default())?;
+        let models = GrassModels::shared(i.resources)?;
+        let mut this = LegacyCpu::new(i.gpu, models, &Placements::default())?;
         for t in i.scene.world.tiles() {
             let p = i.scene.placements.tile(t.coord);
-            this.set_tile(i.gpu, i.models, t.coord, p.as_deref())?;
+            this.set_tile(i.gpu, models, t.coord, p.as_deref())?;
         }
         Ok(Box::new(this))
     },
@@ -290,7 +291,8 @@ impl crate::technique::Technique for LegacyCpu {
         view: &FrameView,
         targets: PassTargets,
     ) {
-        LegacyCpu::record(self, inputs.gpu, graph, view, targets, inputs.models);
+        let models = GrassModels::recorded(inputs.resources);
+        LegacyCpu::record(self, inputs.gpu, graph, view, targets, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {
@@ -305,13 +307,14 @@ impl crate::technique::Technique for LegacyCpu {
     ) -> Result<crate::technique::Residency, PassError> {
         // An evicted tile has no placements any more: `set_tile` drops it.
         // The CPU copy is walked every frame; nothing goes to the GPU now.
+        let models = GrassModels::shared(inputs.resources)?;
         crate::technique::apply_per_tile(changes, |t| {
             // The old copy is freed off the render thread.
             if let Some(old) = self.tiles.remove(&(t.y, t.x)) {
                 prepared.discard(old);
             }
             let p = inputs.scene.placements.tile(t);
-            self.set_tile(inputs.gpu, inputs.models, t, p.as_deref())
+            self.set_tile(inputs.gpu, models, t, p.as_deref())
                 .map(|()| Some(0))
         })
     }

@@ -73,7 +73,44 @@ fn technique_error(what: String, reason: String) -> PassError {
     }
 }
 
+/// Grass's [`crate::technique::ResourceSetup`]: uploads the scene's detail
+/// models once (as the renderer's texture-upload choice says), shared by
+/// every grass technique through [`GrassModels::shared`].
+pub fn set_up_shared(
+    resources: &mut crate::technique::Resources,
+    inputs: &crate::technique::SetupInputs<'_>,
+) -> Result<(), PassError> {
+    if !resources.contains::<GrassModels>() {
+        resources.insert(GrassModels::with_upload(
+            inputs.gpu,
+            inputs.scene.models,
+            inputs.texture_upload,
+        )?);
+    }
+    Ok(())
+}
+
 impl GrassModels {
+    /// The detail models shared by the grass techniques ([`set_up_shared`]);
+    /// an error when the renderer did not set them up.
+    pub fn shared(resources: &crate::technique::Resources) -> Result<&GrassModels, PassError> {
+        resources.get().ok_or_else(|| {
+            technique_error(
+                "the shared detail models".into(),
+                "not set up: the registry's resource setups run before a technique is built".into(),
+            )
+        })
+    }
+
+    /// [`Self::shared`] while recording a frame of a technique that was
+    /// built, which needed them: they are there, as the renderer never
+    /// drops its resources.
+    pub fn recorded(resources: &crate::technique::Resources) -> &GrassModels {
+        resources
+            .get()
+            .expect("a built grass technique had the shared detail models")
+    }
+
     /// Uploads `models` (validated first; a bad model is an error naming it)
     /// with [`TextureUpload::Auto`].
     pub fn new(gpu: &GpuContext, models: &[DetailModel]) -> Result<Self, PassError> {

@@ -316,9 +316,10 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     requires: &[],
     fallback: None,
     build: |i, _| {
-        let mut this = StaticBatch::new(i.gpu, i.models, &Placements::default())?;
+        let models = GrassModels::shared(i.resources)?;
+        let mut this = StaticBatch::new(i.gpu, models, &Placements::default())?;
         for t in i.scene.world.tiles() {
-            this.set_tile(i.gpu, i.models, t.coord, i.scene.placements.tile(t.coord).as_deref())?;
+            this.set_tile(i.gpu, models, t.coord, i.scene.placements.tile(t.coord).as_deref())?;
         }
         Ok(Box::new(this))
     },
@@ -332,7 +333,8 @@ impl crate::technique::Technique for StaticBatch {
         view: &FrameView,
         targets: PassTargets,
     ) {
-        StaticBatch::record(self, inputs.gpu, graph, view, targets, inputs.models);
+        let models = GrassModels::recorded(inputs.resources);
+        StaticBatch::record(self, inputs.gpu, graph, view, targets, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {
@@ -346,6 +348,7 @@ impl crate::technique::Technique for StaticBatch {
         prepared: &mut crate::technique::PreparedTiles,
     ) -> Result<crate::technique::Residency, PassError> {
         // An evicted tile has no placements any more: `set_tile` drops it.
+        let models = GrassModels::shared(inputs.resources)?;
         crate::technique::apply_per_tile(changes, |t| {
             // The old buffer is released off the render thread.
             if let Some(old) = self.tiles.remove(&(t.y, t.x)) {
@@ -361,7 +364,7 @@ impl crate::technique::Technique for StaticBatch {
                 // buffer is gone above).
                 return Ok(Some(0));
             }
-            self.set_tile_prepared(inputs.gpu, inputs.models, t, p.as_deref(), built.flatten())
+            self.set_tile_prepared(inputs.gpu, models, t, p.as_deref(), built.flatten())
                 .map(Some)
         })
     }

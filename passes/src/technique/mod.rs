@@ -12,6 +12,7 @@
 mod params;
 mod prepare;
 mod registry;
+mod resources;
 mod scene;
 mod shared;
 mod subsystem;
@@ -22,8 +23,10 @@ pub use prepare::{
     FnPreparer, PrepareInputs, PreparedTiles, SharedPreparer, StagedBytes, TilePreparer,
 };
 pub use registry::{
-    describe, entry, registry, ParamDescription, TechniqueDescription, TechniqueEntry,
+    describe, entry, registry, resource_setups, ParamDescription, TechniqueDescription,
+    TechniqueEntry,
 };
+pub use resources::{ResourceSetup, Resources, SetupInputs};
 pub use scene::{PlacementSource, SceneData};
 pub use shared::SharedResources;
 pub use tier::{
@@ -39,7 +42,6 @@ use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 
 use crate::error::PassError;
 use crate::frame::{FrameView, PassTargets};
-use crate::grass::GrassModels;
 
 /// What a technique's constructor gets.
 #[derive(Clone, Copy)]
@@ -48,8 +50,9 @@ pub struct BuildInputs<'a> {
     pub gpu: &'a GpuContext,
     /// The resident world and its grass.
     pub scene: SceneData<'a>,
-    /// The detail models on the GPU (shared by every grass technique).
-    pub models: &'a GrassModels,
+    /// What the techniques of a subsystem share (grass: the detail models
+    /// on the GPU), set up by the registry's [`ResourceSetup`]s.
+    pub resources: &'a Resources,
     /// How DXT tileset textures reach the GPU (the renderer's
     /// [`crate::renderer::SceneRenderer::with_texture_upload`]).
     pub texture_upload: sward_scenes::formats::TextureUpload,
@@ -65,8 +68,8 @@ pub struct RecordInputs<'a> {
     pub gpu: &'a GpuContext,
     /// The resident world and its grass.
     pub scene: SceneData<'a>,
-    /// The detail models on the GPU.
-    pub models: &'a GrassModels,
+    /// The shared resources the technique was built with.
+    pub resources: &'a Resources,
     /// What the renderer owns for several techniques (the height atlas,
     /// already up to date with the resident world).
     pub shared: &'a SharedResources,

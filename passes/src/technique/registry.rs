@@ -5,6 +5,7 @@
 use sward_engine::Capability;
 
 use super::params::{ParamSpec, Params};
+use super::resources::ResourceSetup;
 use super::subsystem::Subsystem;
 use super::{BuildInputs, Technique};
 use crate::error::PassError;
@@ -52,6 +53,15 @@ static REGISTRY: [TechniqueEntry; 8] = [
     crate::terrain::gpu_cull::ENTRY,
     crate::terrain::clipmap::ENTRY,
 ];
+
+/// The setups of what techniques share, one per subsystem that shares
+/// anything; the renderer runs them all before it builds a technique.
+static RESOURCE_SETUPS: [ResourceSetup; 1] = [crate::grass::models::set_up_shared];
+
+/// Every registered [`ResourceSetup`].
+pub fn resource_setups() -> &'static [ResourceSetup] {
+    &RESOURCE_SETUPS
+}
 
 /// Every registered technique.
 pub fn registry() -> &'static [TechniqueEntry] {

@@ -296,7 +296,7 @@ impl crate::technique::Technique for AtlasInstanced {
 
     fn facts(
         &self,
-        _scene: &crate::renderer::SceneData<'_>,
+        _scene: &crate::technique::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         self.draw.splat_facts().into_iter().collect()
     }

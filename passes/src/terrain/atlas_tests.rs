@@ -500,7 +500,7 @@ fn streaming_builds_follow_slides_without_growth() {
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");
-    let data = crate::renderer::SceneData::from_scene(&scene);
+    let data = crate::technique::SceneData::from_scene(&scene);
     let reach = data.atlas_reach().expect("continent streams");
     let max_tiles = data.max_resident_tiles;
     let reach = Some((reach, max_tiles));

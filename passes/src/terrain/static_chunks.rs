@@ -614,7 +614,7 @@ impl crate::technique::Technique for StaticChunks {
 
     fn facts(
         &self,
-        _scene: &crate::renderer::SceneData<'_>,
+        _scene: &crate::technique::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         self.splat.facts().into_iter().collect()
     }

@@ -108,8 +108,9 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
             placements: i.scene.placements.all(),
         };
         let reach = i.scene.atlas_reach();
+        let models = crate::grass::GrassModels::shared(i.resources)?;
         Ok(Box::new(CameraGrid::with_reach(
-            i.gpu, i.models, scene, params, reach,
+            i.gpu, models, scene, params, reach,
         )?))
     },
 };
@@ -122,7 +123,8 @@ impl crate::technique::Technique for CameraGrid {
         view: &crate::frame::FrameView,
         targets: crate::frame::PassTargets,
     ) {
-        CameraGrid::record(self, inputs.gpu, graph, view, targets, inputs.models);
+        let models = crate::grass::GrassModels::recorded(inputs.resources);
+        CameraGrid::record(self, inputs.gpu, graph, view, targets, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {
@@ -131,7 +133,7 @@ impl crate::technique::Technique for CameraGrid {
 
     fn facts(
         &self,
-        scene: &crate::renderer::SceneData<'_>,
+        scene: &crate::technique::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         CameraGrid::facts(self, scene.world)
     }
@@ -156,6 +158,7 @@ impl crate::technique::Technique for CameraGrid {
             return Ok(crate::technique::Residency::Rebuild);
         }
         let s = &inputs.scene;
+        let models = crate::grass::GrassModels::shared(inputs.resources)?;
         let mut released = Vec::new();
         let answer =
             crate::technique::apply_prepared(changes, prepared, s.world, |t, tile_prep| {
@@ -174,7 +177,7 @@ impl crate::technique::Technique for CameraGrid {
                     policy: s.policy,
                     placements: p.unwrap_or(&EMPTY),
                 };
-                self.set_tile(inputs.gpu, inputs.models, scene, t, p, tile_prep)
+                self.set_tile(inputs.gpu, models, scene, t, p, tile_prep)
             });
         prepared.discard(released);
         answer

@@ -173,6 +173,7 @@ impl GpuCullTier {
             },
         };
         let world = i.scene.world;
+        let models = crate::grass::GrassModels::shared(i.resources)?;
         let reach = i.scene.atlas_reach();
         let atlas = i.shared.height_atlas_for(i.gpu, &i.scene)?;
         if options.placement == Placement::Gpu {
@@ -180,11 +181,11 @@ impl GpuCullTier {
             let tiles = world.tiles();
             let slots = i.scene.max_resident_tiles.max(tiles.len()) as u32;
             let mut cull =
-                GpuCull::with_generation(i.gpu, i.models, &i.scene, atlas, options, slots)?;
+                GpuCull::with_generation(i.gpu, models, &i.scene, atlas, options, slots)?;
             for t in tiles {
                 cull.set_tile_records(i.gpu, t.coord, Some(t), None, atlas)?;
             }
-            cull.commit_generation(i.gpu, i.models);
+            cull.commit_generation(i.gpu, models);
             i.gpu.flush_copies();
             return Ok(GpuCullTier {
                 cull,
@@ -194,7 +195,7 @@ impl GpuCullTier {
         if reach.is_none() {
             let cull = GpuCull::new(
                 i.gpu,
-                i.models,
+                models,
                 world,
                 i.scene.placements.all(),
                 atlas,
@@ -225,12 +226,12 @@ impl GpuCullTier {
             entry_pages: max_tiles * per_tile.1,
             slots: max_tiles,
         };
-        let mut cull = GpuCull::empty(i.gpu, i.models, atlas, options, pools, capacity)?;
+        let mut cull = GpuCull::empty(i.gpu, models, atlas, options, pools, capacity)?;
         for t in tiles {
             let p = i.scene.placements.tile(t);
             cull.set_tile(i.gpu, world, t, p.as_deref(), atlas)?;
         }
-        cull.commit(i.gpu, i.models);
+        cull.commit(i.gpu, models);
         // Staged writes of the tiles placed above: sent with the build.
         i.gpu.flush_copies();
         Ok(GpuCullTier {
@@ -262,8 +263,8 @@ impl crate::technique::Technique for GpuCullTier {
                 log::error!("grass.gpu-cull: placement=gpu cannot grow its buffers: {e}");
             }
         }
-        self.cull
-            .record(inputs.gpu, graph, view, targets, inputs.models);
+        let models = crate::grass::GrassModels::recorded(inputs.resources);
+        self.cull.record(inputs.gpu, graph, view, targets, models);
     }
 
     /// The cull's own memory (the shared height atlas is the renderer's).
@@ -275,7 +276,7 @@ impl crate::technique::Technique for GpuCullTier {
         true
     }
 
-    fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
+    fn facts(&self, _scene: &crate::technique::SceneData<'_>) -> BTreeMap<String, f64> {
         self.cull.facts()
     }
 
@@ -358,10 +359,11 @@ impl crate::technique::Technique for GpuCullTier {
             Ok(Some(cull_bytes))
         })?;
         puffin::profile_scope!("grass.commit");
+        let models = crate::grass::GrassModels::shared(inputs.resources)?;
         let committed = if self.cull.generates() {
-            self.cull.commit_generation(gpu, inputs.models)
+            self.cull.commit_generation(gpu, models)
         } else {
-            self.cull.commit(gpu, inputs.models)
+            self.cull.commit(gpu, models)
         };
         Ok(match answer {
             Residency::Applied { bytes_uploaded } => Residency::Applied {

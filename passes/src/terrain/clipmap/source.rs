@@ -224,7 +224,7 @@ mod tests {
         .expect("export");
         let loaded = sward_scenes::formats::load_scene(&dir, None, *scene.policy()).expect("loads");
         let wdl = loaded.far_heights.clone().expect("the export has a WDL");
-        let data = crate::renderer::SceneData::from_scene(&loaded);
+        let data = crate::technique::SceneData::from_scene(&loaded);
         // Only one tile resident: the others come from the far source.
         let tiles = scene.world().tiles();
         let mut resident = World::new("partial");

@@ -158,7 +158,7 @@ impl crate::technique::Technique for Clipmap {
         Clipmap::gpu_memory_bytes(self)
     }
 
-    fn facts(&self, _scene: &crate::renderer::SceneData<'_>) -> BTreeMap<String, f64> {
+    fn facts(&self, _scene: &crate::technique::SceneData<'_>) -> BTreeMap<String, f64> {
         Clipmap::facts(self)
     }
 

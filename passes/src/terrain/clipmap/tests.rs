@@ -1137,7 +1137,7 @@ fn gpu_cull_matches_cpu_reference() {
 /// resident world fills, and the cull's height range is the fresh one.
 #[test]
 fn levels_after_residency_changes_equal_a_fresh_build() {
-    use crate::renderer::SceneData;
+    use crate::technique::SceneData;
     use crate::technique::{Residency, ResidencyChange};
     use sward_scenes::world::coords::tile_centre;
     let Some(gpu) = sward_engine::testing::gpu() else {

@@ -859,7 +859,7 @@ impl crate::technique::Technique for GpuCullTerrain {
 
     fn facts(
         &self,
-        _scene: &crate::renderer::SceneData<'_>,
+        _scene: &crate::technique::SceneData<'_>,
     ) -> std::collections::BTreeMap<String, f64> {
         GpuCullTerrain::facts(self)
     }
