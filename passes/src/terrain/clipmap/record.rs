@@ -7,7 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
-use sward_engine::graph::{BufferId, RenderGraph};
+use sward_engine::graph::{BindGroupId, BufferId, ComputeCtx, RenderGraph, TextureId};
 use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 
@@ -18,7 +18,8 @@ use super::gpu::{ClipmapParams, ClipmapUniforms};
 use super::layout::{
     camera_level0, level_trims, place_levels, ClipmapConfig, LevelPlacement, Piece, PieceKind,
 };
-use super::state::{Clipmap, ClipmapStats, CullState, FillState};
+use super::mesh::ClipmapMeshes;
+use super::state::{Clipmap, ClipmapStats, CullOcclusion, CullState, FillState, LevelGpu};
 use super::{PASS_COMPUTE, PASS_CULL_READBACK, PASS_CULL_TWO};
 use crate::frame::{FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
@@ -33,6 +34,41 @@ const READBACK_EVERY: u64 = 8;
 fn cull_distance(view: &FrameView) -> f32 {
     view.settings.fog_range[1]
 }
+
+/// What one frame places and lists before anything is recorded.
+struct FramePlan {
+    cfg: ClipmapConfig,
+    eye: glam::Vec3,
+    /// The camera in level-0 lattice units.
+    cam0: [f64; 2],
+    places: Vec<LevelPlacement>,
+    trims: Vec<Piece>,
+    /// Per piece kind, what the frame lists (the counters until a
+    /// readback arrives).
+    listed_per_kind: [u64; KINDS],
+}
+
+/// The graph handles of one frame's clipmap resources.
+#[derive(Clone, Copy)]
+struct FrameIds {
+    args: BufferId,
+    instances: BufferId,
+    levels: TextureId,
+    jobs: BufferId,
+    cull_uniforms: BufferId,
+    pieces: BufferId,
+    ztiles: BufferId,
+    rejected: BufferId,
+    draw_uniforms: BufferId,
+    fill_group: BindGroupId,
+    cull_group: BindGroupId,
+    cull_levels: BindGroupId,
+    draw_group: BindGroupId,
+}
+
+/// With the occlusion test on this frame: the occlusion state, its Hi-Z
+/// pyramid and group 2 over it.
+type Occlusion<'a> = Option<(&'a CullOcclusion, TextureId, BindGroupId)>;
 
 impl Clipmap {
     /// Adds `terrain.clipmap.compute` (level placement, compute fill of the
@@ -50,6 +86,85 @@ impl Clipmap {
         world: &'a World,
         far: Option<&'a dyn TileSource>,
     ) {
+        let plan = self.plan_frame(gpu, view, world, far);
+        let view = *view;
+        let Clipmap {
+            meshes,
+            vertices,
+            indices,
+            instances,
+            uniforms,
+            chunk_origin,
+            chunk_count,
+            pipelines,
+            fill,
+            cull,
+            level_gpu,
+            stats,
+            ..
+        } = self;
+        let Some(level_gpu) = level_gpu.as_ref() else {
+            return;
+        };
+        cull.frame += 1;
+        let frame = cull.frame;
+        let (copy_now, latest) = cull.poll_readback();
+        let (test_now, previous) = cull.decide_occlusion(gpu, &view, latest);
+        let cull: &'a CullState = cull;
+        let (ids, occ) = import_frame(graph, fill, cull, level_gpu, instances, uniforms, test_now);
+        let listed_per_kind = plan.listed_per_kind;
+        let (cfg, cam0) = (plan.cfg, plan.cam0);
+        record_compute(
+            graph, ids, occ, &view, plan, fill, cull, level_gpu, previous,
+        );
+        let draws = DrawParts {
+            args: ids.args,
+            instances: ids.instances,
+            levels: ids.levels,
+            uniforms: ids.draw_uniforms,
+            group: ids.draw_group,
+            vertices,
+            indices,
+            pipelines,
+            multi: cull.multi,
+            refined: !level_gpu.refine.is_empty(),
+        };
+        let uniform_bytes =
+            draw_uniform_bytes(&view, &cfg, cam0, level_gpu, *chunk_origin, *chunk_count);
+        let meshes: &'a ClipmapMeshes = meshes;
+        draws.record(
+            graph,
+            &view,
+            targets,
+            0,
+            Some(uniform_bytes),
+            move |counters| {
+                count_draws(counters, stats, cull, meshes, &cfg, &listed_per_kind);
+            },
+        );
+        if let Some(occ) = occ {
+            record_phase_two(graph, ids, occ, &view, targets, &cfg, &listed_per_kind);
+            let after = PassTargets {
+                clear: false,
+                ..targets
+            };
+            draws.record(graph, &view, after, 1, None, |_| {});
+        }
+        if copy_now {
+            record_readback(graph, ids.args, cull, frame);
+        }
+    }
+
+    /// The frame's level placement and listing: pipelines for the sample
+    /// count, a finished re-bake put in place, the levels (re)built for
+    /// the configuration, the level frames re-listed when they moved.
+    fn plan_frame(
+        &mut self,
+        gpu: &GpuContext,
+        view: &FrameView,
+        world: &World,
+        far: Option<&dyn TileSource>,
+    ) -> FramePlan {
         self.pipeline_for(&gpu.device, view.sample_count);
         let cfg = self.config_for(view);
         // A finished re-bake first: the levels are built again (below) when
@@ -70,279 +185,347 @@ impl Clipmap {
             self.listing_version += 1;
         }
         let (trims, listed_per_kind) = self.listed(&cfg, &places);
-        let half_blocks = listed_per_kind[kind_index(PieceKind::Block2)] as u32;
-        let piece_count = listed_per_kind.iter().sum::<u64>() as u32;
         self.places.clone_from(&places);
-        let view = *view;
-        let Clipmap {
-            meshes,
-            vertices,
-            indices,
-            instances,
-            uniforms,
-            chunk_origin,
-            chunk_count,
-            pipelines,
-            fill,
-            cull,
-            level_gpu,
-            stats,
-            ..
-        } = self;
-        let Some(level_gpu) = level_gpu.as_ref() else {
-            return;
-        };
-        let (meshes, vertices, indices, instances, uniforms) =
-            (&*meshes, &*vertices, &*indices, &*instances, &*uniforms);
-        let (chunk_origin, chunk_count, pipelines) = (*chunk_origin, *chunk_count, &*pipelines);
-        cull.frame += 1;
-        let frame = cull.frame;
-        let (copy_now, latest) = cull.poll_readback();
-        let (test_now, previous) = cull.decide_occlusion(gpu, &view, latest);
-        let cull: &'a CullState = cull;
-        let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
-        let instance_id = graph.import_buffer("terrain.clipmap.instances", instances);
-        let levels = graph.import_texture("terrain.clipmap.levels", &level_gpu.texture);
-        let jobs_id = graph.import_buffer("terrain.clipmap.fill.jobs", &fill.jobs);
-        let cull_uniforms = graph.import_buffer("terrain.clipmap.cull.uniforms", &cull.uniforms);
-        let pieces_id = graph.import_buffer("terrain.clipmap.cull.pieces", &cull.pieces);
-        let ztiles_id = graph.import_buffer("terrain.clipmap.cull.ztiles", &level_gpu.ztiles);
-        let rejected_id = graph.import_buffer("terrain.clipmap.cull.rejected", &cull.rejected);
-        let draw_uniforms = graph.import_buffer("terrain.clipmap.uniforms", uniforms);
-        let fill_group = graph.import_bind_group(
-            "terrain.clipmap.fill.group",
-            &level_gpu.fill_bind,
-            &[jobs_id.into(), levels.into()],
-        );
-        let cull_group = graph.import_bind_group(
-            "terrain.clipmap.cull.group",
-            &cull.bind,
-            &[
-                cull_uniforms.into(),
-                pieces_id.into(),
-                args.into(),
-                instance_id.into(),
-                rejected_id.into(),
-            ],
-        );
-        let cull_levels = graph.import_bind_group(
-            "terrain.clipmap.cull.levels",
-            &level_gpu.cull_bind,
-            &[levels.into(), ztiles_id.into()],
-        );
-        // With occlusion: the object, the pyramid and group 2 over it.
-        let occ = cull.occlusion.as_ref().filter(|_| test_now).and_then(|o| {
-            let pyramid = o.hiz.import(graph)?;
-            let group = graph.import_bind_group(
-                "terrain.clipmap.cull.hiz",
-                o.hiz_group.as_ref()?,
-                &[pyramid.into()],
-            );
-            Some((o, pyramid, group))
-        });
-        let draw_group = graph.import_bind_group(
-            "terrain.clipmap.group",
-            &level_gpu.bind_group,
-            &[draw_uniforms.into(), levels.into()],
-        );
-        // One compute pass: the fill of the strips that entered a window,
-        // the height tiles of the levels it changed, then the cull.
-        let mut compute = graph
-            .add_compute_pass(PASS_COMPUTE)
-            .read(jobs_id)
-            .read_write(levels)
-            .read(cull_uniforms)
-            .read(pieces_id)
-            .read_write(ztiles_id)
-            .read_write(args)
-            .read_write(instance_id)
-            .read_write(rejected_id)
-            .needs(sward_engine::Capability::Compute);
-        if let Some((_, pyramid, _)) = occ {
-            compute = compute.read(pyramid);
-        }
-        compute.record(move |ctx| {
-            let jobs =
-                fill.frame_jobs(&places, i64::from(cfg.texels()), &level_gpu.refine_gpu.jobs);
-            if !jobs.is_empty() {
-                let bytes: &[u8] = bytemuck::cast_slice(&jobs);
-                ctx.queue.write_buffer(ctx.res.buffer(jobs_id), 0, bytes);
-                ctx.counters.bytes_uploaded += bytes.len() as u64;
-                let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
-                ctx.pass.set_pipeline(&fill.pipeline);
-                ctx.pass
-                    .set_bind_group(0, ctx.res.bind_group(fill_group), &[]);
-                ctx.pass
-                    .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
-            }
-            let update = jobs.iter().fold(0u32, |m, j| m | 1 << j.level);
-            let stored = cull.frame_pieces.len() as u32;
-            let mut u = CullUniforms::new(
-                &view.frustum,
-                eye,
-                cull_distance(&view),
-                &cfg,
-                update,
-                stored,
-                places.iter().map(|p| p.origin),
-                &trims,
-            );
-            u.refine = level_gpu.refine_gpu.rects;
-            if let Some((o, ..)) = occ {
-                let (pixels, _, hiz_levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
-                u.view_proj = view.view_proj.to_cols_array_2d();
-                u.hiz = [
-                    pixels[0] as f32,
-                    pixels[1] as f32,
-                    hiz_levels as f32,
-                    f32::from(u8::from(previous)),
-                ];
-            }
-            let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
-            let writes: [Option<(BufferId, &[u8])>; 3] = [
-                Some((cull_uniforms, bytemuck::bytes_of(&u))),
-                Some((args, bytemuck::cast_slice(&cull.reset))),
-                stale.then(|| (pieces_id, bytemuck::cast_slice(&cull.frame_pieces))),
-            ];
-            for (buffer, bytes) in writes.into_iter().flatten() {
-                ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
-                ctx.counters.bytes_uploaded += bytes.len() as u64;
-            }
-            ctx.pass
-                .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
-            ctx.pass
-                .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
-            if update != 0 {
-                ctx.pass.set_pipeline(&cull.ztiles_pipeline);
-                ctx.pass
-                    .dispatch_workgroups((u.tiles * u.tiles).div_ceil(64), cfg.levels, 1);
-            }
-            let invocations = stored + u.trim_count;
-            match occ {
-                Some((o, _, group)) => {
-                    ctx.pass.set_pipeline(if previous {
-                        &o.phase_one
-                    } else {
-                        &o.phase_one_fresh
-                    });
-                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
-                }
-                None => ctx.pass.set_pipeline(&cull.pipeline),
-            }
-            ctx.pass
-                .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
-            ctx.counters.instances_submitted += u64::from(invocations);
-        });
-        let draws = DrawParts {
-            args,
-            instances: instance_id,
-            levels,
-            uniforms: draw_uniforms,
-            group: draw_group,
-            vertices,
-            indices,
-            pipelines,
-            multi: cull.multi,
-            refined: !level_gpu.refine.is_empty(),
-        };
-        let mut params = ClipmapParams::new(&cfg, cam0);
-        params.refine = level_gpu.refine_gpu.rects.map(glam::IVec4::from_array);
-        let uniform_bytes = ClipmapUniforms {
-            terrain: TerrainUniforms::from_view(&view),
-            clip: params,
-            chunk_origin,
-            chunk_count,
-        }
-        .to_bytes();
-        draws.record(
-            graph,
-            &view,
-            targets,
-            0,
-            Some(uniform_bytes),
-            move |counters| {
-                // Instances (a split block counts once per sub-block drawn);
-                // until the first readback arrives, every part listed.
-                let (mut drawn, mut triangles) = (0u64, 0u64);
-                for kind in PieceKind::ALL {
-                    let k = kind_index(kind);
-                    let count = match cull.counts {
-                        Some(c) => u64::from(c[k]),
-                        None => {
-                            let n = kind.split(i64::from(cfg.block)) as u64;
-                            listed_per_kind[k] * n * n
-                        }
-                    };
-                    drawn += count;
-                    if !kind.is_seam() {
-                        triangles += meshes.range(kind).triangles() * count;
-                    }
-                }
-                counters.instances_drawn += drawn;
-                counters.triangles += triangles;
-                *stats = ClipmapStats {
-                    levels: cfg.levels,
-                    pieces: piece_count as usize,
-                    pieces_drawn: drawn as usize,
-                    triangles,
-                    texels_filled: 0,
-                    half_blocks,
-                };
-            },
-        );
-        if let Some((o, pyramid, group)) = occ {
-            o.hiz
-                .record_into(graph, pyramid, targets.depth, view.sample_count);
-            // Later passes (grass occlusion) may test against it: it holds
-            // this frame's terrain except what phase two adds, so a test
-            // against it can only hide less than one after phase two.
-            graph.publish_texture(crate::hiz::TERRAIN_PYRAMID, pyramid);
-            // Phase two over at most every part listed.
-            let parts: u64 = PieceKind::ALL
-                .iter()
-                .map(|k| {
-                    let n = k.split(i64::from(cfg.block)) as u64;
-                    listed_per_kind[kind_index(*k)] * n * n
-                })
-                .sum();
-            graph
-                .add_compute_pass(PASS_CULL_TWO)
-                .read(cull_uniforms)
-                .read(pieces_id)
-                .read(levels)
-                .read(ztiles_id)
-                .read(rejected_id)
-                .read(pyramid)
-                .read_write(args)
-                .read_write(instance_id)
-                .needs(sward_engine::Capability::Compute)
-                .record(move |ctx| {
-                    ctx.pass.set_pipeline(&o.phase_two);
-                    ctx.pass
-                        .set_bind_group(0, ctx.res.bind_group(cull_group), &[]);
-                    ctx.pass
-                        .set_bind_group(1, ctx.res.bind_group(cull_levels), &[]);
-                    ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
-                    ctx.pass
-                        .dispatch_workgroups((parts as u32).div_ceil(64).max(1), 1, 1);
-                });
-            let after = PassTargets {
-                clear: false,
-                ..targets
-            };
-            draws.record(graph, &view, after, 1, None, |_| {});
-        }
-        if copy_now {
-            graph
-                .add_transfer_pass(PASS_CULL_READBACK)
-                .read(args)
-                .record(move |ctx| {
-                    if let Ok(mut readback) = cull.readback.lock() {
-                        readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
-                    }
-                });
+        FramePlan {
+            cfg,
+            eye,
+            cam0,
+            places,
+            trims,
+            listed_per_kind,
         }
     }
+}
+
+/// Imports the frame's buffers, textures and bind groups into `graph` (and,
+/// with the occlusion test on, the Hi-Z pyramid and its group).
+fn import_frame<'a>(
+    graph: &mut RenderGraph<'a>,
+    fill: &FillState,
+    cull: &'a CullState,
+    level_gpu: &LevelGpu,
+    instances: &wgpu::Buffer,
+    uniforms: &wgpu::Buffer,
+    test_now: bool,
+) -> (FrameIds, Occlusion<'a>) {
+    let args = graph.import_buffer("terrain.clipmap.args", &cull.args);
+    let instances = graph.import_buffer("terrain.clipmap.instances", instances);
+    let levels = graph.import_texture("terrain.clipmap.levels", &level_gpu.texture);
+    let jobs = graph.import_buffer("terrain.clipmap.fill.jobs", &fill.jobs);
+    let cull_uniforms = graph.import_buffer("terrain.clipmap.cull.uniforms", &cull.uniforms);
+    let pieces = graph.import_buffer("terrain.clipmap.cull.pieces", &cull.pieces);
+    let ztiles = graph.import_buffer("terrain.clipmap.cull.ztiles", &level_gpu.ztiles);
+    let rejected = graph.import_buffer("terrain.clipmap.cull.rejected", &cull.rejected);
+    let draw_uniforms = graph.import_buffer("terrain.clipmap.uniforms", uniforms);
+    let fill_group = graph.import_bind_group(
+        "terrain.clipmap.fill.group",
+        &level_gpu.fill_bind,
+        &[jobs.into(), levels.into()],
+    );
+    let cull_group = graph.import_bind_group(
+        "terrain.clipmap.cull.group",
+        &cull.bind,
+        &[
+            cull_uniforms.into(),
+            pieces.into(),
+            args.into(),
+            instances.into(),
+            rejected.into(),
+        ],
+    );
+    let cull_levels = graph.import_bind_group(
+        "terrain.clipmap.cull.levels",
+        &level_gpu.cull_bind,
+        &[levels.into(), ztiles.into()],
+    );
+    let occ = cull.occlusion.as_ref().filter(|_| test_now).and_then(|o| {
+        let pyramid = o.hiz.import(graph)?;
+        let group = graph.import_bind_group(
+            "terrain.clipmap.cull.hiz",
+            o.hiz_group.as_ref()?,
+            &[pyramid.into()],
+        );
+        Some((o, pyramid, group))
+    });
+    let draw_group = graph.import_bind_group(
+        "terrain.clipmap.group",
+        &level_gpu.bind_group,
+        &[draw_uniforms.into(), levels.into()],
+    );
+    let ids = FrameIds {
+        args,
+        instances,
+        levels,
+        jobs,
+        cull_uniforms,
+        pieces,
+        ztiles,
+        rejected,
+        draw_uniforms,
+        fill_group,
+        cull_group,
+        cull_levels,
+        draw_group,
+    };
+    (ids, occ)
+}
+
+/// One compute pass: the fill of the strips that entered a window, the
+/// height tiles of the levels it changed, then the cull (phase one with
+/// occlusion).
+#[allow(clippy::too_many_arguments)]
+fn record_compute<'a>(
+    graph: &mut RenderGraph<'a>,
+    ids: FrameIds,
+    occ: Occlusion<'a>,
+    view: &FrameView,
+    plan: FramePlan,
+    fill: &'a mut FillState,
+    cull: &'a CullState,
+    level_gpu: &'a LevelGpu,
+    previous: bool,
+) {
+    let mut compute = graph
+        .add_compute_pass(PASS_COMPUTE)
+        .read(ids.jobs)
+        .read_write(ids.levels)
+        .read(ids.cull_uniforms)
+        .read(ids.pieces)
+        .read_write(ids.ztiles)
+        .read_write(ids.args)
+        .read_write(ids.instances)
+        .read_write(ids.rejected)
+        .needs(sward_engine::Capability::Compute);
+    if let Some((_, pyramid, _)) = occ {
+        compute = compute.read(pyramid);
+    }
+    let view = *view;
+    compute.record(move |ctx| {
+        let cfg = &plan.cfg;
+        let jobs = fill.frame_jobs(
+            &plan.places,
+            i64::from(cfg.texels()),
+            &level_gpu.refine_gpu.jobs,
+        );
+        dispatch_fill(ctx, fill, ids, &jobs);
+        let update = jobs.iter().fold(0u32, |m, j| m | 1 << j.level);
+        let stored = cull.frame_pieces.len() as u32;
+        let mut u = CullUniforms::new(
+            &view.frustum,
+            plan.eye,
+            cull_distance(&view),
+            cfg,
+            update,
+            stored,
+            plan.places.iter().map(|p| p.origin),
+            &plan.trims,
+        );
+        u.refine = level_gpu.refine_gpu.rects;
+        if let Some((o, ..)) = occ {
+            let (pixels, _, hiz_levels) = o.hiz.shape().unwrap_or(([1, 1], [1, 1], 1));
+            u.view_proj = view.view_proj.to_cols_array_2d();
+            u.hiz = [
+                pixels[0] as f32,
+                pixels[1] as f32,
+                hiz_levels as f32,
+                f32::from(u8::from(previous)),
+            ];
+        }
+        write_cull_inputs(ctx, cull, ids, &u);
+        ctx.pass
+            .set_bind_group(0, ctx.res.bind_group(ids.cull_group), &[]);
+        ctx.pass
+            .set_bind_group(1, ctx.res.bind_group(ids.cull_levels), &[]);
+        if update != 0 {
+            ctx.pass.set_pipeline(&cull.ztiles_pipeline);
+            ctx.pass
+                .dispatch_workgroups((u.tiles * u.tiles).div_ceil(64), cfg.levels, 1);
+        }
+        let invocations = stored + u.trim_count;
+        match occ {
+            Some((o, _, group)) => {
+                ctx.pass.set_pipeline(if previous {
+                    &o.phase_one
+                } else {
+                    &o.phase_one_fresh
+                });
+                ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
+            }
+            None => ctx.pass.set_pipeline(&cull.pipeline),
+        }
+        ctx.pass
+            .dispatch_workgroups(invocations.div_ceil(64).max(1), 1, 1);
+        ctx.counters.instances_submitted += u64::from(invocations);
+    });
+}
+
+/// Uploads this frame's fill `jobs` and dispatches the fill (nothing when
+/// no window moved and no tile changed).
+fn dispatch_fill(ctx: &mut ComputeCtx<'_>, fill: &FillState, ids: FrameIds, jobs: &[FillJob]) {
+    if jobs.is_empty() {
+        return;
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(jobs);
+    ctx.queue.write_buffer(ctx.res.buffer(ids.jobs), 0, bytes);
+    ctx.counters.bytes_uploaded += bytes.len() as u64;
+    let widest = jobs.iter().map(FillJob::texels).max().unwrap_or(0);
+    ctx.pass.set_pipeline(&fill.pipeline);
+    ctx.pass
+        .set_bind_group(0, ctx.res.bind_group(ids.fill_group), &[]);
+    ctx.pass
+        .dispatch_workgroups(widest.div_ceil(64) as u32, jobs.len() as u32, 1);
+}
+
+/// Writes the cull's uniforms `u`, resets the draw args and, when the
+/// level frames were re-listed, uploads the stored pieces.
+fn write_cull_inputs(ctx: &mut ComputeCtx<'_>, cull: &CullState, ids: FrameIds, u: &CullUniforms) {
+    let stale = cull.frame_pieces_stale.swap(false, Ordering::Relaxed);
+    let writes: [Option<(BufferId, &[u8])>; 3] = [
+        Some((ids.cull_uniforms, bytemuck::bytes_of(u))),
+        Some((ids.args, bytemuck::cast_slice(&cull.reset))),
+        stale.then(|| (ids.pieces, bytemuck::cast_slice(&cull.frame_pieces))),
+    ];
+    for (buffer, bytes) in writes.into_iter().flatten() {
+        ctx.queue.write_buffer(ctx.res.buffer(buffer), 0, bytes);
+        ctx.counters.bytes_uploaded += bytes.len() as u64;
+    }
+}
+
+/// The draw's uniform block: the frame's terrain uniforms and the
+/// clipmap's placement around the camera (`cam0`, level-0 units).
+fn draw_uniform_bytes(
+    view: &FrameView,
+    cfg: &ClipmapConfig,
+    cam0: [f64; 2],
+    level_gpu: &LevelGpu,
+    chunk_origin: glam::IVec2,
+    chunk_count: glam::IVec2,
+) -> Vec<u8> {
+    let mut params = ClipmapParams::new(cfg, cam0);
+    params.refine = level_gpu.refine_gpu.rects.map(glam::IVec4::from_array);
+    ClipmapUniforms {
+        terrain: TerrainUniforms::from_view(view),
+        clip: params,
+        chunk_origin,
+        chunk_count,
+    }
+    .to_bytes()
+}
+
+/// The draw's counters and the technique's [`ClipmapStats`] of the frame.
+fn count_draws(
+    counters: &mut sward_engine::graph::Counters,
+    stats: &mut ClipmapStats,
+    cull: &CullState,
+    meshes: &ClipmapMeshes,
+    cfg: &ClipmapConfig,
+    listed_per_kind: &[u64; KINDS],
+) {
+    let (drawn, triangles) = drawn_parts(cull, meshes, cfg, listed_per_kind);
+    counters.instances_drawn += drawn;
+    counters.triangles += triangles;
+    *stats = ClipmapStats {
+        levels: cfg.levels,
+        pieces: listed_per_kind.iter().sum::<u64>() as u32 as usize,
+        pieces_drawn: drawn as usize,
+        triangles,
+        texels_filled: 0,
+        half_blocks: listed_per_kind[kind_index(PieceKind::Block2)] as u32,
+    };
+}
+
+/// Instances drawn (a split block counts once per sub-block drawn) and
+/// their triangles: the last readback's counts, or until the first one
+/// arrives every part listed.
+fn drawn_parts(
+    cull: &CullState,
+    meshes: &ClipmapMeshes,
+    cfg: &ClipmapConfig,
+    listed_per_kind: &[u64; KINDS],
+) -> (u64, u64) {
+    let (mut drawn, mut triangles) = (0u64, 0u64);
+    for kind in PieceKind::ALL {
+        let k = kind_index(kind);
+        let count = match cull.counts {
+            Some(c) => u64::from(c[k]),
+            None => {
+                let n = kind.split(i64::from(cfg.block)) as u64;
+                listed_per_kind[k] * n * n
+            }
+        };
+        drawn += count;
+        if !kind.is_seam() {
+            triangles += meshes.range(kind).triangles() * count;
+        }
+    }
+    (drawn, triangles)
+}
+
+/// With occlusion: the Hi-Z pyramid of this frame's depth, published for
+/// later passes, then the second cull phase over at most every part listed
+/// (its draw follows).
+fn record_phase_two<'a>(
+    graph: &mut RenderGraph<'a>,
+    ids: FrameIds,
+    (o, pyramid, group): (&'a CullOcclusion, TextureId, BindGroupId),
+    view: &FrameView,
+    targets: PassTargets,
+    cfg: &ClipmapConfig,
+    listed_per_kind: &[u64; KINDS],
+) {
+    o.hiz
+        .record_into(graph, pyramid, targets.depth, view.sample_count);
+    // Later passes (grass occlusion) may test against it: it holds
+    // this frame's terrain except what phase two adds, so a test
+    // against it can only hide less than one after phase two.
+    graph.publish_texture(crate::hiz::TERRAIN_PYRAMID, pyramid);
+    // Phase two over at most every part listed.
+    let parts: u64 = PieceKind::ALL
+        .iter()
+        .map(|k| {
+            let n = k.split(i64::from(cfg.block)) as u64;
+            listed_per_kind[kind_index(*k)] * n * n
+        })
+        .sum();
+    graph
+        .add_compute_pass(PASS_CULL_TWO)
+        .read(ids.cull_uniforms)
+        .read(ids.pieces)
+        .read(ids.levels)
+        .read(ids.ztiles)
+        .read(ids.rejected)
+        .read(pyramid)
+        .read_write(ids.args)
+        .read_write(ids.instances)
+        .needs(sward_engine::Capability::Compute)
+        .record(move |ctx| {
+            ctx.pass.set_pipeline(&o.phase_two);
+            ctx.pass
+                .set_bind_group(0, ctx.res.bind_group(ids.cull_group), &[]);
+            ctx.pass
+                .set_bind_group(1, ctx.res.bind_group(ids.cull_levels), &[]);
+            ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
+            ctx.pass
+                .dispatch_workgroups((parts as u32).div_ceil(64).max(1), 1, 1);
+        });
+}
+
+/// Every [`READBACK_EVERY`]th frame: copies the draw counts for the lagged
+/// readback.
+fn record_readback<'a>(
+    graph: &mut RenderGraph<'a>,
+    args: BufferId,
+    cull: &'a CullState,
+    frame: u64,
+) {
+    graph
+        .add_transfer_pass(PASS_CULL_READBACK)
+        .read(args)
+        .record(move |ctx| {
+            if let Ok(mut readback) = cull.readback.lock() {
+                readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
+            }
+        });
 }
 
 impl Clipmap {
