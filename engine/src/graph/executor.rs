@@ -10,7 +10,7 @@ use std::time::Instant;
 use wgpu_profiler::{GpuProfiler, GpuProfilerSettings, GpuTimerQueryResult};
 
 use super::context::{view_of, Misuse, StandIns};
-use super::stats::{PassWork, StatsQueries};
+use super::stats::{PassWork, StatsPass, StatsQueries};
 use super::{
     BufferId, BufferSource, ComputeCtx, Counters, GraphError, PassKind, RenderCtx, RenderGraph,
     ResourceId, ResourcePool, Resources, TextureId, TextureSource, TransferCtx,
@@ -379,12 +379,7 @@ impl GraphExecutor {
                         label: Some(&node.name),
                         timestamp_writes: query.compute_pass_timestamp_writes(),
                     });
-                    let counted = self
-                        .stats
-                        .as_mut()
-                        .and_then(|s| s.next_query(&node.name))
-                        .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
-                        .is_some();
+                    let counted = StatsQueries::begin(self.stats.as_mut(), &node.name, &mut pass);
                     let mut ctx = ComputeCtx {
                         pass,
                         device,
@@ -394,7 +389,7 @@ impl GraphExecutor {
                     };
                     record(&mut ctx);
                     if counted {
-                        ctx.pass.end_pipeline_statistics_query();
+                        ctx.pass.end_stats();
                     }
                 }
                 self.profiler.end_query(encoder, query);
@@ -440,12 +435,7 @@ impl GraphExecutor {
                         timestamp_writes: query.render_pass_timestamp_writes(),
                         occlusion_query_set: None,
                     });
-                    let counted = self
-                        .stats
-                        .as_mut()
-                        .and_then(|s| s.next_query(&node.name))
-                        .map(|(set, index)| pass.begin_pipeline_statistics_query(set, index))
-                        .is_some();
+                    let counted = StatsQueries::begin(self.stats.as_mut(), &node.name, &mut pass);
                     let mut ctx = RenderCtx {
                         pass,
                         device,
@@ -456,7 +446,7 @@ impl GraphExecutor {
                     };
                     record(&mut ctx);
                     if counted {
-                        ctx.pass.end_pipeline_statistics_query();
+                        ctx.pass.end_stats();
                     }
                 }
                 self.profiler.end_query(encoder, query);

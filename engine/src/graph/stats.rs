@@ -207,6 +207,20 @@ impl StatsQueries {
         Some((&slot.set, index))
     }
 
+    /// Starts `pass`'s pipeline-statistics query when this frame is
+    /// counted and its slot has room; whether it did (the pass then ends it
+    /// with [`StatsPass::end_stats`] before it closes).
+    pub(super) fn begin(
+        stats: Option<&mut StatsQueries>,
+        name: &str,
+        pass: &mut impl StatsPass,
+    ) -> bool {
+        stats
+            .and_then(|s| s.next_query(name))
+            .map(|(set, index)| pass.begin_stats(set, index))
+            .is_some()
+    }
+
     /// Records the resolve of the queries this frame used and their copy
     /// into the read-back buffer.
     pub(super) fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -327,5 +341,34 @@ mod tests {
         let grass = work_with_prefix(&work, "grass.");
         assert_eq!(grass.values(), [1, 2, 3, 4, 69]);
         assert_eq!(work_with_prefix(&work, "").vs_invocations, 8);
+    }
+}
+
+/// A pass that takes a pipeline-statistics query: compute and render passes
+/// alike, so the executor starts and ends the query the same way for both.
+pub(super) trait StatsPass {
+    /// Starts the query at `index` of `set`.
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32);
+    /// Ends the query started last.
+    fn end_stats(&mut self);
+}
+
+impl StatsPass for wgpu::ComputePass<'_> {
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
+        self.begin_pipeline_statistics_query(set, index);
+    }
+
+    fn end_stats(&mut self) {
+        self.end_pipeline_statistics_query();
+    }
+}
+
+impl StatsPass for wgpu::RenderPass<'_> {
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
+        self.begin_pipeline_statistics_query(set, index);
+    }
+
+    fn end_stats(&mut self) {
+        self.end_pipeline_statistics_query();
     }
 }
