@@ -42,6 +42,33 @@ fn settings() -> RenderSettings {
     }
 }
 
+/// The frame of `scene`'s named view `name` at `size` with `samples` MSAA
+/// and the tests' [`settings`].
+fn view_at(scene: &Scene, name: &str, size: [u32; 2], samples: u32) -> FrameView {
+    pose_view(scene.view(name).expect("named view"), size, samples)
+}
+
+/// The frame at `pose` (see [`view_at`]).
+fn pose_view(pose: &sward_scenes::presets::ViewPose, size: [u32; 2], samples: u32) -> FrameView {
+    let s = settings();
+    FrameView::new(camera_from_pose(pose, &s), size, samples, 0.5, s)
+}
+
+/// A GPU buffer read back as words of `T`.
+fn read_words<T: bytemuck::Pod>(gpu: &GpuContext, b: &wgpu::Buffer) -> Vec<T> {
+    let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
+        .expect("read back");
+    bytemuck::pod_collect_to_vec(&bytes)
+}
+
+/// Which model each descriptor of `set` belongs to.
+fn model_of(set: &PatchSet) -> HashMap<u32, u32> {
+    set.entries
+        .iter()
+        .flat_map(|e| (e.first..e.first + e.count).map(move |d| (d, e.model)))
+        .collect()
+}
+
 /// The tier a test renders.
 enum Drawer<'t> {
     Static(&'t mut StaticBatch),
@@ -199,8 +226,7 @@ fn gpu_keeps_the_cpu_reference_entries() {
         assert_eq!(set.entries.len() as u32, t.entry_count());
         let cm = cull_models(&set, &models);
         for pose in &scene.views {
-            let s = settings();
-            let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+            let v = pose_view(pose, [64, 40], 1);
             let _ = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
             let gpu_set = gpu_kept(gpu, &t, &set);
             let c = GrassCull::new(
@@ -446,9 +472,7 @@ fn an_empty_window_draws_nothing() {
     let options = GpuCullOptions::default();
     let mut t = GpuCull::new(gpu, &models, scene.world(), &empty, &atlas, options).unwrap();
     assert_eq!((t.entry_count(), t.patch_count()), (0, 0));
-    let s = settings();
-    let pose = &scene.views[0];
-    let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+    let v = pose_view(&scene.views[0], [64, 40], 1);
     let (image, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 3);
     assert!(image.pixels().all(|p| p[0].max(p[1]).max(p[2]) <= 12));
     let draw = report.pass("grass.draw").unwrap().counters;
@@ -552,16 +576,11 @@ fn build_with(
 /// model's region, none twice, and the draws start at their regions.
 fn gpu_visible(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
     let (state, visible, regions) = t.instance_output().expect("instance culling");
-    let read = |b: &wgpu::Buffer| {
-        let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size());
-        bytemuck::pod_collect_to_vec::<u8, u32>(&bytes.unwrap())
-    };
-    let (state, visible) = (read(state), read(visible));
-    let model_of: HashMap<u32, u32> = set
-        .entries
-        .iter()
-        .flat_map(|e| (e.first..e.first + e.count).map(move |d| (d, e.model)))
-        .collect();
+    let (state, visible) = (
+        read_words::<u32>(gpu, state),
+        read_words::<u32>(gpu, visible),
+    );
+    let model_of = model_of(set);
     let counts = State::instances(&state, regions.len());
     let mut kept = BTreeSet::new();
     for (m, region) in regions.iter().enumerate() {
@@ -608,8 +627,8 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
         let mut cm = cull_models(&set, &models);
         super::instances::visible_regions(&set, &mut cm);
         for pose in &scene.views {
-            let s = settings();
-            let v = FrameView::new(camera_from_pose(pose, &s), [64, 40], 1, 0.5, s);
+            let v = pose_view(pose, [64, 40], 1);
+            let s = &v.settings;
             let _ = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
             let gpu_set = gpu_visible(gpu, &t, &set);
             let c = GrassCull::new(&v, t.entry_count(), models.len() as u32, false)

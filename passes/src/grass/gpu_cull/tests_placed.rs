@@ -15,10 +15,12 @@ use sward_scenes::Scene;
 use super::super::cull::CullModel;
 use super::super::descriptor::GrassDescriptor;
 use super::super::patches::{GrassPatchGpu, PatchSet, PatchSize};
-use super::super::{CullMode, GpuCull, GpuCullOptions, Placement};
-use super::{gpu_visible, reach_of, render, save, settings, Drawer};
+use super::super::{CullMode, DistanceLod, GpuCull, GpuCullOptions, Placement};
+use super::{
+    gpu_visible, instance_tier, model_of, reach_of, read_words, render, save, view_at, Drawer,
+};
 use crate::atlas::HeightAtlas;
-use crate::frame::{camera_from_pose, FrameView};
+use crate::frame::FrameView;
 use crate::grass::GrassModels;
 use crate::technique::SceneData;
 use crate::testkit::preset;
@@ -26,12 +28,6 @@ use crate::testkit::preset;
 /// A drawn clump: model, descriptor words but the patch index, and its
 /// patch frame's bits.
 type Clump = (u32, [u32; 3], [u32; 3]);
-
-fn read_words<T: bytemuck::Pod>(gpu: &GpuContext, b: &wgpu::Buffer) -> Vec<T> {
-    let bytes = sward_engine::targets::read_buffer(&gpu.device, &gpu.queue, b, b.size())
-        .expect("read back");
-    bytemuck::pod_collect_to_vec(&bytes)
-}
 
 fn clump(model: u32, d: &GrassDescriptor, frame: &GrassPatchGpu) -> Clump {
     (
@@ -58,11 +54,7 @@ fn descriptor_clumps(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeMap<
     let kept = gpu_visible(gpu, t, set);
     let descs: Vec<GrassDescriptor> = read_words(gpu, t.descriptor_buffer());
     let rows: Vec<GrassPatchGpu> = read_words(gpu, t.patch_buffer());
-    let model_of: BTreeMap<u32, u32> = set
-        .entries
-        .iter()
-        .flat_map(|e| (e.first..e.first + e.count).map(move |d| (d, e.model)))
-        .collect();
+    let model_of = model_of(set);
     // The whole-window build keeps the set's numbering.
     count(kept.iter().map(|&i| {
         let d = &descs[i as usize];
@@ -121,6 +113,36 @@ fn generated_tier(
     t
 }
 
+/// The two tiers a parity test compares: `placement=descriptors` (per
+/// instance culled, 2x2 patches), the packed set it draws from, and
+/// `placement=gpu` with the same options (its sink shader `emit`, when
+/// given, instead of the shipped one).
+fn both_tiers(
+    gpu: &GpuContext,
+    models: &GrassModels,
+    scene: &Scene,
+    atlas: &HeightAtlas,
+    emit: Option<&'static str>,
+) -> (GpuCull, PatchSet, GpuCull) {
+    let stored = instance_tier(
+        gpu,
+        models,
+        scene,
+        atlas,
+        PatchSize::Block2,
+        DistanceLod::default(),
+    );
+    let set = PatchSet::build(
+        scene.world(),
+        scene.placements(),
+        &reach_of(models),
+        PatchSize::Block2,
+    )
+    .unwrap();
+    let generated = generated_tier(gpu, models, scene, atlas, emit);
+    (stored, set, generated)
+}
+
 /// What the technique does before each frame: room for what `v` can keep.
 fn reserve(gpu: &GpuContext, t: &mut GpuCull, atlas: &HeightAtlas, v: &FrameView) {
     let s = &v.settings;
@@ -134,25 +156,10 @@ fn reserve(gpu: &GpuContext, t: &mut GpuCull, atlas: &HeightAtlas, v: &FrameView
 fn assert_same(gpu: &GpuContext, name: &str, scene: &Scene, views: &[&str]) -> u64 {
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
-    let options = GpuCullOptions {
-        patch: PatchSize::Block2,
-        cull: CullMode::Instance,
-        ..GpuCullOptions::default()
-    };
-    let mut stored = super::build_with(gpu, &models, scene, &atlas, options);
-    let set = PatchSet::build(
-        scene.world(),
-        scene.placements(),
-        &reach_of(&models),
-        PatchSize::Block2,
-    )
-    .unwrap();
-    let mut generated = generated_tier(gpu, &models, scene, &atlas, None);
+    let (mut stored, set, mut generated) = both_tiers(gpu, &models, scene, &atlas, None);
     let mut drawn = 0;
     for view in views {
-        let pose = scene.view(view).expect("named view");
-        let s = settings();
-        let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+        let v = view_at(scene, view, [192, 128], 4);
         reserve(gpu, &mut generated, &atlas, &v);
         let (a, ra) = render(gpu, &models, &mut Drawer::Cull(&mut stored), &v, 4);
         let (b, rb) = render(gpu, &models, &mut Drawer::Cull(&mut generated), &v, 4);
@@ -240,23 +247,8 @@ fn a_wrong_packing_is_caught() {
             .into_boxed_str(),
     );
     assert_ne!(wrong, sward_wgsl::modules::GRASS_PLACE_SINK.source);
-    let options = GpuCullOptions {
-        patch: PatchSize::Block2,
-        cull: CullMode::Instance,
-        ..GpuCullOptions::default()
-    };
-    let mut stored = super::build_with(gpu, &models, scene, &atlas, options);
-    let set = PatchSet::build(
-        scene.world(),
-        scene.placements(),
-        &reach_of(&models),
-        PatchSize::Block2,
-    )
-    .unwrap();
-    let mut broken = generated_tier(gpu, &models, scene, &atlas, Some(wrong));
-    let pose = scene.view("ground-yaw0").expect("named view");
-    let s = settings();
-    let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+    let (mut stored, set, mut broken) = both_tiers(gpu, &models, scene, &atlas, Some(wrong));
+    let v = view_at(scene, "ground-yaw0", [192, 128], 4);
     reserve(gpu, &mut broken, &atlas, &v);
     render(gpu, &models, &mut Drawer::Cull(&mut stored), &v, 4);
     render(gpu, &models, &mut Drawer::Cull(&mut broken), &v, 4);
@@ -280,9 +272,7 @@ fn records_stream_out_and_back() {
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, world).unwrap();
     let mut t = generated_tier(gpu, &models, scene, &atlas, None);
-    let pose = scene.view("aerial").expect("named view");
-    let s = settings();
-    let v = FrameView::new(camera_from_pose(pose, &s), [192, 128], 4, 0.5, s);
+    let v = view_at(scene, "aerial", [192, 128], 4);
     reserve(gpu, &mut t, &atlas, &v);
     let (before, _) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
     let all = generated_clumps(gpu, &t, models.len());
