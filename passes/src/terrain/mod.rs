@@ -22,6 +22,8 @@
 //!   instanced over CPU-culled MCNKs, heights/normals from the exact atlas.
 //! - [`gpu_cull`]: `gpu-cull` ([`GpuCullTerrain`]): compute culling of MCNKs
 //!   compacted into multi-draw-indirect of the template.
+//! - `tiled`: the one adapter from these three streaming tiers to
+//!   `Technique` (`TiledTerrain`).
 
 mod atlas_draw;
 pub mod atlas_instanced;
@@ -41,6 +43,7 @@ pub mod template;
 mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
+mod tiled;
 pub mod tileset_gpu;
 
 pub use atlas_instanced::AtlasInstanced;

@@ -593,47 +593,47 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     },
 };
 
-impl crate::technique::Technique for StaticChunks {
-    fn record<'a>(
+impl super::tiled::TiledTerrain for StaticChunks {
+    type Tile = ChunksTile;
+
+    fn draw<'a>(
         &'a mut self,
-        inputs: crate::technique::RecordInputs<'a>,
+        gpu: &'a GpuContext,
         graph: &mut RenderGraph<'a>,
         view: &FrameView,
         targets: PassTargets,
     ) {
-        StaticChunks::record(self, inputs.gpu, graph, view, targets);
+        self.record(gpu, graph, view, targets);
     }
 
-    fn gpu_memory_bytes(&self) -> u64 {
+    fn memory_bytes(&self) -> u64 {
         self.gpu_bytes
     }
 
-    fn terrain_triangles(&self) -> Option<u64> {
+    fn triangles(&self) -> Option<u64> {
         Some(self.triangles)
     }
 
-    fn facts(
-        &self,
-        _scene: &crate::technique::SceneData<'_>,
-    ) -> std::collections::BTreeMap<String, f64> {
+    fn report_facts(&self) -> std::collections::BTreeMap<String, f64> {
         self.splat.facts().into_iter().collect()
     }
 
-    fn residency_changed(
+    fn place_tile(
         &mut self,
-        inputs: &crate::technique::BuildInputs<'_>,
-        changes: &[crate::technique::ResidencyChange],
-        prepared: &mut crate::technique::PreparedTiles,
-    ) -> Result<crate::technique::Residency, PassError> {
-        let world = inputs.scene.world;
-        let answer = crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
-            self.set_tile_prepared(inputs.gpu, world, tile, p)
-        });
-        prepared.discard(std::mem::take(&mut self.parked));
-        answer
+        gpu: &GpuContext,
+        _shared: &crate::technique::SharedResources,
+        world: &World,
+        tile: TileCoord,
+        prepared: Option<ChunksTile>,
+    ) -> Result<Option<u64>, PassError> {
+        self.set_tile_prepared(gpu, world, tile, prepared)
     }
 
-    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+    fn tiles_placed(&mut self, prepared: &mut crate::technique::PreparedTiles) {
+        prepared.discard(std::mem::take(&mut self.parked));
+    }
+
+    fn preparer(&self) -> Option<crate::technique::SharedPreparer> {
         self.blocks.as_ref()?;
         Some(std::sync::Arc::new(crate::technique::FnPreparer(
             |i: &crate::technique::PrepareInputs<'_>| {

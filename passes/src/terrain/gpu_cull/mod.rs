@@ -842,46 +842,44 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
     },
 };
 
-impl crate::technique::Technique for GpuCullTerrain {
-    fn record<'a>(
+impl super::tiled::TiledTerrain for GpuCullTerrain {
+    type Tile = super::splat_gpu::SplatTile;
+
+    fn draw<'a>(
         &'a mut self,
-        inputs: crate::technique::RecordInputs<'a>,
+        gpu: &'a GpuContext,
         graph: &mut RenderGraph<'a>,
         view: &FrameView,
         targets: PassTargets,
     ) {
-        GpuCullTerrain::record(self, inputs.gpu, graph, view, targets);
+        self.record(gpu, graph, view, targets);
     }
 
-    fn gpu_memory_bytes(&self) -> u64 {
-        GpuCullTerrain::gpu_memory_bytes(self)
+    fn memory_bytes(&self) -> u64 {
+        self.gpu_memory_bytes()
     }
 
-    fn facts(
-        &self,
-        _scene: &crate::technique::SceneData<'_>,
-    ) -> std::collections::BTreeMap<String, f64> {
-        GpuCullTerrain::facts(self)
+    fn report_facts(&self) -> std::collections::BTreeMap<String, f64> {
+        self.facts()
     }
 
-    fn residency_changed(
+    fn place_tile(
         &mut self,
-        inputs: &crate::technique::BuildInputs<'_>,
-        changes: &[crate::technique::ResidencyChange],
-        prepared: &mut crate::technique::PreparedTiles,
-    ) -> Result<crate::technique::Residency, PassError> {
-        let world = inputs.scene.world;
-        let atlas = inputs.shared.bound_height_atlas(TECHNIQUE)?;
-        crate::technique::apply_prepared(changes, prepared, world, |tile, p| {
-            self.set_tile(inputs.gpu, world, atlas, tile, p)
-        })
+        gpu: &GpuContext,
+        shared: &crate::technique::SharedResources,
+        world: &World,
+        tile: TileCoord,
+        prepared: Option<super::splat_gpu::SplatTile>,
+    ) -> Result<Option<u64>, PassError> {
+        let atlas = shared.bound_height_atlas(TECHNIQUE)?;
+        self.set_tile(gpu, world, atlas, tile, prepared)
     }
 
-    fn shares_height_atlas(&self) -> bool {
+    fn binds_height_atlas(&self) -> bool {
         true
     }
 
-    fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+    fn preparer(&self) -> Option<crate::technique::SharedPreparer> {
         self.draw
             .is_streaming()
             .then(super::TerrainTile::splat_preparer)
