@@ -57,14 +57,7 @@ pub fn diff_images_with_threshold(
     b: &RgbaImage,
     threshold: u8,
 ) -> Result<ImageDiff, ImageDiffError> {
-    if a.dimensions() != b.dimensions() {
-        return Err(ImageDiffError::SizeMismatch {
-            a_w: a.width(),
-            a_h: a.height(),
-            b_w: b.width(),
-            b_h: b.height(),
-        });
-    }
+    same_size(a, b)?;
     let pixels = u64::from(a.width()) * u64::from(a.height());
     if pixels == 0 {
         return Err(ImageDiffError::Empty);
@@ -93,11 +86,8 @@ pub fn diff_files(a: &Path, b: &Path) -> Result<ImageDiff, ImageDiffError> {
     diff_images(&load_rgba(a)?, &load_rgba(b)?)
 }
 
-/// A picture of where two images differ, for a reader to look at beside
-/// the figures: `b` in dimmed grey, and every pixel whose R, G or B differs
-/// at all in magenta, brighter the larger its largest channel difference
-/// (a one-level change is still clearly visible).
-pub fn diff_visual(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffError> {
+/// An error naming both sizes unless `a` and `b` have the same.
+fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), ImageDiffError> {
     if a.dimensions() != b.dimensions() {
         return Err(ImageDiffError::SizeMismatch {
             a_w: a.width(),
@@ -106,6 +96,15 @@ pub fn diff_visual(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffE
             b_h: b.height(),
         });
     }
+    Ok(())
+}
+
+/// A picture of where two images differ, for a reader to look at beside
+/// the figures: `b` in dimmed grey, and every pixel whose R, G or B differs
+/// at all in magenta, brighter the larger its largest channel difference
+/// (a one-level change is still clearly visible).
+pub fn diff_visual(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffError> {
+    same_size(a, b)?;
     Ok(RgbaImage::from_fn(a.width(), a.height(), |x, y| {
         let (pa, pb) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
         let worst = (0..3).map(|c| pa[c].abs_diff(pb[c])).max().unwrap_or(0);

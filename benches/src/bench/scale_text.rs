@@ -223,6 +223,22 @@ pub fn write_scale(r: &ScaleReport, dir: &Path) -> Result<PathBuf, BenchError> {
 mod tests {
     use super::*;
 
+    /// The report the tests read: lavapipe's figures around `rows`.
+    fn report(rows: Vec<ScaleRow>) -> ScaleReport {
+        ScaleReport {
+            schema: crate::bench::SCALE_SCHEMA.into(),
+            adapter: "llvmpipe".into(),
+            max_storage_binding: 134_217_728,
+            size: [960, 540],
+            msaa: 4,
+            frames: 5,
+            warmup: 4,
+            view: "ground-yaw0".into(),
+            models_gpu_memory_bytes: 2048,
+            rows,
+        }
+    }
+
     fn row(scale: f64, tier: &str, bytes: u64, placements: u64) -> ScaleRow {
         ScaleRow {
             scale,
@@ -260,18 +276,7 @@ mod tests {
             rows.push(row(1.0, tier, 6_000_000, 465_576));
             rows.push(row(16.0, tier, 24_000_000, 7_449_458));
         }
-        let r = ScaleReport {
-            schema: crate::bench::SCALE_SCHEMA.into(),
-            adapter: "llvmpipe".into(),
-            max_storage_binding: 134_217_728,
-            size: [960, 540],
-            msaa: 4,
-            frames: 5,
-            warmup: 4,
-            view: "ground-yaw0".into(),
-            models_gpu_memory_bytes: 2048,
-            rows,
-        };
+        let r = report(rows);
         let chart = memory_svg(&r).unwrap();
         assert_eq!(chart.legend.len(), 5);
         for (i, e) in chart.legend.iter().enumerate() {
@@ -296,22 +301,11 @@ mod tests {
     fn the_table_and_the_chart_show_every_row() {
         let mut refused = row(16.0, "gpu-cull", 0, 7_449_458);
         refused.refused = Some("descriptors | too big".into());
-        let r = ScaleReport {
-            schema: crate::bench::SCALE_SCHEMA.into(),
-            adapter: "llvmpipe".into(),
-            max_storage_binding: 134_217_728,
-            size: [960, 540],
-            msaa: 4,
-            frames: 5,
-            warmup: 4,
-            view: "ground-yaw0".into(),
-            models_gpu_memory_bytes: 2048,
-            rows: vec![
-                row(1.0, "camera-grid", 6_209_184, 465_576),
-                row(16.0, "camera-grid", 24_000_000, 7_449_458),
-                refused,
-            ],
-        };
+        let r = report(vec![
+            row(1.0, "camera-grid", 6_209_184, 465_576),
+            row(16.0, "camera-grid", 24_000_000, 7_449_458),
+            refused,
+        ]);
         let md = scale_markdown(&r);
         assert!(
             md.contains("| 1 | 465,576 | camera-grid | 5.9 MiB | 13.3 B |"),

@@ -70,14 +70,19 @@ impl WdtReport {
             if self.big_alpha { 8 } else { 4 },
             self.tiles.len()
         );
-        let xs = self.tiles.iter().map(|t| t[0]);
-        let ys = self.tiles.iter().map(|t| t[1]);
-        if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
-            (xs.clone().min(), xs.max(), ys.clone().min(), ys.max())
-        {
-            let _ = writeln!(s, "  tiles x {x0}..={x1}, y {y0}..={y1}");
-        }
+        write_tile_range(&mut s, &self.tiles);
         s
+    }
+}
+
+/// The line naming the range of `tiles` (`[x, y]`), when there are any.
+fn write_tile_range(s: &mut String, tiles: &[[u32; 2]]) {
+    let xs = tiles.iter().map(|t| t[0]);
+    let ys = tiles.iter().map(|t| t[1]);
+    if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
+        (xs.clone().min(), xs.max(), ys.clone().min(), ys.max())
+    {
+        let _ = writeln!(s, "  tiles x {x0}..={x1}, y {y0}..={y1}");
     }
 }
 
@@ -129,13 +134,7 @@ impl WdlReport {
         if let (Some(lo), Some(hi)) = (self.min_height, self.max_height) {
             let _ = writeln!(s, "  heights {lo}..={hi}");
         }
-        let xs = self.tiles.iter().map(|t| t[0]);
-        let ys = self.tiles.iter().map(|t| t[1]);
-        if let (Some(x0), Some(x1), Some(y0), Some(y1)) =
-            (xs.clone().min(), xs.max(), ys.clone().min(), ys.max())
-        {
-            let _ = writeln!(s, "  tiles x {x0}..={x1}, y {y0}..={y1}");
-        }
+        write_tile_range(&mut s, &self.tiles);
         s
     }
 }
