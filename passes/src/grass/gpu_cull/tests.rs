@@ -485,7 +485,7 @@ fn an_empty_window_draws_nothing() {
 
 #[test]
 fn no_grass_over_holes_or_no_effect_cells() {
-    use crate::grass::tests::suppressed::{project, suppressed_probes};
+    use crate::grass::tests::suppressed::probes_on_screen;
     use crate::grass::tests::{grass_fraction, is_grass, H, W};
     let Some(lock) = sward_engine::testing::gpu() else {
         return;
@@ -494,12 +494,7 @@ fn no_grass_over_holes_or_no_effect_cells() {
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
-    let (camera, probes) = suppressed_probes(scene);
-    let view_proj = camera.view_proj(W as f32 / H as f32);
-    let on_screen: Vec<_> = probes
-        .iter()
-        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
-        .collect();
+    let (camera, on_screen) = probes_on_screen(scene);
     assert!(
         on_screen.len() >= 20,
         "{} probes on screen",

@@ -173,6 +173,18 @@ pub(crate) fn project(view_proj: Mat4, p: Vec3) -> Option<(u32, u32)> {
     ((0.0..W as f32).contains(&x) && (0.0..H as f32).contains(&y)).then_some((x as u32, y as u32))
 }
 
+/// The top-down camera of [`suppressed_probes`] and the probe points it
+/// sees, each with its pixel in a `W`x`H` image.
+pub(crate) fn probes_on_screen(scene: &Scene) -> (Camera, Vec<(Probe, (u32, u32))>) {
+    let (camera, probes) = suppressed_probes(scene);
+    let view_proj = camera.view_proj(W as f32 / H as f32);
+    let on_screen = probes
+        .into_iter()
+        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
+        .collect();
+    (camera, on_screen)
+}
+
 #[test]
 fn no_grass_over_holes_or_no_effect_cells() {
     let Some(lock) = sward_engine::testing::gpu() else {
@@ -181,12 +193,7 @@ fn no_grass_over_holes_or_no_effect_cells() {
     let gpu: &GpuContext = &lock;
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let (camera, probes) = suppressed_probes(scene);
-    let view_proj = camera.view_proj(W as f32 / H as f32);
-    let on_screen: Vec<_> = probes
-        .iter()
-        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
-        .collect();
+    let (camera, on_screen) = probes_on_screen(scene);
     assert!(
         on_screen.len() >= 20,
         "only {} probe points in suppressed cells",
@@ -239,12 +246,7 @@ fn a_clump_planted_in_a_suppressed_cell_is_caught() {
     let gpu: &GpuContext = &lock;
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let (camera, probes) = suppressed_probes(scene);
-    let view_proj = camera.view_proj(W as f32 / H as f32);
-    let on_screen: Vec<_> = probes
-        .iter()
-        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
-        .collect();
+    let (camera, on_screen) = probes_on_screen(scene);
     let (planted, _) = on_screen
         .get(on_screen.len() / 2)
         .expect("probe points on screen");

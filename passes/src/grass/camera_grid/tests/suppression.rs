@@ -8,7 +8,7 @@ use sward_scenes::world::coords::{locate, UNIT_SIZE};
 
 use super::*;
 use crate::grass::camera_grid::blade::{candidate_key, salt, stream};
-use crate::grass::tests::suppressed::{project, suppressed_probes};
+use crate::grass::tests::suppressed::probes_on_screen;
 use crate::grass::tests::{is_grass, scene as seams, H, W};
 use sward_scenes::world::ChunkCoord;
 
@@ -94,12 +94,7 @@ fn no_grid_grass_over_holes_or_no_effect_cells() {
     let gpu: &GpuContext = &lock;
     let scene = seams();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let (camera, probes) = suppressed_probes(scene);
-    let view_proj = camera.view_proj(W as f32 / H as f32);
-    let on_screen: Vec<_> = probes
-        .iter()
-        .filter_map(|p| project(view_proj, p.point).map(|px| (p, px)))
-        .collect();
+    let (camera, on_screen) = probes_on_screen(scene);
     assert!(on_screen.len() >= 20, "only {} probes", on_screen.len());
     let mut grid = build_grid(gpu, &models, scene);
     for samples in [4, 1] {
