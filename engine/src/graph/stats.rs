@@ -312,6 +312,35 @@ impl StatsQueries {
     }
 }
 
+/// A pass that takes a pipeline-statistics query: compute and render passes
+/// alike, so the executor starts and ends the query the same way for both.
+pub(super) trait StatsPass {
+    /// Starts the query at `index` of `set`.
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32);
+    /// Ends the query started last.
+    fn end_stats(&mut self);
+}
+
+impl StatsPass for wgpu::ComputePass<'_> {
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
+        self.begin_pipeline_statistics_query(set, index);
+    }
+
+    fn end_stats(&mut self) {
+        self.end_pipeline_statistics_query();
+    }
+}
+
+impl StatsPass for wgpu::RenderPass<'_> {
+    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
+        self.begin_pipeline_statistics_query(set, index);
+    }
+
+    fn end_stats(&mut self) {
+        self.end_pipeline_statistics_query();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,34 +370,5 @@ mod tests {
         let grass = work_with_prefix(&work, "grass.");
         assert_eq!(grass.values(), [1, 2, 3, 4, 69]);
         assert_eq!(work_with_prefix(&work, "").vs_invocations, 8);
-    }
-}
-
-/// A pass that takes a pipeline-statistics query: compute and render passes
-/// alike, so the executor starts and ends the query the same way for both.
-pub(super) trait StatsPass {
-    /// Starts the query at `index` of `set`.
-    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32);
-    /// Ends the query started last.
-    fn end_stats(&mut self);
-}
-
-impl StatsPass for wgpu::ComputePass<'_> {
-    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
-        self.begin_pipeline_statistics_query(set, index);
-    }
-
-    fn end_stats(&mut self) {
-        self.end_pipeline_statistics_query();
-    }
-}
-
-impl StatsPass for wgpu::RenderPass<'_> {
-    fn begin_stats(&mut self, set: &wgpu::QuerySet, index: u32) {
-        self.begin_pipeline_statistics_query(set, index);
-    }
-
-    fn end_stats(&mut self) {
-        self.end_pipeline_statistics_query();
     }
 }

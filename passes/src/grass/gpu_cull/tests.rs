@@ -665,7 +665,7 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
                 })
                 .filter(|(p, model)| {
                     let root = Vec3::from_array(p.position);
-                    let sway = crate::grass::wind::max_sway(&s, model.height);
+                    let sway = crate::grass::wind::max_sway(s, model.height);
                     root.distance(v.eye()) <= s.grass_distance
                         && v.frustum
                             .sphere_visible(root, model.radius * p.scale + sway)

@@ -173,9 +173,12 @@ pub(crate) fn project(view_proj: Mat4, p: Vec3) -> Option<(u32, u32)> {
     ((0.0..W as f32).contains(&x) && (0.0..H as f32).contains(&y)).then_some((x as u32, y as u32))
 }
 
+/// Probe points with their pixel in a `W`x`H` image.
+pub(crate) type OnScreen = Vec<(Probe, (u32, u32))>;
+
 /// The top-down camera of [`suppressed_probes`] and the probe points it
-/// sees, each with its pixel in a `W`x`H` image.
-pub(crate) fn probes_on_screen(scene: &Scene) -> (Camera, Vec<(Probe, (u32, u32))>) {
+/// sees.
+pub(crate) fn probes_on_screen(scene: &Scene) -> (Camera, OnScreen) {
     let (camera, probes) = suppressed_probes(scene);
     let view_proj = camera.view_proj(W as f32 / H as f32);
     let on_screen = probes
