@@ -40,7 +40,7 @@ use crate::grass::placement_gpu::gpu::{
 };
 use crate::grass::placement_gpu::records::{params, EffectTable};
 
-use super::mcnk_records::FREE_BOUNDS;
+use super::mcnk_records::{gpu_error, FREE_BOUNDS};
 pub use super::mcnk_records::{
     mcnk_bound, PlaceBoundsGpu, PreparedRecords, RecordConfig, MAX_POLICY_SCALE, TILE_MCNKS,
 };
@@ -49,7 +49,6 @@ use crate::runs::consecutive_runs;
 
 /// The bounds of a freed tile's records (written when it is evicted).
 static FREE_TILE: [PlaceBoundsGpu; TILE_MCNKS as usize] = [FREE_BOUNDS; TILE_MCNKS as usize];
-use crate::grass::placement_gpu::PlacementGpuError;
 
 const TECHNIQUE: &str = "grass.gpu-cull";
 /// Name of the generation pass.
@@ -106,17 +105,6 @@ pub(super) struct Generated {
     /// made resident.
     codes: Vec<u16>,
     model_count: u32,
-}
-
-pub(super) fn gpu_error(e: PlacementGpuError) -> PassError {
-    match e {
-        PlacementGpuError::Pass(p) => p,
-        other => PassError::InvalidInput {
-            technique: TECHNIQUE,
-            what: "GPU placement".into(),
-            reason: other.to_string(),
-        },
-    }
 }
 
 fn storage(gpu: &GpuContext, label: &str, bytes: u64) -> wgpu::Buffer {

@@ -15,6 +15,7 @@ use super::patches::{patch_frame, patch_row, GrassPatchGpu, PatchSize};
 use crate::error::PassError;
 use crate::grass::placement_gpu::gpu::{PlaceChunkGpu, COVER_WORDS, LAYER_UNKNOWN, MAX_ATLAS_SLOT};
 use crate::grass::placement_gpu::records::{cell_cover, place_chunk_coded, tile_effects};
+use crate::grass::placement_gpu::PlacementGpuError;
 
 /// MCNK records per tile slot.
 pub const TILE_MCNKS: u32 = 256;
@@ -207,7 +208,7 @@ impl RecordConfig {
                     .binary_search(&id)
                     .map_or(LAYER_UNKNOWN, |k| k as u16)
             })
-            .map_err(super::generated::gpu_error)?;
+            .map_err(gpu_error)?;
             if per_cell {
                 out.cover[i * COVER_WORDS..(i + 1) * COVER_WORDS].copy_from_slice(&cell_cover(m));
             }
@@ -464,5 +465,17 @@ mod tests {
                 p.max_scale()
             );
         }
+    }
+}
+
+/// A GPU-placement error as the technique's error (a pass error stays one).
+pub(super) fn gpu_error(e: PlacementGpuError) -> PassError {
+    match e {
+        PlacementGpuError::Pass(p) => p,
+        other => PassError::InvalidInput {
+            technique: "grass.gpu-cull",
+            what: "GPU placement".into(),
+            reason: other.to_string(),
+        },
     }
 }
