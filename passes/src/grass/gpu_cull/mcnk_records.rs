@@ -257,6 +257,18 @@ impl RecordConfig {
     }
 }
 
+/// A GPU-placement error as the technique's error (a pass error stays one).
+pub(super) fn gpu_error(e: PlacementGpuError) -> PassError {
+    match e {
+        PlacementGpuError::Pass(p) => p,
+        other => PassError::InvalidInput {
+            technique: "grass.gpu-cull",
+            what: "GPU placement".into(),
+            reason: other.to_string(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
@@ -465,17 +477,5 @@ mod tests {
                 p.max_scale()
             );
         }
-    }
-}
-
-/// A GPU-placement error as the technique's error (a pass error stays one).
-pub(super) fn gpu_error(e: PlacementGpuError) -> PassError {
-    match e {
-        PlacementGpuError::Pass(p) => p,
-        other => PassError::InvalidInput {
-            technique: "grass.gpu-cull",
-            what: "GPU placement".into(),
-            reason: other.to_string(),
-        },
     }
 }
