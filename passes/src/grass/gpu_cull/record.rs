@@ -303,8 +303,9 @@ impl GpuCull {
                 },
             ) => {
                 let dispatch = res.buffer(dispatch);
-                if self.generates() {
-                    // grass.place wrote the header and filled the survivors.
+                // The per-instance cull over the survivors, sized by the
+                // dispatch header written before it.
+                let cull_instances = |pass: &mut wgpu::ComputePass<'_>| {
                     pass.set_pipeline(if occlusion {
                         &pipelines.instances_occluded
                     } else {
@@ -314,6 +315,10 @@ impl GpuCull {
                     pass.set_bind_group(1, res.bind_group(pyramid), &[]);
                     pass.set_bind_group(2, res.bind_group(roots), &[]);
                     pass.dispatch_workgroups_indirect(dispatch, 0);
+                };
+                if self.generates() {
+                    // grass.place wrote the header and filled the survivors.
+                    cull_instances(pass);
                     return 0;
                 }
                 let header = self.write_state(queue, res.buffer(first), dispatch);
@@ -321,15 +326,7 @@ impl GpuCull {
                     pass.set_pipeline(&pipelines.patches);
                     pass.set_bind_group(0, res.bind_group(patches), &[]);
                     pass.dispatch_workgroups(wg(self.entry_slots), 1, 1);
-                    pass.set_pipeline(if occlusion {
-                        &pipelines.instances_occluded
-                    } else {
-                        &pipelines.instances
-                    });
-                    pass.set_bind_group(0, res.bind_group(instances), &[]);
-                    pass.set_bind_group(1, res.bind_group(pyramid), &[]);
-                    pass.set_bind_group(2, res.bind_group(roots), &[]);
-                    pass.dispatch_workgroups_indirect(dispatch, 0);
+                    cull_instances(pass);
                 }
                 header
             }
