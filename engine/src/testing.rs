@@ -61,6 +61,24 @@ pub fn gpu() -> Option<GpuLock> {
     }
 }
 
+/// Takes the shared test context ([`gpu`]) or returns from the test (the
+/// skip `gpu` reports). `let lock = gpu_or_skip!();` gives the lock;
+/// `gpu_or_skip!(gpu);` binds `gpu: &GpuContext` for the rest of the
+/// enclosing block, holding the lock as long.
+#[macro_export]
+macro_rules! gpu_or_skip {
+    () => {
+        match $crate::testing::gpu() {
+            Some(lock) => lock,
+            None => return,
+        }
+    };
+    ($gpu:ident) => {
+        let lock = $crate::gpu_or_skip!();
+        let $gpu: &$crate::GpuContext = &lock;
+    };
+}
+
 /// Whether `SWARD_REQUIRE_GPU` is set to something other than `0` or empty.
 pub fn require_gpu() -> bool {
     std::env::var("SWARD_REQUIRE_GPU").is_ok_and(|v| !v.is_empty() && v != "0")

@@ -7,6 +7,7 @@
 //! off the atlas, and back) keeps the atlas valid: every frame draws what
 //! a fresh build of the same world draws.
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 use sward_scenes::{Preset, Scene};
 
@@ -49,10 +50,7 @@ fn follow(
 
 #[test]
 fn gpu_cull_pair_holds_one_height_atlas_and_writes_a_tile_change_once() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let (Some(pair), Some(grass), Some(terrain)) = (
         combo(gpu, "gpu-cull+gpu-cull"),
         combo(gpu, "gpu-cull+off"),
@@ -143,10 +141,7 @@ fn draws_like_a_fresh_build(gpu: &GpuContext, renderer: &mut SceneRenderer, scen
 
 #[test]
 fn switching_tiers_at_run_time_keeps_the_shared_atlas_valid() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let (Some(pair), Some(terrain), Some(neither)) = (
         combo(gpu, "gpu-cull+gpu-cull"),
         combo(gpu, "off+gpu-cull"),

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use glam::Vec3;
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::Counters;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{self, TileCoord};
@@ -141,10 +142,7 @@ pub(crate) fn prepare_off_thread(
 
 #[test]
 fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");
@@ -259,10 +257,7 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
 #[test]
 fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
     use sward_scenes::streaming::{StreamConfig, Streamer};
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");

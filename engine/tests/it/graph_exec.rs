@@ -8,7 +8,8 @@ use sward_engine::graph::{BufferDesc, GraphError, GraphExecutor, RenderGraph, Te
 use sward_engine::targets::map_read;
 use sward_engine::{Capability, Caps};
 
-use crate::{buffer_with, gpu_or_skip, readback_buffer};
+use crate::{buffer_with, readback_buffer};
+use sward_engine::gpu_or_skip;
 
 #[test]
 fn transients_round_trip_and_are_pooled_across_frames() {

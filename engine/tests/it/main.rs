@@ -1,21 +1,10 @@
 //! GPU integration tests of the engine on a real headless device (lavapipe in
-//! CI). Each test takes the shared context from `sward_engine::testing::gpu()`
+//! CI). Each test takes the shared context from `sward_engine::gpu_or_skip!`
 //! and skips only when no adapter exists and `SWARD_REQUIRE_GPU` is unset.
 
 mod graph_exec;
 mod probes;
 mod scene;
-
-/// Gets the shared GPU context or returns from the test (skip).
-#[macro_export]
-macro_rules! gpu_or_skip {
-    () => {
-        match sward_engine::testing::gpu() {
-            Some(gpu) => gpu,
-            None => return,
-        }
-    };
-}
 
 /// Creates a buffer initialised with `data`.
 pub fn buffer_with(

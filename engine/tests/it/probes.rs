@@ -8,7 +8,8 @@ use sward_engine::test_scene::{DrawIndexedArgs, SceneInstance, SceneUniforms};
 use sward_wgsl::cpu::hash::{hash2, hash_unit, pcg_hash};
 use sward_wgsl::{check_layout, compose_and_validate, modules};
 
-use crate::{buffer_with, gpu_or_skip};
+use crate::buffer_with;
+use sward_engine::gpu_or_skip;
 
 /// Deterministic xorshift for test inputs.
 struct Rng(u32);

@@ -7,7 +7,8 @@ use sward_engine::targets::{map_read, write_png, OffscreenTarget};
 use sward_engine::test_scene::{render_test_pattern, DrawIndexedArgs, SceneTarget, TestScene};
 use sward_engine::Capability;
 
-use crate::{gpu_or_skip, readback_buffer};
+use crate::readback_buffer;
+use sward_engine::gpu_or_skip;
 
 /// sRGB byte of a linear channel value.
 fn srgb_byte(linear: f64) -> u8 {

@@ -7,6 +7,7 @@
 //!
 //! Run with `--nocapture` to see the measured maximum errors.
 
+use sward_engine::gpu_or_skip;
 use sward_engine::targets::read_buffer;
 use sward_engine::GpuContext;
 use sward_scenes::rng::Rng32;
@@ -270,9 +271,7 @@ fn compare(world: &World, atlas: &HeightAtlas, points: &[ProbeIn], out: &[ProbeO
 
 #[test]
 fn gpu_height_atlas_matches_the_cpu_reference() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let world = scene().world();
     let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(atlas.chunk_count(), world.mcnk_count());
@@ -325,9 +324,7 @@ fn gpu_height_atlas_matches_the_cpu_reference() {
 /// patches).
 #[test]
 fn bilinear_snippet_fails_the_parity_check() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let source = modules::HEIGHT_ATLAS.source;
     let start = source
         .find("fn fan_height(")
@@ -367,9 +364,7 @@ fn bilinear_snippet_fails_the_parity_check() {
 /// MCNK; bad slots and MCNKs outside the window are refused.
 #[test]
 fn upload_chunk_replaces_a_slot() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let world = scene().world();
     let mut atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
     let mcnks: Vec<_> = world.mcnks().collect();
@@ -432,9 +427,7 @@ fn upload_chunk_replaces_a_slot() {
 #[test]
 fn staged_tiles_place_exactly_what_written_tiles_place() {
     use crate::technique::ResidencyChange;
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let mut scene = sward_scenes::Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");

@@ -2,6 +2,7 @@
 //! against the CPU reduction, odd edges, and the sphere test.
 
 use glam::Vec3;
+use sward_engine::gpu_or_skip;
 
 use super::*;
 
@@ -31,10 +32,7 @@ fn probe_depth(x: u32, y: u32) -> f32 {
 /// take the general loop).
 #[test]
 fn msaa_pyramid_matches_the_cpu_reduction() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &sward_engine::GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let shader = gpu
         .device
         .create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -11,6 +11,7 @@
 use crate::testkit::Offscreen;
 
 use glam::Vec3;
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::{FrameReport, RenderGraph};
 use sward_engine::{Camera, Capability, GpuContext};
 use sward_scenes::{Preset, Scene, World};
@@ -134,9 +135,7 @@ fn tiers(gpu: &GpuContext, world: &World) -> Vec<(&'static str, Tier)> {
 /// renders like `static-chunks` in every atlas tier.
 #[test]
 fn atlas_tiers_match_static_chunks_on_named_views() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let scene = seams();
     let settings = RenderSettings::default();
     let mut tiers = tiers(&gpu, scene.world());
@@ -183,9 +182,7 @@ fn atlas_tiers_match_static_chunks_on_named_views() {
 /// must show the clear colour in every tier, like in `static-chunks`.
 #[test]
 fn holes_are_collapsed_like_the_baseline_leaves_them_out() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let world = cliff_world();
     let chunk =
         sward_scenes::world::coords::ChunkCoord::from_tile(super::testutil::CLIFF_TILE, 3, 5);
@@ -237,9 +234,7 @@ fn holes_are_collapsed_like_the_baseline_leaves_them_out() {
 /// accepted for a box within 1e-3 units of a culling boundary (f32 ties).
 #[test]
 fn gpu_cull_keeps_exactly_the_cpu_reference() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
         return;
     }
@@ -320,9 +315,7 @@ fn gpu_cull_keeps_exactly_the_cpu_reference() {
 /// uploads its uniforms plus 32 bytes per drawn MCNK.
 #[test]
 fn per_frame_uploads() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let scene = seams();
     let settings = RenderSettings::default();
     let uniforms = TerrainUniforms::size();
@@ -360,9 +353,7 @@ fn per_frame_uploads() {
 #[test]
 fn terrain_occlusion_phases_match_the_cpu_reference() {
     use super::gpu_cull::occlusion::phases_reference;
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
         return;
     }
@@ -494,9 +485,7 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
 #[test]
 fn streaming_builds_follow_slides_without_growth() {
     use sward_scenes::world::coords;
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let mut scene = Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");

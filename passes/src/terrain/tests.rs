@@ -7,6 +7,7 @@
 
 use crate::testkit::Offscreen;
 use glam::{Mat4, Vec3};
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::FrameReport;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{grid_to_world, world_to_grid, TileCoord, CHUNK_CELLS};
@@ -221,10 +222,7 @@ fn check_view(world: &World, img: &Shot, view: &FrameView, name: &str) -> (usize
 
 #[test]
 fn cliff_world_has_no_seam_cracks_and_shows_holes() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut terrain = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(terrain.chunk_count(), 256);
@@ -282,10 +280,7 @@ fn cliff_world_has_no_seam_cracks_and_shows_holes() {
 
 #[test]
 fn seams_holes_preset_has_no_cracks_at_the_adt_corner() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let preset = Preset::by_name("seams-holes").unwrap_or_else(|e| panic!("{e}"));
     let source = preset.source();
     let c = preset.centre();
@@ -375,10 +370,7 @@ fn splat_blend_and_lighting_match_the_cpu_reference() {
     use sward_scenes::presets::terrain::TEXTURES;
     use sward_scenes::world::{AdtTile, AlphaMap, Layer};
 
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let tile_coord = TileCoord::new(20, 21);
     let layers = |ix: u32, iy: u32| {
         let n = 1 + ((ix + 3 * iy) % 4) as usize;
@@ -463,10 +455,7 @@ fn splat_blend_and_lighting_match_the_cpu_reference() {
 /// costs are measured by `sward bench` (docs/techniques/terrain.md).
 #[test]
 fn elwynn_window_holds_every_mcnk_without_its_holes() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let preset = Preset::by_name("elwynn-dense").unwrap_or_else(|e| panic!("{e}"));
     let source = preset.source();
     let c = preset.centre();

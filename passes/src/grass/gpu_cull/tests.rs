@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use glam::Vec3;
 use sward_engine::bind::{self, Slot};
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::FrameReport;
 use sward_engine::GpuContext;
 use sward_scenes::Scene;
@@ -199,10 +200,7 @@ fn gpu_kept(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
 
 #[test]
 fn gpu_keeps_the_cpu_reference_entries() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     for (name, patch, multi_draw) in [
         ("elwynn-dense", PatchSize::Mcnk, MultiDraw::Count),
         ("seams-holes", PatchSize::Block2, MultiDraw::Plain),
@@ -268,10 +266,7 @@ fn gpu_keeps_the_cpu_reference_entries() {
 
 #[test]
 fn roots_land_on_the_cpu_height_reference() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -369,10 +364,7 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
 
 #[test]
 fn image_matches_static_batch_and_uploads_uniforms_only() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -461,10 +453,7 @@ fn save(image: &image::RgbaImage, name: &str) {
 
 #[test]
 fn an_empty_window_draws_nothing() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -487,10 +476,7 @@ fn an_empty_window_draws_nothing() {
 fn no_grass_over_holes_or_no_effect_cells() {
     use crate::grass::tests::suppressed::probes_on_screen;
     use crate::grass::tests::{grass_fraction, is_grass, H, W};
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -600,10 +586,7 @@ fn gpu_visible(gpu: &GpuContext, t: &GpuCull, set: &PatchSet) -> BTreeSet<u32> {
 fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
     use super::cull::instance_margin;
     use super::instances::clump_root;
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let thinned = DistanceLod {
         start: 0.3,
         floor: 0.3,
@@ -703,10 +686,7 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
 
 #[test]
 fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -988,10 +968,7 @@ fn occlusion_sets(
 #[test]
 fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
     use super::instances::clump_root;
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut f = OcclusionFixture::new(gpu);
     let scene = f.scene;
     let mut terrain = crate::terrain::StaticChunks::new(gpu, scene.world()).unwrap();
@@ -1104,10 +1081,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
 /// pyramid, and the image is the one without grass occlusion.
 #[test]
 fn occlusion_reuses_the_terrain_pyramid() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut f = OcclusionFixture::new(gpu);
     let scene = f.scene;
     let variant = crate::terrain::gpu_cull::MdiVariant::for_device(gpu);
@@ -1249,10 +1223,7 @@ impl PoolFixture {
 #[test]
 fn pools_over_the_storage_binding_are_refused() {
     use super::Capacity;
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let f = PoolFixture::new(gpu);
     let binding = u64::from(gpu.device.limits().max_storage_buffer_binding_size);
     let page = super::descriptor::DESCRIPTOR_BYTES * u64::from(f.pools.desc_page);
@@ -1275,10 +1246,7 @@ fn pools_over_the_storage_binding_are_refused() {
 #[test]
 fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
     use super::Capacity;
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut f = PoolFixture::new(gpu);
     let (scene, world) = (f.scene, f.scene.world());
     // Pools of one unit: every pool grows on the way.
@@ -1328,10 +1296,7 @@ fn tiles_placed_in_pools_draw_what_the_whole_window_draws() {
 fn tiles_placed_without_staging_take_their_own_slots() {
     use super::pool::own_slot;
     use super::Capacity;
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut f = PoolFixture::new(gpu);
     let (scene, world) = (f.scene, f.scene.world());
     let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
@@ -1374,10 +1339,7 @@ fn staged_descriptors_land_in_their_pages_through_pool_growth() {
     use super::descriptor::DESCRIPTOR_BYTES;
     use super::pool::{own_slot, place_descriptors};
     use super::{Capacity, PreparedPatches};
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut f = PoolFixture::new(gpu);
     let (scene, world, pools) = (f.scene, f.scene.world(), f.pools);
     let tiles: Vec<_> = world.tiles().iter().map(|t| t.coord).collect();
@@ -1435,10 +1397,7 @@ fn staged_descriptors_land_in_their_pages_through_pool_growth() {
 
 #[test]
 fn occlusion_auto_rests_where_little_is_hidden_and_draws_what_off_draws() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("elwynn-dense");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();

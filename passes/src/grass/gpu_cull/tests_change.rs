@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 use sward_scenes::Preset;
 
@@ -111,10 +112,7 @@ fn measure(gpu: &GpuContext, placement: &str, slides: usize) {
 #[test]
 #[ignore = "a measurement: run with --ignored --nocapture, in release"]
 fn tile_change_steps() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let slides = std::env::var("SWARD_SLIDES")
         .ok()
         .and_then(|s| s.parse().ok())

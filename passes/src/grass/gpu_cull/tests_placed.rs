@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 use sward_scenes::Scene;
 
@@ -209,10 +210,7 @@ fn assert_same(gpu: &GpuContext, name: &str, scene: &Scene, views: &[&str]) -> u
 
 #[test]
 fn placement_gpu_draws_what_descriptors_draw() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let views = ["ground-yaw0", "ground-yaw90", "aerial"];
     let mut total = 0;
     for name in ["seams-holes", "elwynn-client"] {
@@ -233,10 +231,7 @@ fn placement_gpu_draws_what_descriptors_draw() {
 
 #[test]
 fn a_wrong_packing_is_caught() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
@@ -263,10 +258,7 @@ fn a_wrong_packing_is_caught() {
 /// tier drew before; the records' memory does not grow.
 #[test]
 fn records_stream_out_and_back() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = preset("seams-holes");
     let world = scene.world();
     let models = GrassModels::new(gpu, &scene.models).unwrap();

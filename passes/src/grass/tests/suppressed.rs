@@ -6,6 +6,7 @@
 //! that the probes see it.
 
 use glam::{Mat4, Vec3};
+use sward_engine::gpu_or_skip;
 use sward_scenes::world::coords::{CellCoord, UNIT_SIZE};
 
 use super::*;
@@ -190,10 +191,7 @@ pub(crate) fn probes_on_screen(scene: &Scene) -> (Camera, OnScreen) {
 
 #[test]
 fn no_grass_over_holes_or_no_effect_cells() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let (camera, on_screen) = probes_on_screen(scene);
@@ -243,10 +241,7 @@ fn no_grass_over_holes_or_no_effect_cells() {
 
 #[test]
 fn a_clump_planted_in_a_suppressed_cell_is_caught() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let (camera, on_screen) = probes_on_screen(scene);

@@ -4,6 +4,7 @@
 //! the texels the CPU decoder gives, on every mip level (down to 1x1, which
 //! is still one 4x4 block).
 
+use sward_engine::gpu_or_skip;
 use sward_engine::{Capability, Caps, GpuContext};
 use sward_scenes::formats::blp;
 use sward_scenes::models::elwynn_models;
@@ -214,10 +215,7 @@ fn worst_difference(gpu: &GpuContext, models: &GrassModels, i: usize, t: &Detail
 
 #[test]
 fn dxt_textures_sample_the_cpu_decode_as_bc_or_decoded() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     if !sward_engine::testing::has_capabilities(
         gpu,
         "the texel read-back of dxt_textures_sample_the_cpu_decode_as_bc_or_decoded",

@@ -2,6 +2,7 @@
 //! matrices in the instance buffers, the GPU draw-distance cut, wind.
 
 use glam::{Mat4, Vec3};
+use sward_engine::gpu_or_skip;
 
 use super::*;
 use crate::grass::gpu::GRASS_FRAME_BYTES;
@@ -9,10 +10,7 @@ use crate::grass::instance::{instance_matrix, INSTANCE_BYTES};
 
 #[test]
 fn both_tiers_show_grass_agree_and_count_honestly() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = ground_camera(scene);
@@ -98,10 +96,7 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
 
 #[test]
 fn instance_buffers_hold_the_reference_matrices() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let (items, ranges) = scene.placements().model_major(models.len());
@@ -176,10 +171,7 @@ fn instance_buffers_hold_the_reference_matrices() {
 
 #[test]
 fn static_batch_cuts_at_the_draw_distance_on_the_gpu() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let [mut st, _] = tiers(gpu, &models, scene);
@@ -219,10 +211,7 @@ fn static_batch_cuts_at_the_draw_distance_on_the_gpu() {
 
 #[test]
 fn wind_moves_clumps_only_when_enabled() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let [mut st, _] = tiers(gpu, &models, scene);
@@ -258,10 +247,7 @@ fn wind_moves_clumps_only_when_enabled() {
 
 #[test]
 fn grass_draws_over_terrain_after_it() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let mut terrain = crate::terrain::StaticChunks::new(gpu, scene.world()).unwrap();
@@ -309,10 +295,7 @@ fn grass_draws_over_terrain_after_it() {
 
 #[test]
 fn empty_placements_draw_nothing_and_bad_models_are_named() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let empty = sward_scenes::Placements::default();

@@ -5,6 +5,7 @@
 //! GPU's vertex cache re-shades some vertices and may cull triangles before
 //! the clipper, so the test skips elsewhere with one line.
 
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::{work_with_prefix, PipelineStats};
 use sward_engine::Capability;
 use sward_scenes::placement::{PlacementGroup, Placements};
@@ -42,10 +43,7 @@ fn grass_work(
 
 #[test]
 fn one_more_clump_adds_its_models_vertices_and_nothing_else_moves() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     if !sward_engine::testing::has_capabilities(
         gpu,
         "GPU work counters",

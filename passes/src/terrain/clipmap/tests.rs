@@ -9,6 +9,7 @@
 
 use crate::testkit::Offscreen;
 use glam::Vec3;
+use sward_engine::gpu_or_skip;
 use sward_engine::targets::read_buffer;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{grid_to_world, world_to_grid};
@@ -291,10 +292,7 @@ fn run_probe(
 /// for vertices inside, across and beyond the morph band of every level.
 #[test]
 fn gpu_level_sampling_matches_cpu() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let device = &gpu.device;
     let world = cliff_world();
     let cfg = ClipmapConfig {
@@ -490,10 +488,7 @@ fn background_on_edges(
 /// cells show the background, and every level draws.
 #[test]
 fn levels_meet_without_cracks_and_holes_show() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     let (fx, fy) = focus(&world);
@@ -580,10 +575,7 @@ fn levels_meet_without_cracks_and_holes_show() {
 /// picture.
 #[test]
 fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let (fx, fy) = focus(&world);
     let ground = world.height_at(fx, fy).expect("resident");
@@ -687,10 +679,7 @@ fn half_resolution_blocks_meet_their_neighbours_without_cracks() {
 /// (same surface, normals, splat, light): mean colour difference small.
 #[test]
 fn matches_static_chunks_near_the_camera() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let (fx, fy) = focus(&world);
     let ground = world.height_at(fx, fy).expect("resident");
@@ -831,10 +820,7 @@ fn read_levels(
 /// exact `height_at`; the far grid answers outside the resident world.
 #[test]
 fn gpu_fill_matches_cpu_reference() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     clipmap.set_refine(super::refine::BOUND);
@@ -974,10 +960,7 @@ fn gpu_fill_matches_cpu_reference() {
 /// its own kind's draw.
 #[test]
 fn gpu_cull_matches_cpu_reference() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut clipmap = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     clipmap.set_refine(super::refine::BOUND);
@@ -1140,10 +1123,7 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
     use crate::technique::SceneData;
     use crate::technique::{Residency, ResidencyChange};
     use sward_scenes::world::coords::tile_centre;
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let mut scene = sward_scenes::Preset::by_name("continent")
         .and_then(|p| p.build())
         .expect("continent builds");
@@ -1287,10 +1267,7 @@ fn cliff_pose(world: &World, from: f64, to: f64, up: f32, pitch: f32) -> Camera 
 /// without occlusion.
 #[test]
 fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     let mut occ = Clipmap::build(
@@ -1456,10 +1433,7 @@ fn occlusion_draws_the_parts_the_cpu_reference_finds_visible() {
 /// frame's image is the one without occlusion.
 #[test]
 fn occlusion_auto_rests_where_nothing_is_hidden() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let mut plain = Clipmap::with_block(gpu, &world, 8).unwrap_or_else(|e| panic!("{e}"));
     let settings = black_settings(250.0);
@@ -1516,10 +1490,7 @@ fn occlusion_auto_rests_where_nothing_is_hidden() {
 #[test]
 fn gpu_refined_heights_match_the_cpu_model() {
     use super::refine::{morphed, refined_height};
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let (ex, ey) = grid_to_world(3899.5, 5184.3);
     let ground = world.height_at(ex, ey).expect("resident");
@@ -1627,10 +1598,7 @@ fn gpu_refined_heights_match_the_cpu_model() {
 /// differs from the unrefined one.
 #[test]
 fn refined_parts_meet_their_neighbours_without_cracks() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &gpu;
+    gpu_or_skip!(gpu);
     let world = cliff_world();
     let (ex, ey) = grid_to_world(3899.5, 5184.3);
     let ground = world.height_at(ex, ey).expect("resident");
@@ -1716,10 +1684,7 @@ fn refined_parts_meet_their_neighbours_without_cracks() {
 /// triangles before the clipper, so the test skips there, saying so.
 #[test]
 fn level_work_adds_up_to_the_frames_pipeline_statistics() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     if !sward_engine::testing::has_capabilities(
         gpu,
         "GPU work counters",

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 
 use super::*;
@@ -98,10 +99,7 @@ fn check_regions(rb: &ReadBack, by_root: &HashMap<[u32; 3], (u32, u32)>) -> u64 
 
 #[test]
 fn compacted_regions_hold_each_models_blades_once() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = crate::grass::tests::ground_camera(scene);
@@ -130,10 +128,7 @@ fn compacted_regions_hold_each_models_blades_once() {
 
 #[test]
 fn a_list_too_small_overflows_and_reports_it() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = crate::grass::tests::ground_camera(scene);

@@ -2,6 +2,7 @@
 //! authoritative per-cell placement, every model is drawn with its own
 //! texture, and the direct and compacted modes draw the same picture.
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 use sward_scenes::world::coords::world_to_grid;
 use sward_scenes::DetailModel;
@@ -12,10 +13,7 @@ use crate::grass::material::{RENDER_FLAG_TWO_SIDED, RENDER_FLAG_UNFOGGED, RENDER
 
 #[test]
 fn model_shares_follow_the_per_cell_policy() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = elwynn();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let grid = build_grid(gpu, &models, scene);
@@ -180,10 +178,7 @@ fn colourful_spot(gpu: &GpuContext, models: &GrassModels, scene: &sward_scenes::
 
 #[test]
 fn each_model_draws_with_its_own_texture() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = elwynn();
     let colors = palette(scene.models.len());
     let detail = coloured(&scene.models, &colors);
@@ -221,10 +216,7 @@ fn each_model_draws_with_its_own_texture() {
 
 #[test]
 fn direct_and_compact_modes_draw_the_same_frame() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = crate::grass::tests::ground_camera(scene);
@@ -260,10 +252,7 @@ fn direct_and_compact_modes_draw_the_same_frame() {
 
 #[test]
 fn compacted_counts_match_the_cpu_mirror() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let camera = crate::grass::tests::ground_camera(scene);
@@ -291,10 +280,7 @@ fn compacted_counts_match_the_cpu_mirror() {
 
 #[test]
 fn a_two_bone_model_is_drawn_by_the_instanced_fallback() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let colors = palette(scene.models.len());
     let mut detail = coloured(&scene.models, &colors);

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
 use sward_scenes::effects::{GroundEffects, ResolvedEffects};
 use sward_scenes::world::coords::world_to_grid;
@@ -151,10 +152,7 @@ fn effect_copies(scene: &sward_scenes::Scene, copies: u32) -> ResolvedEffects {
 
 #[test]
 fn identity_holds_while_the_palette_changes() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let effects = effect_copies(scene, 3);
@@ -266,10 +264,7 @@ fn identity_holds_on_the_real_335_tile() {
     let Some(real) = real_data("identity_holds_on_the_real_335_tile") else {
         return;
     };
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let src = Arc::new(sward_scenes::formats::DataSource::open(&real.join("client-335")).unwrap());
     let sel = sward_scenes::formats::WorldSelection {
         map: Some("Azeroth".into()),

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use glam::Vec3;
-use sward_engine::GpuContext;
+use sward_engine::gpu_or_skip;
 use sward_scenes::world::coords::{tile_centre, TILE_SIZE, UNIT_SIZE};
 use sward_scenes::Preset;
 
@@ -22,10 +22,7 @@ fn view_at(eye: Vec3) -> FrameView {
 
 #[test]
 fn gpu_blades_match_the_cpu_mirror() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = crate::grass::tests::scene();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let grid = build_grid(gpu, &models, scene);
@@ -95,10 +92,7 @@ fn compare(a: &Slots, b: &Slots, what: &str) -> (usize, usize) {
 
 #[test]
 fn blades_are_stable_across_camera_moves() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = elwynn();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let grid = build_grid(gpu, &models, scene);
@@ -121,10 +115,7 @@ fn blades_are_stable_across_camera_moves() {
 
 #[test]
 fn blades_are_stable_across_a_window_slide() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let mut scene = Preset::by_name("continent").unwrap().build().unwrap();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     // Camera 40 units inside the centre tile's -X border.

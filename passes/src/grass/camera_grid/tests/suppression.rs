@@ -3,7 +3,7 @@
 //! world data), and no grass pixel where such cells project to the screen
 //! (the grass baseline's probe points, seams-holes).
 
-use sward_engine::GpuContext;
+use sward_engine::gpu_or_skip;
 use sward_scenes::world::coords::{locate, UNIT_SIZE};
 
 use super::*;
@@ -14,10 +14,7 @@ use sward_scenes::world::ChunkCoord;
 
 #[test]
 fn no_blade_in_suppressed_cells_or_outside_the_window() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = seams();
     let world = scene.world();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
@@ -88,10 +85,7 @@ fn no_blade_in_suppressed_cells_or_outside_the_window() {
 
 #[test]
 fn no_grid_grass_over_holes_or_no_effect_cells() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = seams();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     let (camera, on_screen) = probes_on_screen(scene);
@@ -125,10 +119,7 @@ fn no_grid_grass_over_holes_or_no_effect_cells() {
 
 #[test]
 fn unloading_an_mcnk_clears_its_blades_and_reloading_restores_them() {
-    let Some(lock) = sward_engine::testing::gpu() else {
-        return;
-    };
-    let gpu: &GpuContext = &lock;
+    gpu_or_skip!(gpu);
     let scene = seams();
     let world = scene.world();
     let models = GrassModels::new(gpu, &scene.models).unwrap();

@@ -3,6 +3,7 @@
 //! real 3.3.5 tile Azeroth 42,29 (`SWARD_REAL_DATA`).
 
 use super::*;
+use sward_engine::gpu_or_skip;
 
 /// Ground effects that exercise what the preset tables do not: a dangling
 /// slot (a doodad id the doodad table lacks), empty slots (one with a stored
@@ -79,9 +80,7 @@ fn stress_tile() -> World {
 
 #[test]
 fn stress_records_cover_every_skip_reason_and_dangling_slots() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let (resolved, model_count) = stress_effects();
     let world = stress_tile();
     let bench = Bench::new(&gpu, &world, &resolved, model_count);
@@ -130,9 +129,7 @@ fn stress_records_cover_every_skip_reason_and_dangling_slots() {
 
 #[test]
 fn real_335_tile_matches_the_cpu_at_16_48_and_256() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let Some(scene) = real_335_scene() else {
         return;
     };
@@ -200,9 +197,7 @@ fn real_335_scene() -> Option<sward_scenes::Scene> {
 /// (same records, same order, same bits) and refuses what it refuses.
 #[test]
 fn inspect_gpu_lists_what_inspect_lists() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let scene = crate::testkit::preset("elwynn-client");
     let tile = TileCoord::new(32, 48);
     let mcnks = [(0, 0), (5, 7), (15, 15), (5, 7)];

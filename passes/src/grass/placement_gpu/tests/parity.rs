@@ -3,12 +3,11 @@
 //! seams-and-holes terrain.
 
 use super::*;
+use sward_engine::gpu_or_skip;
 
 #[test]
 fn every_preset_matches_the_cpu_with_its_own_policy() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let (resolved, model_count) = resolved_presets();
     let mut generators = Generators::default();
     // Presets of one terrain share its centre tile (and its atlas).
@@ -48,9 +47,7 @@ fn every_preset_matches_the_cpu_with_its_own_policy() {
 
 #[test]
 fn client_routines_match_the_cpu_at_16_48_and_256() {
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let (resolved, model_count) = resolved_presets();
     let mut generators = Generators::default();
     for name in ["elwynn-client", "seams-holes"] {

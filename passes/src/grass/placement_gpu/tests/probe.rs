@@ -3,6 +3,7 @@
 //! the CPU's.
 
 use super::*;
+use sward_engine::gpu_or_skip;
 
 /// Probe input (WGSL `ProbeIn`).
 #[repr(C)]
@@ -92,9 +93,7 @@ fn run_probe(gpu: &GpuContext, input: &[ProbeIn]) -> Vec<ProbeOut> {
 fn probe_matches_the_cpu_helpers() {
     use sward_scenes::placement::client_rng::ClientRng;
     use sward_scenes::rng::{hash_words, Rng32};
-    let Some(gpu) = sward_engine::testing::gpu() else {
-        return;
-    };
+    let gpu = gpu_or_skip!();
     let mut rng = Rng32::new(0x9b0e);
     // Half the world axes near the map's middle (origins within a few MCNKs
     // of 0, where f32 steps are fine and an exact result on a rounding
