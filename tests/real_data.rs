@@ -9,7 +9,7 @@
 //!
 //! The real files come from the folder `SWARD_REAL_DATA` names (CI:
 //! `../shared/realdata`; relative to the working directory, then to the
-//! workspace root). Without it the real-data tests print one line and pass;
+//! workspace root; `sward_scenes::testing::real_data`). Without it the real-data tests print one line and pass;
 //! `SWARD_REQUIRE_REAL_DATA=1` (CI) makes that a failure. The files are
 //! never copied into the repository: the tests link them into temporary
 //! folders.
@@ -17,28 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn real_data(test: &str) -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("SWARD_REAL_DATA") else {
-        assert!(
-            std::env::var("SWARD_REQUIRE_REAL_DATA").as_deref() != Ok("1"),
-            "SWARD_REQUIRE_REAL_DATA=1 but SWARD_REAL_DATA does not name the real client files"
-        );
-        println!("{test}: skipped (set SWARD_REAL_DATA to the real client files' folder)");
-        return None;
-    };
-    let dir = PathBuf::from(dir);
-    let found = if dir.is_relative() && !dir.is_dir() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(&dir)
-    } else {
-        dir
-    };
-    assert!(
-        found.join("client-335").is_dir(),
-        "SWARD_REAL_DATA={} has no client-335 folder",
-        found.display()
-    );
-    Some(std::fs::canonicalize(&found).expect("real data folder"))
-}
+use sward_scenes::testing::real_data;
 
 fn tmp(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -122,6 +101,18 @@ fn report(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("report json")
 }
 
+/// Asserts that `report`'s scene read its data as client `version` (a
+/// prefix: "3.3.5", "1.12").
+fn assert_client(report: &serde_json::Value, version: &str) {
+    assert!(
+        report["scene"]["client"]
+            .as_str()
+            .is_some_and(|c| c.starts_with(version)),
+        "{}",
+        report["scene"]
+    );
+}
+
 fn fact(report: &serde_json::Value, key: &str) -> f64 {
     report["runs"][0]["extra"][key]
         .as_f64()
@@ -160,6 +151,46 @@ fn diff(a: &image::RgbaImage, b: &image::RgbaImage) -> (usize, u8) {
 
 const TILE: [&str; 4] = ["--map", "Azeroth", "--tile", "42,29"];
 
+/// `sward --data DATA` on tile 42,29 of Azeroth: `bench --preset
+/// elwynn-client --quick --tiers TIERS [OPTIONS] --out DIR`, and its report.
+fn bench_tile(data: &str, tiers: &str, options: &[&str], dir: &Path) -> serde_json::Value {
+    let out_dir = dir.to_str().expect("utf-8");
+    let mut args = vec!["--data", data];
+    args.extend(TILE);
+    args.extend(["bench", "--preset", "elwynn-client", "--quick"]);
+    args.extend(["--tiers", tiers]);
+    args.extend(options);
+    args.extend(["--out", out_dir]);
+    sward(&args);
+    report(dir)
+}
+
+/// `sward [GLOBAL] shot --preset elwynn-client --view VIEW [OPTIONS] --out
+/// PNG`, and the image.
+fn shot(global: &[&str], view: &str, options: &[&str], png: &Path) -> image::RgbaImage {
+    let p = png.to_str().expect("utf-8");
+    let mut args = global.to_vec();
+    args.extend(["shot", "--preset", "elwynn-client", "--view", view]);
+    args.extend(options);
+    args.extend(["--out", p]);
+    sward(&args);
+    load(png)
+}
+
+/// [`shot`] with `--data DATA [GLOBAL]` on tile 42,29 of Azeroth.
+fn shot_tile(
+    data: &str,
+    global: &[&str],
+    view: &str,
+    options: &[&str],
+    png: &Path,
+) -> image::RgbaImage {
+    let mut args = vec!["--data", data];
+    args.extend(global);
+    args.extend(TILE);
+    shot(&args, view, options, png)
+}
+
 #[test]
 fn real_335_tile_lists_benches_shoots_and_inspects_with_placeholders() {
     let Some(real) = real_data("real_335_tile_lists_benches_shoots_and_inspects_with_placeholders")
@@ -184,28 +215,8 @@ fn real_335_tile_lists_benches_shoots_and_inspects_with_placeholders() {
     // bench --quick: the 3.3.5 routine, placeholders for every model and
     // tileset texture, the eight absent neighbours counted.
     let dir = tmp("real-335-bench");
-    let mut args = vec!["--data", data];
-    args.extend(TILE);
-    let out_dir = dir.to_str().expect("utf-8");
-    args.extend([
-        "bench",
-        "--preset",
-        "elwynn-client",
-        "--quick",
-        "--tiers",
-        "gpu-cull",
-        "--out",
-        out_dir,
-    ]);
-    sward(&args);
-    let r = report(&dir);
-    assert!(
-        r["scene"]["client"]
-            .as_str()
-            .is_some_and(|c| c.starts_with("3.3.5")),
-        "{}",
-        r["scene"]
-    );
+    let r = bench_tile(data, "gpu-cull", &[], &dir);
+    assert_client(&r, "3.3.5");
     assert_eq!(r["config"]["placement_policy"], "client-3.3.5");
     assert_eq!(r["scene"]["adts"], 1);
     assert_eq!(r["scene"]["absent_tiles"], 8);
@@ -226,23 +237,14 @@ fn real_335_tile_lists_benches_shoots_and_inspects_with_placeholders() {
     // placeholders are drawn (the picture with grass differs from the one
     // without), and with --placeholders off there is no grass to draw.
     let shot = |name: &str, tier: &str, placeholders: &str| {
-        let png = dir.join(name);
-        let mut args = vec!["--data", data, "--placeholders", placeholders];
-        args.extend(TILE);
-        let p = png.to_str().expect("utf-8");
-        args.extend([
-            "shot",
-            "--preset",
-            "elwynn-client",
-            "--view",
+        let global = ["--placeholders", placeholders];
+        shot_tile(
+            data,
+            &global,
             "grass-aerial",
-            "--tier",
-            tier,
-            "--out",
-            p,
-        ]);
-        sward(&args);
-        load(&png)
+            &["--tier", tier],
+            &dir.join(name),
+        )
     };
     let grass = shot("grass.png", "static-batch+static-chunks", "on");
     let bare = shot("bare.png", "off+static-chunks", "on");
@@ -307,21 +309,7 @@ fn real_335_tile_runs_camera_grid() {
     let client = real.join("client-335");
     let data = client.to_str().expect("utf-8 path");
     let dir = tmp("real-335-camera-grid");
-    let out_dir = dir.to_str().expect("utf-8");
-    let mut args = vec!["--data", data];
-    args.extend(TILE);
-    args.extend([
-        "bench",
-        "--preset",
-        "elwynn-client",
-        "--quick",
-        "--tiers",
-        "camera-grid,camera-grid+clipmap",
-        "--out",
-        out_dir,
-    ]);
-    sward(&args);
-    let r = report(&dir);
+    let r = bench_tile(data, "camera-grid,camera-grid+clipmap", &[], &dir);
     assert!(
         r["refused"].as_array().is_none_or(Vec::is_empty),
         "refused: {}",
@@ -354,23 +342,8 @@ fn real_335_tile_runs_camera_grid() {
     // shot: the placeholders are drawn where the tile grows grass; with
     // --placeholders off camera-grid draws nothing.
     let shot = |name: &str, tier: &str, placeholders: &str| {
-        let png = dir.join(name);
-        let mut args = vec!["--data", data, "--placeholders", placeholders];
-        args.extend(TILE);
-        let p = png.to_str().expect("utf-8");
-        args.extend([
-            "shot",
-            "--preset",
-            "elwynn-client",
-            "--view",
-            "grass",
-            "--tier",
-            tier,
-            "--out",
-            p,
-        ]);
-        sward(&args);
-        load(&png)
+        let global = ["--placeholders", placeholders];
+        shot_tile(data, &global, "grass", &["--tier", tier], &dir.join(name))
     };
     let grid = shot("grid.png", "camera-grid", "on");
     let bare = shot("bare.png", "off+static-chunks", "on");
@@ -413,23 +386,8 @@ fn real_blps_under_the_tiles_mtex_names_are_sampled_as_bc_and_decoded() {
     let mut images = Vec::new();
     for upload in ["auto", "decode"] {
         let dir = tmp(&format!("real-335-tilesets-{upload}"));
-        let out_dir = dir.to_str().expect("utf-8");
-        let mut args = vec!["--data", data];
-        args.extend(TILE);
-        args.extend([
-            "bench",
-            "--preset",
-            "elwynn-client",
-            "--quick",
-            "--tiers",
-            "gpu-cull",
-            "--texture-upload",
-            upload,
-            "--out",
-            out_dir,
-        ]);
-        sward(&args);
-        let r = report(&dir);
+        let upload_option = ["--texture-upload", upload];
+        let r = bench_tile(data, "gpu-cull", &upload_option, &dir);
         assert_eq!(fact(&r, "scene.tileset_textures"), 16.0);
         assert_eq!(fact(&r, "terrain.tileset_placeholders"), 0.0);
         // dxt3 (256) and dxt5 (512) are DXT with whole chains from 256:
@@ -445,22 +403,7 @@ fn real_blps_under_the_tiles_mtex_names_are_sampled_as_bc_and_decoded() {
             assert_eq!(bc, 0.0);
         }
         let png = dir.join("shot.png");
-        let mut args = vec!["--data", data];
-        args.extend(TILE);
-        let p = png.to_str().expect("utf-8");
-        args.extend([
-            "shot",
-            "--preset",
-            "elwynn-client",
-            "--view",
-            "aerial",
-            "--texture-upload",
-            upload,
-            "--out",
-            p,
-        ]);
-        sward(&args);
-        images.push(load(&png));
+        images.push(shot_tile(data, &[], "aerial", &upload_option, &png));
     }
     let total = (images[0].width() * images[0].height()) as usize;
     // The real textures, not the checker.
@@ -491,28 +434,8 @@ fn real_112_tables_with_an_older_doodad_table_load_with_dangling_doodads() {
         ]),
     );
     let dir = tmp("real-112-bench");
-    let mut args = vec!["--data", folder.to_str().expect("utf-8")];
-    args.extend(TILE);
-    let out_dir = dir.to_str().expect("utf-8");
-    args.extend([
-        "bench",
-        "--preset",
-        "elwynn-client",
-        "--quick",
-        "--tiers",
-        "gpu-cull",
-        "--out",
-        out_dir,
-    ]);
-    sward(&args);
-    let r = report(&dir);
-    assert!(
-        r["scene"]["client"]
-            .as_str()
-            .is_some_and(|c| c.starts_with("1.12")),
-        "{}",
-        r["scene"]
-    );
+    let r = bench_tile(folder.to_str().expect("utf-8"), "gpu-cull", &[], &dir);
+    assert_client(&r, "1.12");
     assert_eq!(r["config"]["placement_policy"], "client");
     assert!(fact(&r, "scene.dangling_doodads") > 0.0);
 }
@@ -529,29 +452,9 @@ fn an_exported_preset_read_back_through_data_draws_the_presets_image() {
         export.to_str().expect("utf-8"),
     ]);
     assert!(export.join("Tileset/Elwynn/ElwynnGrassBase.blp").is_file());
-    let preset = dir.join("preset.png");
-    let data = dir.join("data.png");
-    sward(&[
-        "shot",
-        "--preset",
-        "elwynn-client",
-        "--view",
-        "aerial",
-        "--out",
-        preset.to_str().expect("utf-8"),
-    ]);
-    sward(&[
-        "--data",
-        export.to_str().expect("utf-8"),
-        "shot",
-        "--preset",
-        "elwynn-client",
-        "--view",
-        "aerial",
-        "--out",
-        data.to_str().expect("utf-8"),
-    ]);
-    let (a, b) = (load(&preset), load(&data));
+    let a = shot(&[], "aerial", &[], &dir.join("preset.png"));
+    let data = ["--data", export.to_str().expect("utf-8")];
+    let b = shot(&data, "aerial", &[], &dir.join("data.png"));
     let total = (a.width() * a.height()) as usize;
     let (n, max) = diff(&a, &b);
     // The same texels: only the gradient-sampling path of data textures

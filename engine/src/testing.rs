@@ -1,4 +1,6 @@
-//! Shared headless GPU context for tests.
+//! Shared headless GPU context for tests, and what every compute probe of a
+//! parity test does: [`buffer_with`], [`probe_output`], [`probe_buffers`],
+//! [`run_probe`].
 //!
 //! [`gpu`] returns `None` (the test skips, saying so on stderr) when no adapter
 //! exists, unless `SWARD_REQUIRE_GPU=1`, in which case a missing adapter fails
@@ -126,6 +128,78 @@ pub fn has_capabilities(gpu: &crate::GpuContext, what: &str, needed: &[crate::Ca
     assert!(!require_gpu(), "{line} (SWARD_REQUIRE_GPU=1)");
     eprintln!("skipping {line}");
     false
+}
+
+/// A buffer of `data` with `usage`: a probe's uniform or inputs.
+pub fn buffer_with(
+    gpu: &crate::GpuContext,
+    label: &str,
+    data: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: data,
+            usage,
+        })
+}
+
+/// A `STORAGE | COPY_SRC` buffer of `size` bytes that a compute probe
+/// writes and [`run_probe`] reads back.
+pub fn probe_output(gpu: &crate::GpuContext, label: &str, size: u64) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// The buffers of a compute probe that reads a uniform and an array and
+/// writes an array: `uniform` (`LABEL.uniform`), `inputs` (storage,
+/// `LABEL.in`) and `out_size` bytes of output ([`probe_output`],
+/// `LABEL.out`), in that order.
+pub fn probe_buffers(
+    gpu: &crate::GpuContext,
+    label: &str,
+    uniform: &[u8],
+    inputs: &[u8],
+    out_size: u64,
+) -> [wgpu::Buffer; 3] {
+    let uniform_label = format!("{label}.uniform");
+    let input_label = format!("{label}.in");
+    [
+        buffer_with(gpu, &uniform_label, uniform, wgpu::BufferUsages::UNIFORM),
+        buffer_with(gpu, &input_label, inputs, wgpu::BufferUsages::STORAGE),
+        probe_output(gpu, &format!("{label}.out"), out_size),
+    ]
+}
+
+/// Runs a parity test's compute probe: dispatches `pipeline` over
+/// `workgroups` (along x) with `groups` bound at 0, 1, ..., waits, and
+/// returns the bytes of `output` ([`probe_output`]). A failed read-back
+/// fails the test with its message.
+pub fn run_probe(
+    gpu: &crate::GpuContext,
+    pipeline: &wgpu::ComputePipeline,
+    groups: &[&wgpu::BindGroup],
+    workgroups: u32,
+    output: &wgpu::Buffer,
+) -> Vec<u8> {
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, *group, &[]);
+        }
+        pass.dispatch_workgroups(workgroups, 1, 1);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    crate::targets::read_buffer(&gpu.device, &gpu.queue, output, output.size())
+        .unwrap_or_else(|e| panic!("reading the probe's output back: {e}"))
 }
 
 /// Whether `gpu`'s driver is one of `drivers` (each a case-insensitive

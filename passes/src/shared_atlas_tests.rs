@@ -9,26 +9,21 @@
 
 use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
-use sward_scenes::{Preset, Scene};
+use sward_scenes::Scene;
 
 use crate::atlas::{AtlasTile, HeightAtlas};
 use crate::renderer::{SceneData, SceneRenderer};
-use crate::streaming_tests::{prepare_off_thread, shot, slide, view_over};
+use crate::streaming_tests::{
+    assert_draws_like_a_fresh_build, build_renderer, prepare_off_thread, slide, view_over,
+};
 use crate::technique::{cap_combo, ResidencyChange, TierCombo};
 
-/// `text` as one combination, or `None` where the device caps it to
+/// `texts` as combinations, or `None` where the device caps one of them to
 /// something else (the comparison would not be of these tiers).
-fn combo(gpu: &GpuContext, text: &str) -> Option<TierCombo> {
-    let c = TierCombo::parse_list(text).expect("parses").remove(0);
-    let (capped, _) = cap_combo(&gpu.caps, &c);
-    (capped == c).then_some(c)
-}
-
-fn renderer(gpu: &GpuContext, scene: &Scene, combo: &TierCombo) -> SceneRenderer {
-    let mut r = SceneRenderer::new();
-    r.set_tiers(gpu, SceneData::from_scene(scene), combo)
-        .unwrap_or_else(|e| panic!("{combo}: {e}"));
-    r
+fn combos<const N: usize>(gpu: &GpuContext, texts: [&str; N]) -> Option<[TierCombo; N]> {
+    let combos = texts.map(|text| TierCombo::parse_list(text).expect("parses").remove(0));
+    let capped = combos.iter().all(|c| cap_combo(&gpu.caps, c).0 == *c);
+    capped.then_some(combos)
 }
 
 /// `changes` applied to `renderer` with the tiles prepared as the workers
@@ -51,20 +46,16 @@ fn follow(
 #[test]
 fn gpu_cull_pair_holds_one_height_atlas_and_writes_a_tile_change_once() {
     gpu_or_skip!(gpu);
-    let (Some(pair), Some(grass), Some(terrain)) = (
-        combo(gpu, "gpu-cull+gpu-cull"),
-        combo(gpu, "gpu-cull+off"),
-        combo(gpu, "off+gpu-cull"),
-    ) else {
+    let Some([pair, grass, terrain]) =
+        combos(gpu, ["gpu-cull+gpu-cull", "gpu-cull+off", "off+gpu-cull"])
+    else {
         return;
     };
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
-    let mut both = renderer(gpu, &scene, &pair);
+    let mut scene = crate::testkit::continent();
+    let mut both = build_renderer(gpu, &scene, &pair);
     let mut alone = [
-        renderer(gpu, &scene, &grass),
-        renderer(gpu, &scene, &terrain),
+        build_renderer(gpu, &scene, &grass),
+        build_renderer(gpu, &scene, &terrain),
     ];
     let one = both.height_atlas().expect("the pair binds the atlas");
     let atlas_memory = one.gpu_memory_bytes();
@@ -126,35 +117,24 @@ fn gpu_cull_pair_holds_one_height_atlas_and_writes_a_tile_change_once() {
 /// Draws `renderer` at a view over `scene`'s centre and compares it with a
 /// fresh build of its combination on the same world: images and counters.
 fn draws_like_a_fresh_build(gpu: &GpuContext, renderer: &mut SceneRenderer, scene: &Scene) {
-    let combo = renderer.tiers().clone();
+    let case = renderer.tiers().to_string();
     let view = view_over(scene, scene.window.centre());
-    let (image, counters) = shot(gpu, renderer, scene, &view);
-    let mut fresh = self::renderer(gpu, scene, &combo);
-    let (want, want_counters) = shot(gpu, &mut fresh, scene, &view);
-    assert_eq!(
-        counters.instances_drawn, want_counters.instances_drawn,
-        "{combo}"
-    );
-    assert_eq!(counters.triangles, want_counters.triangles, "{combo}");
-    assert!(image == want, "{combo}: differs from a fresh build");
+    assert_draws_like_a_fresh_build(gpu, renderer, scene, &view, &case);
 }
 
 #[test]
 fn switching_tiers_at_run_time_keeps_the_shared_atlas_valid() {
     gpu_or_skip!(gpu);
-    let (Some(pair), Some(terrain), Some(neither)) = (
-        combo(gpu, "gpu-cull+gpu-cull"),
-        combo(gpu, "off+gpu-cull"),
-        combo(gpu, "off+static-chunks"),
+    let Some([pair, terrain, neither]) = combos(
+        gpu,
+        ["gpu-cull+gpu-cull", "off+gpu-cull", "off+static-chunks"],
     ) else {
         return;
     };
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let start = scene.window.centre();
     let east = start.offset(1, 0).expect("continent is wide");
-    let mut r = renderer(gpu, &scene, &pair);
+    let mut r = build_renderer(gpu, &scene, &pair);
     let switch = |r: &mut SceneRenderer, scene: &Scene, combo: &TierCombo| {
         r.set_tiers(gpu, SceneData::from_scene(scene), combo)
             .unwrap_or_else(|e| panic!("{combo}: {e}"));

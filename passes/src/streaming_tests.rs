@@ -12,7 +12,7 @@ use sward_engine::gpu_or_skip;
 use sward_engine::graph::Counters;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{self, TileCoord};
-use sward_scenes::{Preset, Scene};
+use sward_scenes::Scene;
 
 use crate::frame::{FrameView, RenderSettings};
 use crate::renderer::{SceneData, SceneRenderer, TargetIds};
@@ -95,6 +95,44 @@ pub(crate) fn shot(
     (off.image(gpu), counters)
 }
 
+/// A renderer of `combo` built for `scene` as it is now.
+pub(crate) fn build_renderer(gpu: &GpuContext, scene: &Scene, combo: &TierCombo) -> SceneRenderer {
+    let mut r = SceneRenderer::new();
+    r.set_tiers(gpu, SceneData::from_scene(scene), combo)
+        .unwrap_or_else(|e| panic!("{combo}: {e}"));
+    r
+}
+
+/// Asserts that `renderer` draws at `view` what a fresh build of its tiers
+/// for `scene` draws: the same instances, triangles and image. `case` opens
+/// every message. Returns the image.
+pub(crate) fn assert_draws_like_a_fresh_build(
+    gpu: &GpuContext,
+    renderer: &mut SceneRenderer,
+    scene: &Scene,
+    view: &FrameView,
+    case: &str,
+) -> image::RgbaImage {
+    let (image, counters) = shot(gpu, renderer, scene, view);
+    let mut fresh = build_renderer(gpu, scene, &renderer.tiers().clone());
+    let (want, want_counters) = shot(gpu, &mut fresh, scene, view);
+    assert_eq!(
+        counters.instances_drawn, want_counters.instances_drawn,
+        "{case}: instances drawn"
+    );
+    assert_eq!(
+        counters.triangles, want_counters.triangles,
+        "{case}: triangles"
+    );
+    let (rmse, differing) =
+        sward_engine::targets::rgb_difference(image.as_raw(), want.as_raw(), 0).expect("same size");
+    assert!(
+        image == want,
+        "{case}: image differs from a fresh build (rmse {rmse}, {differing} of pixels)"
+    );
+    image
+}
+
 /// Moves the window's centre to `to`; the residency changes (evictions first).
 pub(crate) fn slide(scene: &mut Scene, to: TileCoord) -> Vec<ResidencyChange> {
     let before = scene.window.tiles();
@@ -143,19 +181,12 @@ pub(crate) fn prepare_off_thread(
 #[test]
 fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
     gpu_or_skip!(gpu);
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let start = scene.window.centre();
     let combos = combos(gpu);
     let mut renderers: Vec<SceneRenderer> = combos
         .iter()
-        .map(|c| {
-            let mut r = SceneRenderer::new();
-            r.set_tiers(gpu, SceneData::from_scene(&scene), c)
-                .unwrap_or_else(|e| panic!("{c}: {e}"));
-            r
-        })
+        .map(|c| build_renderer(gpu, &scene, c))
         .collect();
     // Out one tile, then diagonally (five tiles change), then back home:
     // the last step makes evicted tiles resident again.
@@ -218,31 +249,12 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
             // Work a technique left to a worker thread (the clipmap's
             // refinement bake) lands before the comparison.
             renderer.settle(gpu);
-            let (image, counters) = shot(gpu, renderer, &scene, &view);
-            let mut fresh = SceneRenderer::new();
-            fresh
-                .set_tiers(gpu, SceneData::from_scene(&scene), combo)
-                .unwrap_or_else(|e| panic!("{combo}: {e}"));
-            let (want, want_counters) = shot(gpu, &mut fresh, &scene, &view);
+            let case = format!("{combo} at {to:?}");
+            let image = assert_draws_like_a_fresh_build(gpu, renderer, &scene, &view, &case);
             let name = combo.to_string().replace('+', "_");
             sward_engine::testing::keep_image(
                 &image,
                 &format!("streaming-{name}-{}-{}", to.x, to.y),
-            );
-            assert_eq!(
-                counters.instances_drawn, want_counters.instances_drawn,
-                "{combo} at {to:?}: instances drawn"
-            );
-            assert_eq!(
-                counters.triangles, want_counters.triangles,
-                "{combo} at {to:?}: triangles"
-            );
-            let (rmse, differing) =
-                sward_engine::targets::rgb_difference(image.as_raw(), want.as_raw(), 0)
-                    .expect("same size");
-            assert!(
-                differing == 0.0,
-                "{combo} at {to:?}: image differs from a fresh build (rmse {rmse}, {differing} of pixels)"
             );
         }
     }
@@ -258,9 +270,7 @@ fn residency_updates_draw_what_a_fresh_build_draws_for_every_tier() {
 fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
     use sward_scenes::streaming::{StreamConfig, Streamer};
     gpu_or_skip!(gpu);
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let combos: Vec<TierCombo> = ["static-batch+static-chunks", "gpu-cull+gpu-cull"]
         .iter()
         .map(|s| {
@@ -278,12 +288,7 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
         .expect("first load");
     let mut renderers: Vec<SceneRenderer> = combos
         .iter()
-        .map(|c| {
-            let mut r = SceneRenderer::new();
-            r.set_tiers(gpu, SceneData::from_scene(&scene), c)
-                .unwrap_or_else(|e| panic!("{c}: {e}"));
-            r
-        })
+        .map(|c| build_renderer(gpu, &scene, c))
         .collect();
     let to = start.offset(1, 0).expect("continent is wide");
     let [x1, y1] = coords::tile_centre(to);
@@ -300,21 +305,8 @@ fn mid_slide_frames_draw_what_a_fresh_build_of_the_partial_world_draws() {
                 "{combo}: rebuilt {:?}",
                 report.rebuilt
             );
-            let (image, counters) = shot(gpu, renderer, scene, &view);
-            let mut fresh = SceneRenderer::new();
-            fresh
-                .set_tiers(gpu, SceneData::from_scene(scene), combo)
-                .unwrap_or_else(|e| panic!("{combo}: {e}"));
-            let (want, want_counters) = shot(gpu, &mut fresh, scene, &view);
-            assert_eq!(
-                counters.instances_drawn, want_counters.instances_drawn,
-                "{combo}"
-            );
-            assert_eq!(counters.triangles, want_counters.triangles, "{combo}");
-            assert!(
-                image == want,
-                "{combo}: a mid-slide frame differs from a fresh build"
-            );
+            let case = format!("{combo}, mid-slide");
+            assert_draws_like_a_fresh_build(gpu, renderer, scene, &view, &case);
         }
     };
     // Walk into the next tile and stream frame by frame (waiting for the

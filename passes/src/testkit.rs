@@ -3,7 +3,8 @@
 //! technique's passes ([`Offscreen`]), one image comparison ([`diff`]), one
 //! place that keeps rendered images for a person to look at ([`keep`],
 //! `SWARD_TEST_IMAGES=DIR`), and presets built once per test binary
-//! ([`preset`]). The shared device and capability checks come from
+//! ([`preset`]), and the real 3.3.5 tile where the real client files are
+//! ([`real_335_tile`]). The shared device and capability checks come from
 //! `sward_engine::testing` (`gpu()`, `has_capabilities`: a test that needs a
 //! capability the device lacks is skipped with one line, or fails under
 //! `SWARD_REQUIRE_GPU=1`).
@@ -142,6 +143,34 @@ pub(crate) fn preset(name: &str) -> &'static Scene {
             .unwrap_or_else(|e| panic!("preset `{name}`: {e}"));
         Box::leak(Box::new(scene))
     })
+}
+
+/// The `continent` preset built anew, for a test that slides its window
+/// (the scenes [`preset`] shares are read-only).
+pub(crate) fn continent() -> Scene {
+    Preset::by_name("continent")
+        .and_then(|p| p.build())
+        .unwrap_or_else(|e| panic!("preset `continent`: {e}"))
+}
+
+/// The real 3.3.5 tile Azeroth 42,29 (the folder from
+/// [`sward_scenes::testing::real_data`]) placed with the client policy (the
+/// 3.3.5 routine), its models placeholders; `None` (the test passes, saying
+/// so in one line naming `test`) without `SWARD_REAL_DATA`, a failure under
+/// `SWARD_REQUIRE_REAL_DATA=1`.
+pub(crate) fn real_335_tile(test: &str) -> Option<Scene> {
+    let client = sward_scenes::testing::real_data(test)?.join("client-335");
+    let src = sward_scenes::formats::DataSource::open(&client)
+        .unwrap_or_else(|e| panic!("{}: {e}", client.display()));
+    let sel = sward_scenes::formats::WorldSelection {
+        map: Some("Azeroth".into()),
+        at: None,
+        tile: Some(sward_scenes::TileCoord::new(42, 29)),
+    };
+    let policy = sward_scenes::Policy::Client(Default::default());
+    let scene = sward_scenes::formats::load_scene_from(std::sync::Arc::new(src), &sel, policy)
+        .unwrap_or_else(|e| panic!("the real 3.3.5 tile loads: {e}"));
+    Some(scene)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! reference ([`world`]), ground-effect tables ([`effects`]), detail doodad
 //! models ([`models`]), grass placement ([`placement`]), procedural presets
 //! ([`presets`]), the 3x3 ADT window ([`window`]) and its streaming from
-//! worker threads ([`streaming`]).
+//! worker threads ([`streaming`]); [`testing`] finds the real client files
+//! for the workspace's tests.
 //!
 //! Nothing here touches the GPU; renderers consume these types.
 
@@ -15,6 +16,7 @@ pub mod presets;
 pub mod reaper;
 pub mod rng;
 pub mod streaming;
+pub mod testing;
 pub mod window;
 pub mod world;
 

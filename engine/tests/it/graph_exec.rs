@@ -4,12 +4,14 @@
 
 use std::cell::Cell;
 
+use sward_engine::bind::{self, Slot};
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::{BufferDesc, GraphError, GraphExecutor, RenderGraph, TextureDesc};
 use sward_engine::targets::map_read;
+use sward_engine::testing::buffer_with;
 use sward_engine::{Capability, Caps};
 
-use crate::{buffer_with, readback_buffer};
-use sward_engine::gpu_or_skip;
+use crate::readback_buffer;
 
 #[test]
 fn transients_round_trip_and_are_pooled_across_frames() {
@@ -308,16 +310,8 @@ fn a_pass_that_reaches_an_undeclared_resource_is_rejected_by_name() {
     g.add_transfer_pass("test.other")
         .write(hidden)
         .record(|_| {});
-    match exec.execute(&gpu, g) {
-        Err(GraphError::UndeclaredAccess { pass, resource }) => {
-            assert_eq!(
-                (pass.as_str(), resource.as_str()),
-                ("test.fill", "test.hidden")
-            );
-        }
-        Err(other) => panic!("unexpected error {other}"),
-        Ok(_) => panic!("a frame with an undeclared access was accepted"),
-    }
+    let what = "a frame with an undeclared access";
+    assert_undeclared(exec.execute(&gpu, g), "test.fill", "test.hidden", what);
     // The executor stays usable: the same graph with the access declared runs.
     let mut g = RenderGraph::new();
     let declared = g.create_buffer("test.declared", desc);
@@ -332,6 +326,27 @@ fn a_pass_that_reaches_an_undeclared_resource_is_rejected_by_name() {
     exec.execute(&gpu, g).unwrap();
 }
 
+/// The error a frame that had to be refused was refused with; `what` names
+/// that frame where it ran.
+fn refused<T>(result: Result<T, GraphError>, what: &str) -> GraphError {
+    match result {
+        Err(e) => e,
+        Ok(_) => panic!("{what} was accepted"),
+    }
+}
+
+/// Asserts that `result` is the undeclared-access error of `pass` reaching
+/// `resource` (see [`refused`] for `what`).
+fn assert_undeclared<T>(result: Result<T, GraphError>, pass: &str, resource: &str, what: &str) {
+    match refused(result, what) {
+        GraphError::UndeclaredAccess {
+            pass: got_pass,
+            resource: got_resource,
+        } => assert_eq!((got_pass.as_str(), got_resource.as_str()), (pass, resource)),
+        other => panic!("unexpected error {other}"),
+    }
+}
+
 /// A uniform buffer and a compute bind group over it (for the bind-group tests).
 fn uniform_group(device: &wgpu::Device) -> (wgpu::Buffer, wgpu::BindGroup) {
     let buffer = device.create_buffer(&wgpu::BufferDescriptor {
@@ -340,27 +355,14 @@ fn uniform_group(device: &wgpu::Device) -> (wgpu::Buffer, wgpu::BindGroup) {
         usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("test.uniform"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("test.uniform"),
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    });
+    let entries = bind::entries(wgpu::ShaderStages::COMPUTE, &[Slot::Uniform]);
+    let layout = bind::layout(device, "test.uniform", &entries);
+    let group = bind::group(
+        device,
+        "test.uniform",
+        &layout,
+        &[buffer.as_entire_binding()],
+    );
     (buffer, group)
 }
 
@@ -376,16 +378,8 @@ fn a_bind_group_counts_as_reaching_what_it_binds() {
     g.add_compute_pass("test.use").record(move |ctx| {
         ctx.pass.set_bind_group(0, ctx.res.bind_group(bound), &[]);
     });
-    match exec.execute(&gpu, g) {
-        Err(GraphError::UndeclaredAccess { pass, resource }) => {
-            assert_eq!(
-                (pass.as_str(), resource.as_str()),
-                ("test.use", "test.uniform")
-            );
-        }
-        Err(other) => panic!("unexpected error {other}"),
-        Ok(_) => panic!("a bind group over an undeclared buffer was accepted"),
-    }
+    let what = "a bind group over an undeclared buffer";
+    assert_undeclared(exec.execute(&gpu, g), "test.use", "test.uniform", what);
     // Declared: the same frame runs, and the group is the one imported.
     let mut g = RenderGraph::new();
     let uniform = g.import_buffer("test.uniform", &buffer);
@@ -424,19 +418,23 @@ fn handles_of_another_graph_are_refused_in_closures_and_bind_groups() {
             ctx.encoder.clear_buffer(ctx.res.buffer(own), 0, None);
             ctx.encoder.clear_buffer(ctx.res.buffer(foreign), 0, None);
         });
-    match exec.execute(&gpu, g) {
-        Err(GraphError::UnknownResource { pass }) => assert_eq!(pass, "test.fill"),
-        Err(other) => panic!("unexpected error {other}"),
-        Ok(_) => panic!("a frame that used another graph's handle was accepted"),
+    match refused(
+        exec.execute(&gpu, g),
+        "a frame that used another graph's handle",
+    ) {
+        GraphError::UnknownResource { pass } => assert_eq!(pass, "test.fill"),
+        other => panic!("unexpected error {other}"),
     }
     // A bind group imported over another graph's handle fails validation.
     let mut g = RenderGraph::new();
     let _ = g.import_buffer("test.uniform", &buffer);
     let _ = g.import_bind_group("test.group", &group, &[foreign.into()]);
-    match exec.execute(&gpu, g) {
-        Err(GraphError::ForeignBinding { group }) => assert_eq!(group, "test.group"),
-        Err(other) => panic!("unexpected error {other}"),
-        Ok(_) => panic!("a bind group over another graph's handle was accepted"),
+    match refused(
+        exec.execute(&gpu, g),
+        "a bind group over another graph's handle",
+    ) {
+        GraphError::ForeignBinding { group } => assert_eq!(group, "test.group"),
+        other => panic!("unexpected error {other}"),
     }
     // The executor stays usable.
     let mut g = RenderGraph::new();

@@ -6,22 +6,6 @@ mod graph_exec;
 mod probes;
 mod scene;
 
-/// Creates a buffer initialised with `data`.
-pub fn buffer_with(
-    gpu: &sward_engine::GpuContext,
-    label: &str,
-    data: &[u8],
-    usage: wgpu::BufferUsages,
-) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt;
-    gpu.device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: data,
-            usage,
-        })
-}
-
 /// A `MAP_READ | COPY_DST` buffer of `size` bytes.
 pub fn readback_buffer(gpu: &sward_engine::GpuContext, label: &str, size: u64) -> wgpu::Buffer {
     gpu.device.create_buffer(&wgpu::BufferDescriptor {

@@ -3,13 +3,11 @@
 
 use glam::{Vec3, Vec4};
 use sward_engine::camera::{Camera, Frustum};
-use sward_engine::targets::read_buffer;
+use sward_engine::gpu_or_skip;
 use sward_engine::test_scene::{DrawIndexedArgs, SceneInstance, SceneUniforms};
+use sward_engine::testing::{buffer_with, probe_output, run_probe};
 use sward_wgsl::cpu::hash::{hash2, hash_unit, pcg_hash};
 use sward_wgsl::{check_layout, compose_and_validate, modules};
-
-use crate::buffer_with;
-use sward_engine::gpu_or_skip;
 
 /// Deterministic xorshift for test inputs.
 struct Rng(u32);
@@ -27,30 +25,16 @@ impl Rng {
 
 /// Runs a probe: binds `uniform` (if any) at 0 and the given storage buffers in
 /// order, dispatches one invocation per output element, returns the output.
-fn run_probe(
+fn probe(
     gpu: &sward_engine::GpuContext,
     module: sward_wgsl::Module,
     inputs: &[wgpu::Buffer],
     out_words: usize,
 ) -> Vec<u32> {
     let shader = sward_engine::shader::create_shader(&gpu.device, module).unwrap();
-    let pipeline = gpu
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(module.name),
-            layout: None,
-            module: &shader,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-    let size = (out_words * 4) as u64;
-    let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("probe.out"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let pipeline =
+        sward_engine::bind::compute_pipeline_auto(&gpu.device, module.name, &shader, "main");
+    let out = probe_output(gpu, "probe.out", (out_words * 4) as u64);
     let mut entries: Vec<wgpu::BindGroupEntry> = inputs
         .iter()
         .enumerate()
@@ -68,15 +52,8 @@ fn run_probe(
         layout: &pipeline.get_bind_group_layout(0),
         entries: &entries,
     });
-    let mut enc = gpu.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((out_words as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    bytemuck::cast_slice(&read_buffer(&gpu.device, &gpu.queue, &out, size).unwrap()).to_vec()
+    let workgroups = (out_words as u32).div_ceil(64);
+    bytemuck::cast_slice(&run_probe(gpu, &pipeline, &[&bind], workgroups, &out)).to_vec()
 }
 
 #[test]
@@ -137,7 +114,7 @@ fn frustum_snippet_matches_cpu_frustum() {
             bytemuck::cast_slice(&boxes),
             wgpu::BufferUsages::STORAGE,
         );
-        let gpu_out = run_probe(&gpu, modules::PROBE_FRUSTUM, &[uniform, s, b], n);
+        let gpu_out = probe(&gpu, modules::PROBE_FRUSTUM, &[uniform, s, b], n);
         let (mut compared, mut visible, mut mismatches) = (0, 0, Vec::new());
         for i in 0..n {
             let sp: Vec4 = spheres[i];
@@ -182,7 +159,7 @@ fn hash_snippet_matches_cpu_hash() {
         bytemuck::cast_slice(&inputs),
         wgpu::BufferUsages::STORAGE,
     );
-    let out = run_probe(&gpu, modules::PROBE_HASH, &[input], inputs.len() * 3);
+    let out = probe(&gpu, modules::PROBE_HASH, &[input], inputs.len() * 3);
     for (i, &x) in inputs.iter().enumerate() {
         let cpu = [
             pcg_hash(x),

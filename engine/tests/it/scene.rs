@@ -2,13 +2,13 @@
 //! multi-draw-indirect (args and pixels read back), MSAA resolve, GPU
 //! timestamps, PNG output and the `sward info` report.
 
+use sward_engine::gpu_or_skip;
 use sward_engine::graph::{GraphExecutor, RenderGraph};
 use sward_engine::targets::{map_read, write_png, OffscreenTarget};
 use sward_engine::test_scene::{render_test_pattern, DrawIndexedArgs, SceneTarget, TestScene};
 use sward_engine::Capability;
 
 use crate::readback_buffer;
-use sward_engine::gpu_or_skip;
 
 /// sRGB byte of a linear channel value.
 fn srgb_byte(linear: f64) -> u8 {

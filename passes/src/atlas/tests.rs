@@ -7,14 +7,14 @@
 //!
 //! Run with `--nocapture` to see the measured maximum errors.
 
+use sward_engine::bind::{self, Slot};
 use sward_engine::gpu_or_skip;
-use sward_engine::targets::read_buffer;
+use sward_engine::testing::probe_buffers;
 use sward_engine::GpuContext;
 use sward_scenes::rng::Rng32;
 use sward_scenes::world::height::cell_height;
 use sward_scenes::{Scene, World};
 use sward_wgsl::{modules, Module};
-use wgpu::util::DeviceExt;
 
 use super::cpu::{atlas_lattice_world, atlas_split_local};
 use super::{AtlasTile, HeightAtlas, NO_CHUNK};
@@ -128,95 +128,43 @@ fn run_probe(
         label: Some("terrain.atlas.probe"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     });
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let mut entries = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }];
-    entries.extend(HeightAtlas::layout_entries(1, wgpu::ShaderStages::COMPUTE));
-    entries.extend([storage(5, true), storage(6, false)]);
-    let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("terrain.atlas.probe"),
-        entries: &entries,
-    });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("terrain.atlas.probe"),
-        bind_group_layouts: &[&bind_layout],
-        push_constant_ranges: &[],
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("terrain.atlas.probe"),
-        layout: Some(&layout),
-        module: &shader,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    // The uniform, the atlas at 1..=4, the points and the results.
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let mut entries = vec![bind::entry(0, cs, Slot::Uniform)];
+    entries.extend(HeightAtlas::layout_entries(1, cs));
+    entries.extend([
+        bind::entry(5, cs, Slot::STORAGE_READ),
+        bind::entry(6, cs, Slot::STORAGE_RW),
+    ]);
+    let bind_layout = bind::layout(device, "terrain.atlas.probe", &entries);
+    let pipeline = bind::compute_pipeline(
+        device,
+        "terrain.atlas.probe",
+        &[&bind_layout],
+        &shader,
+        "main",
+    );
     let w = atlas.window();
-    let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("terrain.atlas.probe.window"),
-        contents: bytemuck::cast_slice(&[w.origin[0], w.origin[1], 0, 0]),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("terrain.atlas.probe.in"),
-        contents: bytemuck::cast_slice(points),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
     let size = (points.len() * std::mem::size_of::<ProbeOut>()) as u64;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("terrain.atlas.probe.out"),
+    let [uniform, input, output] = probe_buffers(
+        gpu,
+        "terrain.atlas.probe",
+        bytemuck::cast_slice(&[w.origin[0], w.origin[1], 0, 0]),
+        bytemuck::cast_slice(points),
         size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let mut bind_entries = vec![wgpu::BindGroupEntry {
-        binding: 0,
-        resource: uniform.as_entire_binding(),
-    }];
+    );
+    let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
+    let mut bind_entries = vec![entry(0, uniform.as_entire_binding())];
     bind_entries.extend(atlas.bind_entries(1));
     bind_entries.extend([
-        wgpu::BindGroupEntry {
-            binding: 5,
-            resource: input.as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: 6,
-            resource: output.as_entire_binding(),
-        },
+        entry(5, input.as_entire_binding()),
+        entry(6, output.as_entire_binding()),
     ]);
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("terrain.atlas.probe"),
-        layout: &bind_layout,
-        entries: &bind_entries,
-    });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        let groups = (points.len() as u32).div_ceil(64);
-        // Stay under the per-dimension workgroup limit with a 2D dispatch is
-        // unnecessary here: the probe sizes stay far below 65,535 groups.
-        pass.dispatch_workgroups(groups, 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+    let group = bind::group_of(device, "terrain.atlas.probe", &bind_layout, &bind_entries);
+    // Stay under the per-dimension workgroup limit with a 2D dispatch is
+    // unnecessary here: the probe sizes stay far below 65,535 groups.
+    let groups = (points.len() as u32).div_ceil(64);
+    let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &[&group], groups, &output);
     bytemuck::cast_slice(&bytes).to_vec()
 }
 
@@ -428,9 +376,7 @@ fn upload_chunk_replaces_a_slot() {
 fn staged_tiles_place_exactly_what_written_tiles_place() {
     use crate::technique::ResidencyChange;
     let gpu = gpu_or_skip!();
-    let mut scene = sward_scenes::Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let reach = crate::technique::SceneData::from_scene(&scene)
         .atlas_reach()
         .expect("continent streams");

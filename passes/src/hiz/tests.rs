@@ -147,6 +147,16 @@ fn reduction_keeps_the_farthest_including_odd_edges() {
     assert_eq!(footprint(0, 1, 1), (0, 0));
 }
 
+/// `level0` and its reductions down to one texel across.
+fn reduced_to_one(level0: Level) -> Vec<Level> {
+    let mut levels = vec![level0];
+    while levels.last().unwrap().width > 1 {
+        let next = reduce_level(levels.last().unwrap());
+        levels.push(next);
+    }
+    levels
+}
+
 #[test]
 fn a_sphere_behind_a_near_wall_is_occluded_and_one_in_front_is_not() {
     let camera = sward_engine::Camera {
@@ -161,61 +171,27 @@ fn a_sphere_behind_a_near_wall_is_occluded_and_one_in_front_is_not() {
         / (view_proj * Vec3::new(20.0, 0.0, 0.0).extend(1.0)).w;
     // A 128 x 128 target: level 0 is 64 x 64.
     let px = [128, 128];
-    let mut levels = vec![Level {
+    // A sphere of `radius` at `x` units straight ahead.
+    let occluded = |levels: &[Level], x: f32, radius: f32| {
+        sphere_occluded(levels, px, view_proj, Vec3::new(x, 0.0, 0.0), radius)
+    };
+    let mut levels = reduced_to_one(Level {
         depth: vec![wall; 64 * 64],
         width: 64,
         height: 64,
-    }];
-    while levels.last().unwrap().width > 1 {
-        let next = reduce_level(levels.last().unwrap());
-        levels.push(next);
-    }
-    assert!(sphere_occluded(
-        &levels,
-        px,
-        view_proj,
-        Vec3::new(40.0, 0.0, 0.0),
-        1.0
-    ));
-    assert!(!sphere_occluded(
-        &levels,
-        px,
-        view_proj,
-        Vec3::new(10.0, 0.0, 0.0),
-        1.0
-    ));
+    });
+    assert!(occluded(&levels, 40.0, 1.0), "behind the wall");
+    assert!(!occluded(&levels, 10.0, 1.0), "in front of the wall");
     // Straddling the wall: its near side is in front.
-    assert!(!sphere_occluded(
-        &levels,
-        px,
-        view_proj,
-        Vec3::new(20.5, 0.0, 0.0),
-        1.0
-    ));
+    assert!(!occluded(&levels, 20.5, 1.0), "straddling the wall");
     // A hole in the wall over the sphere's rectangle lets it through.
     for y in 28..36 {
         for x in 28..36 {
             levels[0].depth[y * 64 + x] = 0.0;
         }
     }
-    levels.truncate(1);
-    while levels.last().unwrap().width > 1 {
-        let next = reduce_level(levels.last().unwrap());
-        levels.push(next);
-    }
-    assert!(!sphere_occluded(
-        &levels,
-        px,
-        view_proj,
-        Vec3::new(40.0, 0.0, 0.0),
-        0.5
-    ));
+    let levels = reduced_to_one(levels.swap_remove(0));
+    assert!(!occluded(&levels, 40.0, 0.5), "behind a hole in the wall");
     // Reaching behind the eye: visible.
-    assert!(!sphere_occluded(
-        &levels,
-        px,
-        view_proj,
-        Vec3::new(0.2, 0.0, 0.0),
-        1.0
-    ));
+    assert!(!occluded(&levels, 0.2, 1.0), "reaching behind the eye");
 }

@@ -14,7 +14,7 @@ use glam::Vec3;
 use sward_engine::gpu_or_skip;
 use sward_engine::graph::{FrameReport, RenderGraph};
 use sward_engine::{Camera, Capability, GpuContext};
-use sward_scenes::{Preset, Scene, World};
+use sward_scenes::{Scene, World};
 
 use super::gpu::TerrainUniforms;
 use super::gpu_cull::cull::{boundary_margin, cull_reference, TerrainCullUniforms};
@@ -23,6 +23,7 @@ use super::testutil::cliff_world;
 use super::{AtlasInstanced, GpuCullTerrain, StaticChunks};
 use crate::atlas::HeightAtlas;
 use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+use crate::technique::ResidencyChange;
 
 const SIZE: [u32; 2] = [256, 160];
 
@@ -69,22 +70,39 @@ fn render(
     (image.into_raw(), report)
 }
 
+/// A SIZE image from its raw RGBA bytes.
+fn sized_image(raw: &[u8]) -> image::RgbaImage {
+    image::RgbaImage::from_raw(SIZE[0], SIZE[1], raw.to_vec()).expect("a SIZE image")
+}
+
 /// RMSE over RGB (0..255) and the fraction of pixels differing by more than
 /// 16 levels in some channel.
 fn diff(a: &[u8], b: &[u8]) -> (f64, f64) {
-    let image = |raw: &[u8]| {
-        image::RgbaImage::from_raw(SIZE[0], SIZE[1], raw.to_vec()).expect("a SIZE image")
-    };
-    let d = crate::testkit::diff(&image(a), &image(b), 16);
+    let d = crate::testkit::diff(&sized_image(a), &sized_image(b), 16);
     (d.rmse, d.differing)
 }
 
 /// Pixels whose colour differs at all between two SIZE images (raw RGBA).
 fn differing_pixels(a: &[u8], b: &[u8]) -> u64 {
-    let image = |raw: &[u8]| {
-        image::RgbaImage::from_raw(SIZE[0], SIZE[1], raw.to_vec()).expect("a SIZE image")
+    crate::testkit::differing_pixels(&sized_image(a), &sized_image(b))
+}
+
+/// The Hi-Z pyramid the culled `tier` built on its last frame, read back
+/// (its base level `base` texels).
+fn pyramid(gpu: &GpuContext, tier: &Tier, base: [u32; 2]) -> Vec<crate::hiz::Level> {
+    let Tier::Culled(t) = tier else {
+        unreachable!("only the culled tier builds a pyramid")
     };
-    crate::testkit::differing_pixels(&image(a), &image(b))
+    let texture = t.hiz().and_then(|h| h.texture()).expect("pyramid made");
+    crate::hiz::read_levels(&gpu.device, &gpu.queue, texture, base)
+}
+
+/// Whether the device can run the terrain's GPU cull (compute, storage
+/// buffers in the vertex stage); where it cannot, `test` is skipped with one
+/// line, or fails under `SWARD_REQUIRE_GPU=1`.
+fn can_cull(gpu: &GpuContext, test: &str) -> bool {
+    let needed = [Capability::Compute, Capability::VertexStorage];
+    sward_engine::testing::has_capabilities(gpu, test, &needed)
 }
 
 fn background_pixels(img: &[u8], clear: [u8; 3]) -> usize {
@@ -235,14 +253,11 @@ fn holes_are_collapsed_like_the_baseline_leaves_them_out() {
 #[test]
 fn gpu_cull_keeps_exactly_the_cpu_reference() {
     let gpu = gpu_or_skip!();
-    if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
+    if !can_cull(&gpu, "gpu_cull_keeps_exactly_the_cpu_reference") {
         return;
     }
-    let elwynn = Preset::by_name("elwynn-dense")
-        .and_then(|p| p.build())
-        .expect("elwynn-dense builds");
     let (mut checked, mut partial) = (0, 0);
-    for scene in [seams(), &elwynn] {
+    for scene in [seams(), crate::testkit::preset("elwynn-dense")] {
         let world = scene.world();
         let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
         let mut tier = GpuCullTerrain::new(&gpu, world, &atlas).unwrap_or_else(|e| panic!("{e}"));
@@ -354,12 +369,10 @@ fn per_frame_uploads() {
 fn terrain_occlusion_phases_match_the_cpu_reference() {
     use super::gpu_cull::occlusion::phases_reference;
     let gpu = gpu_or_skip!();
-    if !gpu.caps.has(Capability::Compute) || !gpu.caps.has(Capability::VertexStorage) {
+    if !can_cull(&gpu, "terrain_occlusion_phases_match_the_cpu_reference") {
         return;
     }
-    let elwynn = Preset::by_name("elwynn-dense")
-        .and_then(|p| p.build())
-        .expect("elwynn-dense builds");
+    let elwynn = crate::testkit::preset("elwynn-dense");
     let world = elwynn.world();
     let best = MdiVariant::for_device(&gpu);
     let atlas = HeightAtlas::new(&gpu, world).unwrap_or_else(|e| panic!("{e}"));
@@ -379,19 +392,12 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         // Frame one leaves its pyramid for frame two's phase one.
         render(&gpu, &mut on, camera, settings, &name);
         let Tier::Culled(t) = &on else { unreachable!() };
-        let hiz = t.hiz().expect("pyramid made");
-        let (_, base, _) = hiz.shape().unwrap();
-        let previous =
-            crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), base);
+        let (_, base, _) = t.hiz().expect("pyramid made").shape().unwrap();
+        let previous = pyramid(&gpu, &on, base);
         let (a, report) = render(&gpu, &mut on, camera, settings, &name);
         assert!(report.pass(super::gpu_cull::occlusion::PASS_HIZ).is_some());
+        let current = pyramid(&gpu, &on, base);
         let Tier::Culled(t) = &on else { unreachable!() };
-        let current = crate::hiz::read_levels(
-            &gpu.device,
-            &gpu.queue,
-            t.hiz().unwrap().texture().unwrap(),
-            base,
-        );
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let want = phases_reference(atlas.records(), &view, Some(&previous), &current);
         let (b, _) = render(&gpu, &mut off, camera, settings, &format!("{name}-off"));
@@ -436,20 +442,10 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         render(&gpu, &mut on, cam_from, settings, "cut-from");
         let Tier::Culled(t) = &on else { unreachable!() };
         let (_, base, _) = t.hiz().unwrap().shape().unwrap();
-        let previous = crate::hiz::read_levels(
-            &gpu.device,
-            &gpu.queue,
-            t.hiz().unwrap().texture().unwrap(),
-            base,
-        );
+        let previous = pyramid(&gpu, &on, base);
         let (a, _) = render(&gpu, &mut on, cam_to, settings, &format!("cut-{from}-{to}"));
+        let current = pyramid(&gpu, &on, base);
         let Tier::Culled(t) = &on else { unreachable!() };
-        let current = crate::hiz::read_levels(
-            &gpu.device,
-            &gpu.queue,
-            t.hiz().unwrap().texture().unwrap(),
-            base,
-        );
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let view = FrameView::new(cam_to, SIZE, 1, 0.0, settings);
         let want = phases_reference(atlas.records(), &view, Some(&previous), &current);
@@ -484,11 +480,8 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
 /// and count the same resident MCNKs.
 #[test]
 fn streaming_builds_follow_slides_without_growth() {
-    use sward_scenes::world::coords;
     let gpu = gpu_or_skip!();
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let data = crate::technique::SceneData::from_scene(&scene);
     let reach = data.atlas_reach().expect("continent streams");
     let max_tiles = data.max_resident_tiles;
@@ -509,15 +502,15 @@ fn streaming_builds_follow_slides_without_growth() {
     let triangles = chunks.triangle_count();
     let start = scene.window.centre();
     for to in [start.offset(1, 1).expect("wide"), start] {
-        let before = scene.window.tiles();
-        let [x, y] = coords::tile_centre(to);
-        let slide = scene.follow(x, y).expect("slide").expect("moved");
-        let evicted: Vec<_> = before
-            .into_iter()
-            .filter(|t| !scene.window.is_resident(*t))
-            .collect();
-        assert!(!evicted.is_empty());
-        for t in evicted.iter().chain(&slide.loaded) {
+        let changes = crate::streaming_tests::slide(&mut scene, to);
+        let evicts = |c: &ResidencyChange| matches!(c, ResidencyChange::TileEvicted(_));
+        assert!(changes.iter().any(evicts));
+        // Evicted tiles first, then the tiles made resident.
+        for change in &changes {
+            let (ResidencyChange::TileEvicted(t) | ResidencyChange::TileResident(t)) = change
+            else {
+                unreachable!("a slide changes whole tiles: {change:?}");
+            };
             let world = scene.world();
             assert!(chunks.set_tile(&gpu, world, *t).expect("valid").is_some());
             // The atlas, then the tier, take the tile prepared as the

@@ -278,20 +278,29 @@ fn cliff_world_has_no_seam_cracks_and_shows_holes() {
     );
 }
 
-#[test]
-fn seams_holes_preset_has_no_cracks_at_the_adt_corner() {
-    gpu_or_skip!(gpu);
-    let preset = Preset::by_name("seams-holes").unwrap_or_else(|e| panic!("{e}"));
+/// A world of preset `name`'s tiles at `offsets` from its centre tile (no
+/// placements), and that centre.
+fn preset_tiles(name: &str, offsets: &[(i32, i32)]) -> (World, TileCoord) {
+    let preset = Preset::by_name(name).unwrap_or_else(|e| panic!("{e}"));
     let source = preset.source();
     let c = preset.centre();
-    let mut world = World::new("seams");
-    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-        let t = TileCoord::new(c.x + dx, c.y + dy);
+    let mut world = World::new(name);
+    for &(dx, dy) in offsets {
+        let t = c
+            .offset(dx, dy)
+            .unwrap_or_else(|| panic!("{name}: no tile at {dx},{dy}"));
         let tile = source.load(t).unwrap_or_else(|e| panic!("{e}"));
         world
             .insert(std::sync::Arc::new(tile))
             .unwrap_or_else(|e| panic!("{e}"));
     }
+    (world, c)
+}
+
+#[test]
+fn seams_holes_preset_has_no_cracks_at_the_adt_corner() {
+    gpu_or_skip!(gpu);
+    let (world, c) = preset_tiles("seams-holes", &[(0, 0), (1, 0), (0, 1), (1, 1)]);
     let mut terrain = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(terrain.chunk_count(), 1024);
     // The corner where the four ADTs meet.
@@ -456,19 +465,10 @@ fn splat_blend_and_lighting_match_the_cpu_reference() {
 #[test]
 fn elwynn_window_holds_every_mcnk_without_its_holes() {
     gpu_or_skip!(gpu);
-    let preset = Preset::by_name("elwynn-dense").unwrap_or_else(|e| panic!("{e}"));
-    let source = preset.source();
-    let c = preset.centre();
-    let mut world = World::new("elwynn");
-    for dy in -1..=1 {
-        for dx in -1..=1 {
-            let t = c.offset(dx, dy).unwrap_or_else(|| panic!("tile"));
-            let tile = source.load(t).unwrap_or_else(|e| panic!("{e}"));
-            world
-                .insert(std::sync::Arc::new(tile))
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
+    let square: Vec<(i32, i32)> = (-1..=1)
+        .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
+        .collect();
+    let (world, c) = preset_tiles("elwynn-dense", &square);
     let mut terrain = StaticChunks::new(gpu, &world).unwrap_or_else(|e| panic!("{e}"));
     let holes: u64 = world
         .mcnks()

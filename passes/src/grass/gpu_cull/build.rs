@@ -337,7 +337,8 @@ impl GpuCull {
     }
 }
 
-fn reach_of(models: &GrassModels) -> Vec<ModelReach> {
+/// Each model's reach (radius, sway height) for the patch bounds.
+pub(super) fn reach_of(models: &GrassModels) -> Vec<ModelReach> {
     models
         .models
         .iter()

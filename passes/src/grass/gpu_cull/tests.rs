@@ -16,10 +16,11 @@ use sward_engine::graph::FrameReport;
 use sward_engine::GpuContext;
 use sward_scenes::Scene;
 
+use super::build::reach_of;
 use super::cull::{cpu_cull, cull_models, entry_margin, GrassCull, GRASS_CULL_BYTES};
 use super::descriptor::{unpack, GrassDescriptor};
 use super::instances::{cpu_cull_instances, State};
-use super::patches::{ModelReach, PatchSet, PatchSize};
+use super::patches::{PatchSet, PatchSize};
 use super::{CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw};
 use crate::atlas::HeightAtlas;
 use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
@@ -52,6 +53,20 @@ fn view_at(scene: &Scene, name: &str, size: [u32; 2], samples: u32) -> FrameView
 /// The frame at `pose` (see [`view_at`]).
 fn pose_view(pose: &sward_scenes::presets::ViewPose, size: [u32; 2], samples: u32) -> FrameView {
     let s = settings();
+    FrameView::new(camera_from_pose(pose, &s), size, samples, 0.5, s)
+}
+
+/// The `ground-yaw0` frame of `scene` at `size` with `samples`, under the
+/// tests' [`settings`] with the wind off: a still picture two tiers draw
+/// alike.
+fn still_ground_view(scene: &Scene, size: [u32; 2], samples: u32) -> FrameView {
+    let pose = scene
+        .view("ground-yaw0")
+        .expect("the scene has ground-yaw0");
+    let s = RenderSettings {
+        wind: false,
+        ..settings()
+    };
     FrameView::new(camera_from_pose(pose, &s), size, samples, 0.5, s)
 }
 
@@ -117,17 +132,6 @@ fn render(
     (off.image(gpu), report.expect("at least one frame"))
 }
 
-fn reach_of(models: &GrassModels) -> Vec<ModelReach> {
-    models
-        .models
-        .iter()
-        .map(|m| ModelReach {
-            radius: m.radius,
-            sway_height: m.height,
-        })
-        .collect()
-}
-
 fn tier(
     gpu: &GpuContext,
     models: &GrassModels,
@@ -142,15 +146,7 @@ fn tier(
         cull: CullMode::Patch,
         ..GpuCullOptions::default()
     };
-    GpuCull::new(
-        gpu,
-        models,
-        scene.world(),
-        scene.placements(),
-        atlas,
-        options,
-    )
-    .unwrap()
+    build_with(gpu, models, scene, atlas, options)
 }
 
 /// The entries the GPU kept, from the compacted args (`first_instance` names
@@ -267,8 +263,7 @@ fn gpu_keeps_the_cpu_reference_entries() {
 #[test]
 fn roots_land_on_the_cpu_height_reference() {
     gpu_or_skip!(gpu);
-    let scene = preset("seams-holes");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let reach = reach_of(&models);
     let patch = PatchSize::Block4;
@@ -332,12 +327,7 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
         "probe",
     );
     let n = t.instance_count();
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("probe.roots"),
-        size: n * 32,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let out = sward_engine::testing::probe_output(gpu, "probe.roots", n * 32);
     let mut roots = vec![
         (0, t.descriptor_buffer().as_entire_binding()),
         (1, t.patch_buffer().as_entire_binding()),
@@ -346,18 +336,9 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
     let g2 = bind::group_at(device, "probe.grass_root", &group2, &roots);
     let g3 = bind::group(device, "probe.out", &out_layout, &[out.as_entire_binding()]);
     let g0 = bind::group(device, "probe.empty", &empty, &[]);
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &g0, &[]);
-        pass.set_bind_group(1, &g0, &[]);
-        pass.set_bind_group(2, &g2, &[]);
-        pass.set_bind_group(3, &g3, &[]);
-        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    let bytes = sward_engine::targets::read_buffer(device, &gpu.queue, &out, n * 32).unwrap();
+    let groups = [&g0, &g0, &g2, &g3];
+    let bytes =
+        sward_engine::testing::run_probe(gpu, &pipeline, &groups, (n as u32).div_ceil(64), &out);
     let flat: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
     flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
 }
@@ -365,19 +346,10 @@ fn probe_roots(gpu: &GpuContext, t: &GpuCull, atlas: &HeightAtlas) -> Vec<[[f32;
 #[test]
 fn image_matches_static_batch_and_uploads_uniforms_only() {
     gpu_or_skip!(gpu);
-    let scene = preset("seams-holes");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let mut st = StaticBatch::new(gpu, &models, scene.placements()).unwrap();
-    let pose = scene
-        .view("ground-yaw0")
-        .expect("seams-holes has ground-yaw0");
     let size = [256, 160];
-    let s = RenderSettings {
-        wind: false,
-        ..settings()
-    };
-    let camera = camera_from_pose(pose, &s);
     let variants = [MultiDraw::Count, MultiDraw::Plain]
         .into_iter()
         .filter(|m| {
@@ -389,7 +361,7 @@ fn image_matches_static_batch_and_uploads_uniforms_only() {
     for multi_draw in variants {
         let mut t = tier(gpu, &models, scene, &atlas, PatchSize::Block2, multi_draw);
         for samples in [4, 1] {
-            let v = FrameView::new(camera, size, samples, 0.5, s);
+            let v = still_ground_view(scene, size, samples);
             let (a, _) = render(gpu, &models, &mut Drawer::Static(&mut st), &v, 1);
             let (b, report) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 4);
             let (rmse, differing) = crate::grass::tests::image_diff(&a, &b);
@@ -454,8 +426,7 @@ fn save(image: &image::RgbaImage, name: &str) {
 #[test]
 fn an_empty_window_draws_nothing() {
     gpu_or_skip!(gpu);
-    let scene = preset("seams-holes");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let empty = sward_scenes::Placements::default();
     let options = GpuCullOptions::default();
@@ -474,11 +445,10 @@ fn an_empty_window_draws_nothing() {
 
 #[test]
 fn no_grass_over_holes_or_no_effect_cells() {
-    use crate::grass::tests::suppressed::probes_on_screen;
-    use crate::grass::tests::{grass_fraction, is_grass, H, W};
+    use crate::grass::tests::suppressed::{assert_no_grass_over_probes, probes_on_screen};
+    use crate::grass::tests::{H, W};
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let (camera, on_screen) = probes_on_screen(scene);
     assert!(
@@ -499,20 +469,7 @@ fn no_grass_over_holes_or_no_effect_cells() {
         let v = FrameView::new(camera, [W, H], samples, 0.5, s);
         let (image, _) = render(gpu, &models, &mut Drawer::Cull(&mut t), &v, 1);
         save(&image, &format!("gpu-cull-topdown-msaa{samples}"));
-        let frac = grass_fraction(&image);
-        assert!(
-            frac > 0.005,
-            "{samples}x: only {frac} grass around the cells"
-        );
-        let bad: Vec<_> = on_screen
-            .iter()
-            .filter(|(_, (x, y))| is_grass(image.get_pixel(*x, *y)))
-            .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
-            .collect();
-        assert!(
-            bad.is_empty(),
-            "{samples}x: grass over suppressed cells: {bad:?}"
-        );
+        assert_no_grass_over_probes(&image, &on_screen, &format!("gpu-cull {samples}x"));
     }
 }
 
@@ -534,6 +491,7 @@ fn instance_tier(
     build_with(gpu, models, scene, atlas, options)
 }
 
+/// The gpu-cull tier of `scene`'s placements with `options`.
 fn build_with(
     gpu: &GpuContext,
     models: &GrassModels,
@@ -687,19 +645,10 @@ fn gpu_instance_cull_keeps_the_cpu_reference_clumps() {
 #[test]
 fn instance_cull_image_matches_static_batch_and_lod_thins_far_grass() {
     gpu_or_skip!(gpu);
-    let scene = preset("seams-holes");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let mut st = StaticBatch::new(gpu, &models, scene.placements()).unwrap();
-    let pose = scene
-        .view("ground-yaw0")
-        .expect("seams-holes has ground-yaw0");
-    let size = [256, 160];
-    let s = RenderSettings {
-        wind: false,
-        ..settings()
-    };
-    let v = FrameView::new(camera_from_pose(pose, &s), size, 4, 0.5, s);
+    let v = still_ground_view(scene, [256, 160], 4);
     let (reference, _) = render(gpu, &models, &mut Drawer::Static(&mut st), &v, 1);
     let mut t = instance_tier(
         gpu,
@@ -1157,8 +1106,7 @@ struct PoolFixture {
 
 impl PoolFixture {
     fn new(gpu: &GpuContext) -> Self {
-        let scene = preset("seams-holes");
-        let models = GrassModels::new(gpu, &scene.models).unwrap();
+        let (scene, models) = crate::grass::tests::scene_and_models(gpu);
         let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
         let patch = PatchSize::Block2;
         let whole = instance_tier(gpu, &models, scene, &atlas, patch, DistanceLod::default());
@@ -1198,12 +1146,7 @@ impl PoolFixture {
     /// `pooled` draws the same instances and image as the whole window.
     fn assert_draws_like_whole(&mut self, gpu: &GpuContext, pooled: &mut GpuCull, name: &str) {
         assert_eq!(pooled.instance_count(), self.whole.instance_count());
-        let pose = self.scene.view("ground-yaw0").unwrap();
-        let s = RenderSettings {
-            wind: false,
-            ..settings()
-        };
-        let v = FrameView::new(camera_from_pose(pose, &s), [128, 80], 1, 0.5, s);
+        let v = still_ground_view(self.scene, [128, 80], 1);
         let models = &self.models;
         let (want, want_report) = render(gpu, models, &mut Drawer::Cull(&mut self.whole), &v, 4);
         let (got, report) = render(gpu, models, &mut Drawer::Cull(pooled), &v, 4);

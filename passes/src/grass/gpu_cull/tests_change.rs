@@ -12,7 +12,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use sward_engine::gpu_or_skip;
 use sward_engine::GpuContext;
-use sward_scenes::Preset;
 
 use crate::renderer::{SceneData, SceneRenderer};
 use crate::streaming_tests::{prepare_off_thread, slide};
@@ -29,9 +28,7 @@ fn median(v: &mut [f64]) -> f64 {
 /// One `placement` value: per change (3 tiles out, 3 in) the grass ms, the
 /// allocations, and per puffin scope its per-change total (ms).
 fn measure(gpu: &GpuContext, placement: &str, slides: usize) {
-    let mut scene = Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let grass =
         Tier::parse(Subsystem::Grass, &format!("gpu-cull:placement={placement}")).expect("tier");
     let combo = TierCombo::new(grass, Tier::off(Subsystem::Terrain));

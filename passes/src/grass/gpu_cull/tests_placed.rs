@@ -232,8 +232,7 @@ fn placement_gpu_draws_what_descriptors_draw() {
 #[test]
 fn a_wrong_packing_is_caught() {
     gpu_or_skip!(gpu);
-    let scene = preset("seams-holes");
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let atlas = HeightAtlas::new(gpu, scene.world()).unwrap();
     let wrong: &'static str = Box::leak(
         sward_wgsl::modules::GRASS_PLACE_SINK

@@ -29,6 +29,15 @@ pub(crate) fn scene() -> &'static Scene {
     crate::testkit::preset("seams-holes")
 }
 
+/// The `seams-holes` scene and its grass models: where most grass tests
+/// begin.
+pub(crate) fn scene_and_models(gpu: &GpuContext) -> (&'static Scene, GrassModels) {
+    let scene = scene();
+    let models = GrassModels::new(gpu, &scene.models)
+        .unwrap_or_else(|e| panic!("the seams-holes grass models: {e}"));
+    (scene, models)
+}
+
 /// Black fog (also the clear colour), wind off: every non-black pixel is grass.
 pub(crate) fn settings() -> RenderSettings {
     RenderSettings {

@@ -189,11 +189,42 @@ pub(crate) fn probes_on_screen(scene: &Scene) -> (Camera, OnScreen) {
     (camera, on_screen)
 }
 
+/// The probes of `on_screen` that `image` shows grass on, each named with
+/// its pixel.
+pub(crate) fn covered(image: &image::RgbaImage, on_screen: &OnScreen) -> Vec<String> {
+    on_screen
+        .iter()
+        .filter(|(_, (x, y))| is_grass(image.get_pixel(*x, *y)))
+        .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
+        .collect()
+}
+
+/// Asserts that `image`, drawn from the camera of [`probes_on_screen`],
+/// shows grass around the suppressed cells and none on their probe points;
+/// `what` (the tier and its sample count) opens every message.
+pub(crate) fn assert_no_grass_over_probes(
+    image: &image::RgbaImage,
+    on_screen: &OnScreen,
+    what: &str,
+) {
+    let frac = grass_fraction(image);
+    assert!(frac > 0.005, "{what}: only {frac} grass around the cells");
+    let bad = covered(image, on_screen);
+    eprintln!(
+        "{what}: grass {frac:.3}, {} probes in suppressed cells, {} covered",
+        on_screen.len(),
+        bad.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{what}: grass over suppressed cells: {bad:?}"
+    );
+}
+
 #[test]
 fn no_grass_over_holes_or_no_effect_cells() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let (camera, on_screen) = probes_on_screen(scene);
     assert!(
         on_screen.len() >= 20,
@@ -213,28 +244,8 @@ fn no_grass_over_holes_or_no_effect_cells() {
                 &shot.image,
                 &format!("topdown-{}-msaa{samples}", tier.name()),
             );
-            let frac = grass_fraction(&shot.image);
-            assert!(
-                frac > 0.005,
-                "{} {samples}x: only {frac} grass around the cells",
-                tier.name()
-            );
-            let bad: Vec<_> = on_screen
-                .iter()
-                .filter(|(_, (x, y))| is_grass(shot.image.get_pixel(*x, *y)))
-                .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
-                .collect();
-            eprintln!(
-                "{} {samples}x: grass {frac:.3}, {} probes in suppressed cells, {} covered",
-                tier.name(),
-                on_screen.len(),
-                bad.len()
-            );
-            assert!(
-                bad.is_empty(),
-                "{} {samples}x: grass over suppressed cells: {bad:?}",
-                tier.name()
-            );
+            let what = format!("{} {samples}x", tier.name());
+            assert_no_grass_over_probes(&shot.image, &on_screen, &what);
         }
     }
 }
@@ -242,8 +253,7 @@ fn no_grass_over_holes_or_no_effect_cells() {
 #[test]
 fn a_clump_planted_in_a_suppressed_cell_is_caught() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let (camera, on_screen) = probes_on_screen(scene);
     let (planted, _) = on_screen
         .get(on_screen.len() / 2)
@@ -277,12 +287,8 @@ fn a_clump_planted_in_a_suppressed_cell_is_caught() {
         1,
     );
     save(&shot.image, "topdown-planted");
-    let covered = on_screen
-        .iter()
-        .filter(|(_, (x, y))| is_grass(shot.image.get_pixel(*x, *y)))
-        .count();
     assert!(
-        covered > 0,
+        !covered(&shot.image, &on_screen).is_empty(),
         "a clump standing in {} went unnoticed",
         planted.what
     );

@@ -124,20 +124,9 @@ fn main() {
             .into(),
         ),
     });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("test.texels"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let out = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test.texels"),
-        size: texels * 16,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    let pipeline =
+        sward_engine::bind::compute_pipeline_auto(device, "test.texels", &module, "main");
+    let out = sward_engine::testing::probe_output(gpu, "test.texels", texels * 16);
     let view = texture.create_view(&Default::default());
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("test.texels"),
@@ -153,16 +142,8 @@ fn main() {
             },
         ],
     });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(1, 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = sward_engine::targets::read_buffer(device, &gpu.queue, &out, texels * 16)
-        .expect("texels read back");
+    // One invocation reads every texel in order.
+    let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &[&bind], 1, &out);
     let srgb = |v: f32| {
         let v = v.clamp(0.0, 1.0);
         if v <= 0.003_130_8 {

@@ -11,8 +11,7 @@ use crate::grass::instance::{instance_matrix, INSTANCE_BYTES};
 #[test]
 fn both_tiers_show_grass_agree_and_count_honestly() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let camera = ground_camera(scene);
     let total = scene.placements().len() as u64;
     let [mut st, mut legacy] = tiers(gpu, &models, scene);
@@ -97,8 +96,7 @@ fn both_tiers_show_grass_agree_and_count_honestly() {
 #[test]
 fn instance_buffers_hold_the_reference_matrices() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let (items, ranges) = scene.placements().model_major(models.len());
     let [st, mut legacy] = tiers(gpu, &models, scene);
     let Tier::Static(s) = &st else { unreachable!() };
@@ -172,8 +170,7 @@ fn instance_buffers_hold_the_reference_matrices() {
 #[test]
 fn static_batch_cuts_at_the_draw_distance_on_the_gpu() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let [mut st, _] = tiers(gpu, &models, scene);
     let ground = ground_camera(scene);
     // Straight up from the ground view, looking down at the same field.
@@ -212,8 +209,7 @@ fn static_batch_cuts_at_the_draw_distance_on_the_gpu() {
 #[test]
 fn wind_moves_clumps_only_when_enabled() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let [mut st, _] = tiers(gpu, &models, scene);
     let camera = ground_camera(scene);
     let windy = RenderSettings {
@@ -248,8 +244,7 @@ fn wind_moves_clumps_only_when_enabled() {
 #[test]
 fn grass_draws_over_terrain_after_it() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let mut terrain = crate::terrain::StaticChunks::new(gpu, scene.world()).unwrap();
     let [mut st, _] = tiers(gpu, &models, scene);
     let Tier::Static(st) = &mut st else {
@@ -296,8 +291,7 @@ fn grass_draws_over_terrain_after_it() {
 #[test]
 fn empty_placements_draw_nothing_and_bad_models_are_named() {
     gpu_or_skip!(gpu);
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let empty = sward_scenes::Placements::default();
     let camera = ground_camera(scene);
     for mut tier in [

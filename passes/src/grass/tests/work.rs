@@ -55,8 +55,7 @@ fn one_more_clump_adds_its_models_vertices_and_nothing_else_moves() {
     ) {
         return;
     }
-    let scene = scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = scene_and_models(gpu);
     let (camera, probes) = suppressed_probes(scene);
     let view = view(camera, 4, settings(), 0.5);
     let base = (**scene.placements()).clone();

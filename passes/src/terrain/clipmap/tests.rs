@@ -9,8 +9,10 @@
 
 use crate::testkit::Offscreen;
 use glam::Vec3;
+use sward_engine::bind::compute_pipeline_auto;
 use sward_engine::gpu_or_skip;
 use sward_engine::targets::read_buffer;
+use sward_engine::testing::probe_buffers;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::world::coords::{grid_to_world, world_to_grid};
 use sward_scenes::World;
@@ -218,38 +220,14 @@ fn run_probe(
     let device = &gpu.device;
     let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_CLIPMAP)
         .unwrap_or_else(|e| panic!("{e}"));
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("terrain.clipmap.probe"),
-        layout: None,
-        module: &shader,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let buf = |label, contents: &[u8], usage| {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage,
-        })
-    };
-    let uniform = buf(
-        "terrain.clipmap.probe_params",
+    let pipeline = compute_pipeline_auto(device, "terrain.clipmap.probe", &shader, "main");
+    let [uniform, input, output] = probe_buffers(
+        gpu,
+        "terrain.clipmap.probe",
         &params_bytes(params),
-        wgpu::BufferUsages::UNIFORM,
-    );
-    let input = buf(
-        "terrain.clipmap.probe_in",
         bytemuck::cast_slice(inputs),
-        wgpu::BufferUsages::STORAGE,
+        (inputs.len() * 16) as u64,
     );
-    let size = (inputs.len() * 16) as u64;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("terrain.clipmap.probe_out"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("terrain.clipmap.probe"),
         layout: &pipeline.get_bind_group_layout(0),
@@ -276,15 +254,8 @@ fn run_probe(
             },
         ],
     });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+    let workgroups = (inputs.len() as u32).div_ceil(64);
+    let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &[&bind], workgroups, &output);
     bytemuck::cast_slice(&bytes).to_vec()
 }
 
@@ -1124,9 +1095,7 @@ fn levels_after_residency_changes_equal_a_fresh_build() {
     use crate::technique::{Residency, ResidencyChange};
     use sward_scenes::world::coords::tile_centre;
     gpu_or_skip!(gpu);
-    let mut scene = sward_scenes::Preset::by_name("continent")
-        .and_then(|p| p.build())
-        .expect("continent builds");
+    let mut scene = crate::testkit::continent();
     let reach = SceneData::from_scene(&scene).atlas_reach();
     assert!(reach.is_some(), "continent streams");
     let home = scene.window.centre();

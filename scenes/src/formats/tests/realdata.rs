@@ -1,6 +1,7 @@
 //! Real client files: every reader against files the game's own tools
 //! wrote (public test fixtures; see docs/real-data.md, "The real-data
-//! tests"). The folder comes from `SWARD_REAL_DATA` (relative paths are
+//! tests"). The folder comes from `SWARD_REAL_DATA` through
+//! [`crate::testing::real_data`] (relative paths are
 //! taken from the working directory, then from the workspace root); when it
 //! is unset each test prints one line and passes, unless
 //! `SWARD_REQUIRE_REAL_DATA=1`, which makes that a failure (CI). The files
@@ -21,33 +22,8 @@ use crate::formats::{
     WorldSelection,
 };
 use crate::placement::{ClientParams, Policy};
+use crate::testing::real_data;
 use crate::world::coords::TileCoord;
-
-/// The real-data folder, or `None` (after one printed line) when
-/// `SWARD_REAL_DATA` is unset and not required.
-fn real_data(test: &str) -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("SWARD_REAL_DATA") else {
-        assert!(
-            std::env::var("SWARD_REQUIRE_REAL_DATA").as_deref() != Ok("1"),
-            "SWARD_REQUIRE_REAL_DATA=1 but SWARD_REAL_DATA does not name the real client files"
-        );
-        println!("{test}: skipped (set SWARD_REAL_DATA to the real client files' folder)");
-        return None;
-    };
-    let dir = PathBuf::from(dir);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let found = if dir.is_relative() && !dir.is_dir() {
-        root.join(&dir)
-    } else {
-        dir
-    };
-    assert!(
-        found.join("client-335").is_dir(),
-        "SWARD_REAL_DATA={} has no client-335 folder",
-        found.display()
-    );
-    Some(found)
-}
 
 fn file(path: &Path) -> DataFile {
     DataFile {

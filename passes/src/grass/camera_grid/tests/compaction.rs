@@ -100,10 +100,8 @@ fn check_regions(rb: &ReadBack, by_root: &HashMap<[u32; 3], (u32, u32)>) -> u64 
 #[test]
 fn compacted_regions_hold_each_models_blades_once() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [128, 80], 1, 0.5, settings());
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
+    let view = ground_view(scene, [128, 80], 1);
     let mut grid = build_grid(gpu, &models, scene);
     let capacity = grid.resources().compact.as_ref().unwrap().capacity;
     assert_eq!(capacity, grid.candidates_total());
@@ -129,10 +127,8 @@ fn compacted_regions_hold_each_models_blades_once() {
 #[test]
 fn a_list_too_small_overflows_and_reports_it() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [128, 80], 1, 0.5, settings());
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
+    let view = ground_view(scene, [128, 80], 1);
     let mut full = build_grid(gpu, &models, scene);
     render_frames(gpu, &models, &mut full, &view, 1);
     // The same view keeps the same blades: their counts per model.

@@ -217,10 +217,8 @@ fn each_model_draws_with_its_own_texture() {
 #[test]
 fn direct_and_compact_modes_draw_the_same_frame() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [256, 160], 4, 0.5, settings());
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
+    let view = ground_view(scene, [256, 160], 4);
     let mut compact = small_grid(gpu, &models, scene, 61, GridMode::Compact);
     let mut direct = small_grid(gpu, &models, scene, 61, GridMode::Direct);
     let (a, ra) = render(gpu, &models, &mut compact, &view);
@@ -253,10 +251,8 @@ fn direct_and_compact_modes_draw_the_same_frame() {
 #[test]
 fn compacted_counts_match_the_cpu_mirror() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [128, 80], 1, 0.5, settings());
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
+    let view = ground_view(scene, [128, 80], 1);
     let mut grid = build_grid(gpu, &models, scene);
     // The readback is copied on frame 1 and read two frames later.
     let (_, report) = render_frames(gpu, &models, &mut grid, &view, 6);
@@ -304,8 +300,7 @@ fn a_two_bone_model_is_drawn_by_the_instanced_fallback() {
     let mut grid = CameraGrid::new(gpu, &models, grid_scene, params).unwrap();
     assert_eq!(grid.fallback_models(), &[two]);
     assert!(!grid.grid_models().contains(&two));
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [256, 160], 1, 0.5, settings());
+    let view = ground_view(scene, [256, 160], 1);
     let (image, report) = render(gpu, &models, &mut grid, &view);
     crate::grass::tests::save(&image, "grid-fallback");
     let draw = report.pass("grass.draw").expect("grass.draw ran").counters;

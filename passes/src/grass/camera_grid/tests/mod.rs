@@ -21,6 +21,7 @@ mod stability;
 mod suppression;
 
 use glam::Vec3;
+use sward_engine::bind::{self, Slot};
 use sward_engine::graph::FrameReport;
 use sward_engine::{Camera, GpuContext};
 use sward_scenes::Scene;
@@ -71,71 +72,34 @@ pub(super) fn probe(gpu: &GpuContext, grid: &CameraGrid, u: &GridUniform) -> Vec
         .expect("compact mode has a compute group");
     let module =
         sward_engine::shader::create_shader(d, sward_wgsl::modules::PROBE_CAMERA_GRID).unwrap();
-    let empty = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: None,
-        entries: &[],
-    });
-    let out_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("grass.grid.probe"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: false },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    let pl = d.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: None,
-        bind_group_layouts: &[&empty, &empty, layout, &out_layout],
-        push_constant_ranges: &[],
-    });
-    let pipeline = d.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("grass.grid.probe"),
-        layout: Some(&pl),
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let cs = wgpu::ShaderStages::COMPUTE;
+    let empty = bind::layout(d, "grass.grid.probe.empty", &[]);
+    let out_layout = bind::layout(
+        d,
+        "grass.grid.probe",
+        &bind::entries(cs, &[Slot::STORAGE_RW]),
+    );
+    let pipeline = bind::compute_pipeline(
+        d,
+        "grass.grid.probe",
+        &[&empty, &empty, layout, &out_layout],
+        &module,
+        "main",
+    );
     let total = u.side * u.side * u.candidates;
     let size = u64::from(total) * 48;
-    let out = d.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("grass.grid.probe"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let empty_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &empty,
-        entries: &[],
-    });
-    let out_group = d.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &out_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: out.as_entire_binding(),
-        }],
-    });
+    let out = sward_engine::testing::probe_output(gpu, "grass.grid.probe", size);
+    let empty_group = bind::group(d, "grass.grid.probe.empty", &empty, &[]);
+    let out_group = bind::group(
+        d,
+        "grass.grid.probe",
+        &out_layout,
+        &[out.as_entire_binding()],
+    );
     gpu.queue
         .write_buffer(&grid.resources().uniform, 0, bytemuck::bytes_of(u));
-    let mut enc = d.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &empty_group, &[]);
-        pass.set_bind_group(1, &empty_group, &[]);
-        pass.set_bind_group(2, group, &[]);
-        pass.set_bind_group(3, &out_group, &[]);
-        pass.dispatch_workgroups(total.div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([enc.finish()]);
-    let bytes = sward_engine::targets::read_buffer(d, &gpu.queue, &out, size).unwrap();
+    let groups = [&empty_group, &empty_group, group, &out_group];
+    let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &groups, total.div_ceil(64), &out);
     let words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes);
     words
         .chunks_exact(12)
@@ -197,6 +161,13 @@ pub(super) fn settings() -> RenderSettings {
         fog_color: [0.0, 0.0, 0.0],
         ..RenderSettings::default()
     }
+}
+
+/// The `ground-yaw0` view of the grass tests' `scene` at `size` with
+/// `samples`, half a second in, under [`settings`].
+pub(super) fn ground_view(scene: &Scene, size: [u32; 2], samples: u32) -> FrameView {
+    let camera = crate::grass::tests::ground_camera(scene);
+    FrameView::new(camera, size, samples, 0.5, settings())
 }
 
 /// The compact-mode grid of `scene` with default parameters.

@@ -7,7 +7,6 @@
 //! reused) and on the real 3.3.5 tile (a 24,982-record table).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use sward_engine::gpu_or_skip;
@@ -153,8 +152,7 @@ fn effect_copies(scene: &sward_scenes::Scene, copies: u32) -> ResolvedEffects {
 #[test]
 fn identity_holds_while_the_palette_changes() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let effects = effect_copies(scene, 3);
     let mut world = scene.world().clone();
     let tiles: Vec<TileCoord> = world.tiles().iter().map(|t| t.coord).collect();
@@ -186,8 +184,7 @@ fn identity_holds_while_the_palette_changes() {
         Some(reach),
     )
     .unwrap();
-    let camera = crate::grass::tests::ground_camera(scene);
-    let view = FrameView::new(camera, [128, 80], 1, 0.5, settings());
+    let view = ground_view(scene, [128, 80], 1);
     let base = grid.resources().table.palette().len();
     assert!(base > 0);
     let slots_of = |grid: &CameraGrid, add: u32| -> Vec<u32> {
@@ -239,40 +236,12 @@ fn identity_holds_while_the_palette_changes() {
     );
 }
 
-/// The real-data folder (`SWARD_REAL_DATA`), or `None` after one line when
-/// it is unset and not required (`SWARD_REQUIRE_REAL_DATA=1`).
-fn real_data(test: &str) -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("SWARD_REAL_DATA") else {
-        assert!(
-            std::env::var("SWARD_REQUIRE_REAL_DATA").as_deref() != Ok("1"),
-            "SWARD_REQUIRE_REAL_DATA=1 but SWARD_REAL_DATA does not name the real client files"
-        );
-        println!("{test}: skipped (set SWARD_REAL_DATA to the real client files' folder)");
-        return None;
-    };
-    let dir = PathBuf::from(dir);
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    Some(if dir.is_relative() && !dir.is_dir() {
-        root.join(dir)
-    } else {
-        dir
-    })
-}
-
 #[test]
 fn identity_holds_on_the_real_335_tile() {
-    let Some(real) = real_data("identity_holds_on_the_real_335_tile") else {
+    let Some(scene) = crate::testkit::real_335_tile("identity_holds_on_the_real_335_tile") else {
         return;
     };
     gpu_or_skip!(gpu);
-    let src = Arc::new(sward_scenes::formats::DataSource::open(&real.join("client-335")).unwrap());
-    let sel = sward_scenes::formats::WorldSelection {
-        map: Some("Azeroth".into()),
-        at: None,
-        tile: Some(TileCoord { x: 42, y: 29 }),
-    };
-    let policy = sward_scenes::Policy::Client(Default::default());
-    let scene = sward_scenes::formats::load_scene_from(src, &sel, policy).unwrap();
     assert!(scene.resolved.effects.len() > 20_000);
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     // Without the frustum test every blade within the draw distance is

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use glam::Vec3;
 use sward_engine::gpu_or_skip;
 use sward_scenes::world::coords::{tile_centre, TILE_SIZE, UNIT_SIZE};
-use sward_scenes::Preset;
 
 use super::*;
 use crate::grass::camera_grid::blade::grid_blade;
@@ -23,8 +22,7 @@ fn view_at(eye: Vec3) -> FrameView {
 #[test]
 fn gpu_blades_match_the_cpu_mirror() {
     gpu_or_skip!(gpu);
-    let scene = crate::grass::tests::scene();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let grid = build_grid(gpu, &models, scene);
     let eye = camera_at(scene, "ground-yaw0").eye;
     let u = grid.uniform(&view_at(eye), models.len());
@@ -116,7 +114,7 @@ fn blades_are_stable_across_camera_moves() {
 #[test]
 fn blades_are_stable_across_a_window_slide() {
     gpu_or_skip!(gpu);
-    let mut scene = Preset::by_name("continent").unwrap().build().unwrap();
+    let mut scene = crate::testkit::continent();
     let models = GrassModels::new(gpu, &scene.models).unwrap();
     // Camera 40 units inside the centre tile's -X border.
     let centre = scene.window.centre();

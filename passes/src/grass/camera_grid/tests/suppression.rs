@@ -8,8 +8,8 @@ use sward_scenes::world::coords::{locate, UNIT_SIZE};
 
 use super::*;
 use crate::grass::camera_grid::blade::{candidate_key, salt, stream};
-use crate::grass::tests::suppressed::probes_on_screen;
-use crate::grass::tests::{is_grass, scene as seams, H, W};
+use crate::grass::tests::suppressed::{assert_no_grass_over_probes, probes_on_screen};
+use crate::grass::tests::{scene as seams, H, W};
 use sward_scenes::world::ChunkCoord;
 
 #[test]
@@ -86,8 +86,7 @@ fn no_blade_in_suppressed_cells_or_outside_the_window() {
 #[test]
 fn no_grid_grass_over_holes_or_no_effect_cells() {
     gpu_or_skip!(gpu);
-    let scene = seams();
-    let models = GrassModels::new(gpu, &scene.models).unwrap();
+    let (scene, models) = crate::grass::tests::scene_and_models(gpu);
     let (camera, on_screen) = probes_on_screen(scene);
     assert!(on_screen.len() >= 20, "only {} probes", on_screen.len());
     let mut grid = build_grid(gpu, &models, scene);
@@ -95,25 +94,7 @@ fn no_grid_grass_over_holes_or_no_effect_cells() {
         let view = FrameView::new(camera, [W, H], samples, 0.5, settings());
         let (image, _) = render(gpu, &models, &mut grid, &view);
         crate::grass::tests::save(&image, &format!("grid-topdown-msaa{samples}"));
-        let frac = crate::grass::tests::grass_fraction(&image);
-        assert!(
-            frac > 0.005,
-            "{samples}x: only {frac} grass around the cells"
-        );
-        let bad: Vec<_> = on_screen
-            .iter()
-            .filter(|(_, (x, y))| is_grass(image.get_pixel(*x, *y)))
-            .map(|(p, px)| format!("{} at pixel {px:?}", p.what))
-            .collect();
-        eprintln!(
-            "{samples}x: grass {frac:.3}, {} probes, {} covered",
-            on_screen.len(),
-            bad.len()
-        );
-        assert!(
-            bad.is_empty(),
-            "{samples}x: grid grass over suppressed cells: {bad:?}"
-        );
+        assert_no_grass_over_probes(&image, &on_screen, &format!("camera-grid {samples}x"));
     }
 }
 

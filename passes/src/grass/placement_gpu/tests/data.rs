@@ -130,7 +130,9 @@ fn stress_records_cover_every_skip_reason_and_dangling_slots() {
 #[test]
 fn real_335_tile_matches_the_cpu_at_16_48_and_256() {
     let gpu = gpu_or_skip!();
-    let Some(scene) = real_335_scene() else {
+    let Some(scene) =
+        crate::testkit::real_335_tile("real_335_tile_matches_the_cpu_at_16_48_and_256")
+    else {
         return;
     };
     assert_eq!(scene.policy().name(), "client-3.3.5");
@@ -153,44 +155,6 @@ fn real_335_tile_matches_the_cpu_at_16_48_and_256() {
             assert_eq!(parity.placements as u64, scene.stats.placements);
         }
     }
-}
-
-/// The real 3.3.5 tile 42,29 placed with the client policy (the 3.3.5
-/// routine), models as placeholders; `None` (the test passes, saying so)
-/// without `SWARD_REAL_DATA`, a failure under `SWARD_REQUIRE_REAL_DATA=1`.
-fn real_335_scene() -> Option<sward_scenes::Scene> {
-    let Some(dir) = std::env::var_os("SWARD_REAL_DATA") else {
-        assert!(
-            std::env::var("SWARD_REQUIRE_REAL_DATA").as_deref() != Ok("1"),
-            "SWARD_REQUIRE_REAL_DATA=1 but SWARD_REAL_DATA does not name the real client files"
-        );
-        println!("real-data placement parity: skipped (set SWARD_REAL_DATA)");
-        return None;
-    };
-    let mut root = std::path::PathBuf::from(dir);
-    if root.is_relative() && !root.is_dir() {
-        root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join(root);
-    }
-    let client = root.join("client-335");
-    assert!(
-        client.is_dir(),
-        "{} has no client-335 folder",
-        root.display()
-    );
-    let src = Arc::new(
-        sward_scenes::formats::DataSource::open(&client).unwrap_or_else(|e| panic!("{e}")),
-    );
-    let sel = sward_scenes::formats::maps::WorldSelection {
-        map: Some("Azeroth".into()),
-        tile: Some(TileCoord::new(42, 29)),
-        ..Default::default()
-    };
-    Some(
-        sward_scenes::formats::load_scene_from(src, &sel, Policy::Client(Default::default()))
-            .unwrap_or_else(|e| panic!("the real 3.3.5 tile loads: {e}")),
-    )
 }
 
 /// `sward inspect placements --gpu` lists exactly what the CPU lists

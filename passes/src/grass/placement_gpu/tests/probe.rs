@@ -38,29 +38,21 @@ struct ProbeOut {
 }
 
 fn run_probe(gpu: &GpuContext, input: &[ProbeIn]) -> Vec<ProbeOut> {
-    use wgpu::util::DeviceExt;
     let device = &gpu.device;
     let shader = sward_engine::shader::create_shader(device, modules::PROBE_PLACEMENT)
         .unwrap_or_else(|e| panic!("{e}"));
     let pipeline =
         sward_engine::bind::compute_pipeline_auto(device, "probe.placement", &shader, "main");
-    let fence = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("probe.placement.fence"),
-        contents: bytemuck::cast_slice(&[0u32; 4]),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let inputs = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("probe.placement.in"),
-        contents: bytemuck::cast_slice(input),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
     let size = (input.len() * std::mem::size_of::<ProbeOut>()) as u64;
-    let output = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("probe.placement.out"),
+    // The uniform is the float fence the probe sets (`float_fence_set`), 0.
+    let fence = bytemuck::cast_slice(&[0u32; 4]);
+    let [fence, inputs, output] = sward_engine::testing::probe_buffers(
+        gpu,
+        "probe.placement",
+        fence,
+        bytemuck::cast_slice(input),
         size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
+    );
     let group = sward_engine::bind::group(
         device,
         "probe.placement",
@@ -71,16 +63,8 @@ fn run_probe(gpu: &GpuContext, input: &[ProbeIn]) -> Vec<ProbeOut> {
             output.as_entire_binding(),
         ],
     );
-    let mut encoder = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups((input.len() as u32).div_ceil(64), 1, 1);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    let bytes = sward_engine::targets::read_buffer(device, &gpu.queue, &output, size)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let workgroups = (input.len() as u32).div_ceil(64);
+    let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &[&group], workgroups, &output);
     bytemuck::pod_collect_to_vec(&bytes)
 }
 
