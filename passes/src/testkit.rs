@@ -145,6 +145,18 @@ pub(crate) fn preset(name: &str) -> &'static Scene {
     })
 }
 
+/// The pyramid `hiz` built on its last frame, read back level by level,
+/// with the target size (pixels) it covers.
+pub(crate) fn read_pyramid(
+    gpu: &GpuContext,
+    hiz: &crate::hiz::HiZ,
+) -> ([u32; 2], Vec<crate::hiz::Level>) {
+    let (pixels, size, _) = hiz.shape().expect("a pyramid was made");
+    let texture = hiz.texture().expect("a pyramid was made");
+    let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, texture, size);
+    (pixels, levels)
+}
+
 /// The `continent` preset built anew, for a test that slides its window
 /// (the scenes [`preset`] shares are read-only).
 pub(crate) fn continent() -> Scene {

@@ -87,14 +87,12 @@ fn differing_pixels(a: &[u8], b: &[u8]) -> u64 {
     crate::testkit::differing_pixels(&sized_image(a), &sized_image(b))
 }
 
-/// The Hi-Z pyramid the culled `tier` built on its last frame, read back
-/// (its base level `base` texels).
-fn pyramid(gpu: &GpuContext, tier: &Tier, base: [u32; 2]) -> Vec<crate::hiz::Level> {
+/// The Hi-Z pyramid the culled `tier` built on its last frame, read back.
+fn pyramid(gpu: &GpuContext, tier: &Tier) -> Vec<crate::hiz::Level> {
     let Tier::Culled(t) = tier else {
         unreachable!("only the culled tier builds a pyramid")
     };
-    let texture = t.hiz().and_then(|h| h.texture()).expect("pyramid made");
-    crate::hiz::read_levels(&gpu.device, &gpu.queue, texture, base)
+    crate::testkit::read_pyramid(gpu, t.hiz().expect("pyramid made")).1
 }
 
 /// Whether the device can run the terrain's GPU cull (compute, storage
@@ -391,12 +389,10 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         let name = format!("occlusion-{}", pose.name);
         // Frame one leaves its pyramid for frame two's phase one.
         render(&gpu, &mut on, camera, settings, &name);
-        let Tier::Culled(t) = &on else { unreachable!() };
-        let (_, base, _) = t.hiz().expect("pyramid made").shape().unwrap();
-        let previous = pyramid(&gpu, &on, base);
+        let previous = pyramid(&gpu, &on);
         let (a, report) = render(&gpu, &mut on, camera, settings, &name);
         assert!(report.pass(super::gpu_cull::occlusion::PASS_HIZ).is_some());
-        let current = pyramid(&gpu, &on, base);
+        let current = pyramid(&gpu, &on);
         let Tier::Culled(t) = &on else { unreachable!() };
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let want = phases_reference(atlas.records(), &view, Some(&previous), &current);
@@ -440,11 +436,9 @@ fn terrain_occlusion_phases_match_the_cpu_reference() {
         let cam_from = camera_from_pose(elwynn.view(from).unwrap(), &settings);
         let cam_to = camera_from_pose(elwynn.view(to).unwrap(), &settings);
         render(&gpu, &mut on, cam_from, settings, "cut-from");
-        let Tier::Culled(t) = &on else { unreachable!() };
-        let (_, base, _) = t.hiz().unwrap().shape().unwrap();
-        let previous = pyramid(&gpu, &on, base);
+        let previous = pyramid(&gpu, &on);
         let (a, _) = render(&gpu, &mut on, cam_to, settings, &format!("cut-{from}-{to}"));
-        let current = pyramid(&gpu, &on, base);
+        let current = pyramid(&gpu, &on);
         let Tier::Culled(t) = &on else { unreachable!() };
         let (one, two, hidden) = t.read_phases(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let view = FrameView::new(cam_to, SIZE, 1, 0.0, settings);

@@ -949,9 +949,7 @@ fn occlusion_keeps_the_cpu_reference_clumps_and_the_image() {
         save(&b, &format!("gpu-cull-occlusion-{}", pose.name));
         let (rmse, differing) = crate::grass::tests::exact_diff(&a, &b);
         // The CPU reference over the pyramid the GPU built.
-        let hiz = f.on.hiz().unwrap();
-        let (pixels, size, _) = hiz.shape().unwrap();
-        let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
+        let (pixels, levels) = crate::testkit::read_pyramid(gpu, f.on.hiz().unwrap());
         // Every level above 0 is the CPU reduction of the one below.
         for k in 1..levels.len() {
             assert_eq!(
@@ -1070,8 +1068,7 @@ fn occlusion_reuses_the_terrain_pyramid() {
         assert_eq!(f.on.terrain_pyramid_frames(), before + 2);
         assert!(f.on.hiz().and_then(|h| h.shape()).is_none());
         let hiz = terrain.hiz().expect("the terrain's pyramid");
-        let (pixels, size, _) = hiz.shape().unwrap();
-        let levels = crate::hiz::read_levels(&gpu.device, &gpu.queue, hiz.texture().unwrap(), size);
+        let (pixels, levels) = crate::testkit::read_pyramid(gpu, hiz);
         let sets = f.sets(gpu, &v, &levels, pixels);
         sets.assert_parity(&pose.name, crate::grass::tests::exact_diff(&a, &b));
         if pose.name == "behind-ridge" {
