@@ -10,11 +10,8 @@
 // `counts[m]` ends as the number of draws of model m (the multi-draw count)
 // and `counts[model_count + m]` as the instances those draws submit.
 
-//! import grass_cull_types
+//! import grass_cull_entries
 
-@group(0) @binding(0) var<uniform> cull: GrassCull;
-@group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
-@group(0) @binding(2) var<storage, read> models: array<CullModel>;
 @group(0) @binding(3) var<storage, read_write> args: array<DrawIndexedArgs>;
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
 
@@ -31,18 +28,12 @@ fn reset(@builtin(global_invocation_id) id: vec3<u32>) {
 
 @compute @workgroup_size(64)
 fn cull_entries(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i >= cull.entry_count) {
+    let c = cull_entry(id.x);
+    if (!c.kept) {
         return;
     }
-    let e = entries[i];
-    if (e.model >= cull.model_count) {
-        return;
-    }
-    let m = models[e.model];
-    if (!grass_entry_visible(e, m.sway_height * cull.sway_amplitude, cull)) {
-        return;
-    }
+    let e = c.entry;
+    let m = c.model;
     let slot = atomicAdd(&counts[e.model], 1u);
     atomicAdd(&counts[cull.model_count + e.model], e.count);
     args[m.args_base + slot] = DrawIndexedArgs(m.index_count, e.count, m.first_index, m.base_vertex, e.first);

@@ -26,15 +26,12 @@
 // writes, no reset dispatch): no survivors, none occluded, per model the
 // indexed draw with zero instances, and dispatch (0, 1, 1).
 
-//! import grass_root, hiz_test
+//! import grass_cull_entries, grass_root, hiz_test
 
 // Whether this frame tests clumps against the Hi-Z pyramid (cull.hiz.w,
 // the CPU reference's input, says the same).
 override OCCLUSION: bool = false;
 
-@group(0) @binding(0) var<uniform> cull: GrassCull;
-@group(0) @binding(1) var<storage, read> entries: array<PatchEntry>;
-@group(0) @binding(2) var<storage, read> models: array<CullModel>;
 @group(0) @binding(3) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> visible: array<u32>;
 // The indirect dispatch of `cull_instances` (x, y, z), its own buffer: a
@@ -56,15 +53,7 @@ fn survivor_word(s: u32) -> u32 {
 @compute @workgroup_size(64)
 fn cull_patches(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= cull.entry_count) {
-        return;
-    }
-    let e = entries[i];
-    if (e.model >= cull.model_count) {
-        return;
-    }
-    let m = models[e.model];
-    if (!grass_entry_visible(e, m.sway_height * cull.sway_amplitude, cull)) {
+    if (!cull_entry(i).kept) {
         return;
     }
     let s = atomicAdd(&state[STATE_SURVIVORS], 1u);

@@ -7,7 +7,7 @@
 // entries with their conservative bounds, the per-model draw constants, the
 // per-frame cull uniforms and the patch visibility test.
 
-//! import frustum, hash
+//! import frustum, hash, draw_indexed_args
 
 // One placement: local xy in its patch (unorm16 pair), yaw in turns and
 // scale / GRASS_SCALE_MAX (unorm16 pair), seed, patch index.
@@ -104,15 +104,6 @@ struct GrassCull {
     // occlusion: depth target size in pixels (x, y), pyramid mip count (z),
     // 1 = on (w; `cull_instances` reads it as its pipeline constant)
     hiz: vec4<f32>,
-}
-
-// Same layout as wgpu's DrawIndexedIndirectArgs.
-struct DrawIndexedArgs {
-    index_count: u32,
-    instance_count: u32,
-    first_index: u32,
-    base_vertex: i32,
-    first_instance: u32,
 }
 
 // Whether entry `e`, its bounds grown by `sway` world units on every side

@@ -16,28 +16,11 @@
 // attributes; `vs_culled` (gpu-cull) reads the atlas record at
 // `instance_index` (the indirect draw's first instance = the MCNK slot).
 
-//! import terrain_shade, height_atlas
+//! import terrain_mcnk_surface, height_atlas
 
-@group(0) @binding(0) var<uniform> u: TerrainUniforms;
-@group(0) @binding(1) var<storage, read> chunks: array<TerrainChunk>;
-@group(0) @binding(2) var alpha_atlas: texture_2d<f32>;
-@group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
-@group(0) @binding(4) var alpha_sampler: sampler;
-@group(0) @binding(5) var layer_sampler: sampler;
-@group(0) @binding(20) var tileset_bc1: texture_2d_array<f32>;
-@group(0) @binding(21) var tileset_bc2: texture_2d_array<f32>;
-@group(0) @binding(22) var tileset_bc3: texture_2d_array<f32>;
 @group(0) @binding(6) var<storage, read> atlas_chunks: array<AtlasChunk>;
 @group(0) @binding(7) var atlas_heights: texture_2d<f32>;
 @group(0) @binding(8) var atlas_normals: texture_2d<f32>;
-
-struct VertexOut {
-    @builtin(position) clip: vec4<f32>,
-    @location(0) world: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-    @location(3) @interpolate(flat) chunk: u32,
-}
 
 // Where a collapsed (hole) vertex goes: outside the clip volume.
 const HOLE_CLIP: vec4<f32> = vec4<f32>(2.0, 2.0, 2.0, 1.0);
@@ -85,9 +68,4 @@ fn vs_culled(
 ) -> VertexOut {
     let c = atlas_chunks[slot];
     return terrain_atlas_vertex(packed, slot, c.chunk, c.tile, c.base_z, c.holes);
-}
-
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return terrain_shade(u, chunks[in.chunk], alpha_atlas, layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, alpha_sampler, layer_sampler, in.uv, in.normal, in.world);
 }

@@ -24,14 +24,6 @@ struct ClipmapUniforms {
 const NO_CHUNK: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> u: ClipmapUniforms;
-@group(0) @binding(1) var<storage, read> chunks: array<TerrainChunk>;
-@group(0) @binding(2) var alpha_atlas: texture_2d<f32>;
-@group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
-@group(0) @binding(4) var alpha_sampler: sampler;
-@group(0) @binding(5) var layer_sampler: sampler;
-@group(0) @binding(20) var tileset_bc1: texture_2d_array<f32>;
-@group(0) @binding(21) var tileset_bc2: texture_2d_array<f32>;
-@group(0) @binding(22) var tileset_bc3: texture_2d_array<f32>;
 @group(0) @binding(6) var levels: texture_2d_array<f32>;
 @group(0) @binding(7) var chunk_index: texture_2d<u32>;
 // Local refinement: slot + 1 of each refined tile (0: none), per level
@@ -153,7 +145,7 @@ fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     if (rq.x != NO_CHUNK) {
         rec = chunks[rq.x];
     }
-    let shaded = terrain_shade(u.terrain, rec, alpha_atlas, layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, alpha_sampler, layer_sampler, g / 8.0 - cq, in.normal, in.world);
+    let shaded = terrain_shade(u.terrain, rec, g / 8.0 - cq, in.normal, in.world);
     // Holes: the pixel's own cell.
     let cp = floor(g / 8.0);
     let rp = chunk_at(cp);

@@ -12,34 +12,9 @@
 // multi_draw_indexed_indirect_count; without that feature the args buffer is
 // cleared first and all entries are drawn (culled ones have zero instances).
 
-//! import frustum, height_atlas
+//! import terrain_cull_types
 
-struct TerrainCullUniforms {
-    frustum: Frustum,
-    eye: vec3<f32>,
-    max_distance: f32,
-    chunk_count: u32,
-    index_count: u32,
-    _pad: vec2<u32>,
-}
-
-struct DrawIndexedArgs {
-    index_count: u32,
-    instance_count: u32,
-    first_index: u32,
-    base_vertex: i32,
-    first_instance: u32,
-}
-
-@group(0) @binding(0) var<uniform> cull: TerrainCullUniforms;
-@group(0) @binding(1) var<storage, read> atlas_chunks: array<AtlasChunk>;
-@group(0) @binding(2) var<storage, read_write> args: array<DrawIndexedArgs>;
 @group(0) @binding(3) var<storage, read_write> draw_count: atomic<u32>;
-
-// Distance from `p` to the nearest point of the box (0 inside).
-fn nearest_distance(p: vec3<f32>, bmin: vec3<f32>, bmax: vec3<f32>) -> f32 {
-    return length(max(max(bmin - p, p - bmax), vec3<f32>(0.0)));
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) id: vec3<u32>) {

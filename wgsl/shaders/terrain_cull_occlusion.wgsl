@@ -20,16 +20,7 @@
 // holds last frame's depth) is the pipeline constant PREVIOUS, one
 // pipeline each, not a uniform flag (see sward_wgsl::uniform_branches).
 
-//! import frustum, height_atlas, hiz_test
-
-struct TerrainCullUniforms {
-    frustum: Frustum,
-    eye: vec3<f32>,
-    max_distance: f32,
-    chunk_count: u32,
-    index_count: u32,
-    _pad: vec2<u32>,
-}
+//! import terrain_cull_types, hiz_test
 
 struct TerrainOcclusion {
     view_proj: mat4x4<f32>,
@@ -43,28 +34,14 @@ struct TerrainOcclusion {
 // otherwise): the Rust side builds phase_one with each value.
 override PREVIOUS: bool = true;
 
-struct DrawIndexedArgs {
-    index_count: u32,
-    instance_count: u32,
-    first_index: u32,
-    base_vertex: i32,
-    first_instance: u32,
-}
-
-@group(0) @binding(0) var<uniform> cull: TerrainCullUniforms;
-@group(0) @binding(1) var<storage, read> atlas_chunks: array<AtlasChunk>;
-// Phase-one draws from 0, phase-two draws from `chunk_count`.
-@group(0) @binding(2) var<storage, read_write> args: array<DrawIndexedArgs>;
+// `args` (binding 2): phase-one draws from 0, phase-two draws from
+// `chunk_count`.
 // counts[0]: phase-one draws, [1]: phase-two draws, [2]: occluded MCNKs
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>, 4>;
 @group(0) @binding(4) var<uniform> occlusion: TerrainOcclusion;
 // rejected[0]: how many; then their slots
 @group(0) @binding(5) var<storage, read_write> rejected: array<atomic<u32>>;
 @group(1) @binding(0) var pyramid: texture_2d<f32>;
-
-fn nearest_distance(p: vec3<f32>, bmin: vec3<f32>, bmax: vec3<f32>) -> f32 {
-    return length(max(max(bmin - p, p - bmax), vec3<f32>(0.0)));
-}
 
 fn hidden(bmin: vec3<f32>, bmax: vec3<f32>) -> bool {
     return hiz_box_occluded(pyramid, occlusion.view_proj, occlusion.hiz.xy, u32(occlusion.hiz.z), bmin, bmax);

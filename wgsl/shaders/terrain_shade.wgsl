@@ -1,10 +1,13 @@
-// Rust mirror: sward_passes::terrain::gpu (TerrainUniforms, TerrainChunkGpu);
+// Rust mirror: sward_passes::terrain::gpu (TerrainUniforms, TerrainChunkGpu)
+// and terrain::splat_gpu::SplatGpu::layout_entries (the splat bindings);
 // CPU references: scenes' Mcnk::layer_weight (splat blend order) and
 // terrain::shading (sun, fog). Parity: terrain::tests splat/lighting probe.
 //
 // Terrain surface shading shared by every terrain tier: four layers splatted
 // in MCLY order with the MCAL alphas of the MCNK's alpha-atlas tile, then lit
-// by the sun and fogged. Each tier declares its own bindings and passes them in.
+// by the sun and fogged. The splat resources sit at the same bindings of
+// every tier's group 0 (declared here); each tier declares its own uniforms
+// at binding 0 and whatever else it reads.
 
 //! import fog, lighting
 
@@ -28,6 +31,17 @@ struct TerrainChunk {
     // Layer code of each MCLY layer (array and layer, see TILESET_BC).
     textures: vec4<u32>,
 }
+
+// The splat resources (SplatGpu::layout_entries): MCNK records, the MCAL
+// alpha atlas, the RGBA8 layer array, two samplers, the BC tileset arrays.
+@group(0) @binding(1) var<storage, read> chunks: array<TerrainChunk>;
+@group(0) @binding(2) var alpha_atlas: texture_2d<f32>;
+@group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
+@group(0) @binding(4) var alpha_sampler: sampler;
+@group(0) @binding(5) var layer_sampler: sampler;
+@group(0) @binding(20) var tileset_bc1: texture_2d_array<f32>;
+@group(0) @binding(21) var tileset_bc2: texture_2d_array<f32>;
+@group(0) @binding(22) var tileset_bc3: texture_2d_array<f32>;
 
 const ALPHA_TEXELS: f32 = 64.0;
 
@@ -63,21 +77,8 @@ fn tileset_sample(
 }
 
 // The lit, fogged colour of terrain at `world` with chunk UV `uv` and
-// `normal`, for MCNK record `c`.
-fn terrain_shade(
-    u: TerrainUniforms,
-    c: TerrainChunk,
-    alpha_atlas: texture_2d<f32>,
-    layer_textures: texture_2d_array<f32>,
-    bc1_textures: texture_2d_array<f32>,
-    bc2_textures: texture_2d_array<f32>,
-    bc3_textures: texture_2d_array<f32>,
-    alpha_sampler: sampler,
-    layer_sampler: sampler,
-    uv: vec2<f32>,
-    normal: vec3<f32>,
-    world: vec3<f32>,
-) -> vec4<f32> {
+// `normal`, for MCNK record `c`, from the splat bindings above.
+fn terrain_shade(u: TerrainUniforms, c: TerrainChunk, uv: vec2<f32>, normal: vec3<f32>, world: vec3<f32>) -> vec4<f32> {
     // Clamp to the tile's outer texel centres so filtering never reads a
     // neighbouring MCNK's tile.
     let texel = clamp(uv * ALPHA_TEXELS, vec2<f32>(0.5), vec2<f32>(ALPHA_TEXELS - 0.5));
@@ -92,10 +93,10 @@ fn terrain_shade(
     if (TILESET_BC) {
         let gx = dpdx(tuv);
         let gy = dpdy(tuv);
-        t0 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.x, gx, gy);
-        t1 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.y, gx, gy);
-        t2 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.z, gx, gy);
-        t3 = tileset_sample(layer_textures, bc1_textures, bc2_textures, bc3_textures, layer_sampler, tuv, c.textures.w, gx, gy);
+        t0 = tileset_sample(layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, layer_sampler, tuv, c.textures.x, gx, gy);
+        t1 = tileset_sample(layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, layer_sampler, tuv, c.textures.y, gx, gy);
+        t2 = tileset_sample(layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, layer_sampler, tuv, c.textures.z, gx, gy);
+        t3 = tileset_sample(layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, layer_sampler, tuv, c.textures.w, gx, gy);
     } else {
         t0 = textureSample(layer_textures, layer_sampler, tuv, c.textures.x).rgb;
         t1 = textureSample(layer_textures, layer_sampler, tuv, c.textures.y).rgb;

@@ -6,27 +6,9 @@
 // MCNR normal, chunk UV), one draw per visible MCNK whose first instance is
 // the MCNK's slot in `chunks`. Four layers are splatted in MCLY order with the
 // MCAL alphas of the MCNK's alpha-atlas tile, then lit by the sun and fogged
-// (the shared `terrain_shade` snippet).
+// (the fragment stage of `terrain_mcnk_surface`, shared with atlas-instanced).
 
-//! import terrain_shade
-
-@group(0) @binding(0) var<uniform> u: TerrainUniforms;
-@group(0) @binding(1) var<storage, read> chunks: array<TerrainChunk>;
-@group(0) @binding(2) var alpha_atlas: texture_2d<f32>;
-@group(0) @binding(3) var layer_textures: texture_2d_array<f32>;
-@group(0) @binding(4) var alpha_sampler: sampler;
-@group(0) @binding(5) var layer_sampler: sampler;
-@group(0) @binding(20) var tileset_bc1: texture_2d_array<f32>;
-@group(0) @binding(21) var tileset_bc2: texture_2d_array<f32>;
-@group(0) @binding(22) var tileset_bc3: texture_2d_array<f32>;
-
-struct VertexOut {
-    @builtin(position) clip: vec4<f32>,
-    @location(0) world: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-    @location(3) @interpolate(flat) chunk: u32,
-}
+//! import terrain_mcnk_surface
 
 @vertex
 fn vs_main(
@@ -42,9 +24,4 @@ fn vs_main(
     out.uv = uv;
     out.chunk = chunk;
     return out;
-}
-
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return terrain_shade(u, chunks[in.chunk], alpha_atlas, layer_textures, tileset_bc1, tileset_bc2, tileset_bc3, alpha_sampler, layer_sampler, in.uv, in.normal, in.world);
 }

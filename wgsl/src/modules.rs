@@ -43,12 +43,18 @@ shader_modules! {
     PROBE_SHADING = "probe_shading";
     /// Terrain shading shared by every terrain tier (`TerrainUniforms`, `TerrainChunk`, `terrain_shade`).
     TERRAIN_SHADE = "terrain_shade";
+    /// The per-MCNK terrain tiers' uniforms, vertex output and fragment entry (`static-chunks`, `atlas-instanced`).
+    TERRAIN_MCNK_SURFACE = "terrain_mcnk_surface";
     /// Terrain `static-chunks`: per-MCNK vertex buffers, four-layer splat, sun, fog.
     TERRAIN_STATIC = "terrain_static";
     /// Terrain `atlas-instanced` / `gpu-cull`: the template drawn from the height/normal atlas.
     TERRAIN_ATLAS = "terrain_atlas";
     /// Terrain `gpu-cull`: the `terrain.cull` compute pass (MCNK bounds -> compacted indirect draws).
     TERRAIN_CULL = "terrain_cull";
+    /// One indexed indirect draw (`DrawIndexedArgs`, wgpu's layout), written by the terrain and grass culls.
+    DRAW_INDEXED_ARGS = "draw_indexed_args";
+    /// Terrain culls: `TerrainCullUniforms`, their first three bindings and the box distance.
+    TERRAIN_CULL_TYPES = "terrain_cull_types";
     /// Root-anchored grass wind (`Wind`, `wind_sway`, `wind_offset`).
     WIND = "wind";
     /// Grass distance fade (`distance_fade`), shared by every grass tier.
@@ -61,6 +67,8 @@ shader_modules! {
     GRASS_INSTANCED = "grass_instanced";
     /// Grass `gpu-cull`: descriptors, patch entries, cull uniforms, visibility test.
     GRASS_CULL_TYPES = "grass_cull_types";
+    /// Grass `gpu-cull`: the `grass.cull` pass's entry bindings and the (patch, model) entry test of both cull modes.
+    GRASS_CULL_ENTRIES = "grass_cull_entries";
     /// Grass `gpu-cull`: the `grass.cull` compute pass (entries -> indirect args).
     GRASS_CULL = "grass_cull";
     /// Farthest-depth pyramid (Hi-Z) build: level 0 from the depth target, then 2x reductions.

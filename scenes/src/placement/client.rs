@@ -19,13 +19,13 @@
 //!    is the exact fan height of the cell at `(u, v)`.
 //!
 //! Everything the client computes (picks, slot, `u`, `v`, scale, yaw) is
-//! computed here in f32 the same way. The per-placement [`Placement::seed`]
+//! computed here in f32 the same way. The per-placement [`Placement::seed`](super::Placement::seed)
 //! (wind phase, colour variation) is not part of the client's stream: it is a
 //! hash of (MCNK, pick, doodad index). Sources and their trust:
 //! docs/techniques/client-placement.md.
 
 use super::client_rng::ClientRng;
-use super::{cell_effect, emit, Origin, Placement, PlacementStats, Sink};
+use super::{cell_effect, emit, Drawn, Origin, PlacementStats, Sink};
 use crate::effects::ResolvedEffects;
 use crate::rng::hash_words;
 use crate::world::{ChunkCoord, Mcnk};
@@ -122,21 +122,14 @@ pub(crate) fn place<S: Sink>(
             };
             let scale = rng.next_signed() * SCALE_JITTER + 1.0;
             let yaw = rng.next_signed() * std::f32::consts::PI;
-            let u = (rx + 1.0) * 0.5;
-            let v = (ry + 1.0) * 0.5;
-            let position = if S::WANTS_PLACEMENTS {
-                let (x, y) = mcnk
-                    .local_to_world(f64::from(col) + f64::from(u), f64::from(row) + f64::from(v));
-                [x as f32, y as f32, mcnk.height_in_cell(row, col, u, v)]
-            } else {
-                [0.0; 3]
-            };
             emit(
                 stats,
                 sink,
+                mcnk,
                 model,
-                Placement {
-                    position,
+                Drawn {
+                    u: (rx + 1.0) * 0.5,
+                    v: (ry + 1.0) * 0.5,
                     yaw,
                     scale,
                     seed: placement_seed(chunk, pick, n),

@@ -36,12 +36,12 @@
 //!    nothing.
 //!
 //! Heights are the exact fan height of the cell ([`Mcnk::height_in_cell`]).
-//! [`Placement::seed`] is a hash of (MCNK, pick, doodad index), outside the
+//! [`Placement::seed`](super::Placement::seed) is a hash of (MCNK, pick, doodad index), outside the
 //! client's stream, as in the 1.12 policy.
 
 use super::client::mcnk_seed;
 use super::client_rng::ClientRng;
-use super::{cell_effect_with, emit, MarginKind, Origin, Placement, PlacementStats, Sink};
+use super::{cell_effect_with, emit, Drawn, MarginKind, Origin, PlacementStats, Sink};
 use crate::effects::{ResolvedEffect, ResolvedEffects};
 use crate::rng::hash_words;
 use crate::world::height::{cell_indices, FanTriangle};
@@ -257,21 +257,14 @@ pub(crate) fn place<S: Sink>(
                 stats.dangling_slots += 1;
                 continue;
             };
-            let u = (ja + 1.0) * 0.5;
-            let v = (jb + 1.0) * 0.5;
-            let position = if S::WANTS_PLACEMENTS {
-                let (x, y) = mcnk
-                    .local_to_world(f64::from(col) + f64::from(u), f64::from(row) + f64::from(v));
-                [x as f32, y as f32, mcnk.height_in_cell(row, col, u, v)]
-            } else {
-                [0.0; 3]
-            };
             emit(
                 stats,
                 sink,
+                mcnk,
                 model,
-                Placement {
-                    position,
+                Drawn {
+                    u: (ja + 1.0) * 0.5,
+                    v: (jb + 1.0) * 0.5,
                     yaw,
                     scale,
                     seed: placement_seed(chunk, pick, n),

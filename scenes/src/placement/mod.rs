@@ -239,17 +239,53 @@ pub(crate) fn cell_effect_with<'e>(
 }
 
 /// Records one placement in the stats and the sink.
+/// What a policy drew for one placement: its point (u, v) inside the
+/// origin's cell, its yaw, scale and seed.
+pub(crate) struct Drawn {
+    pub u: f32,
+    pub v: f32,
+    pub yaw: f32,
+    pub scale: f32,
+    pub seed: u32,
+}
+
+/// Emits one placement of `model` standing at `drawn`'s (u, v) of
+/// `origin`'s cell: x and y from [`Mcnk::local_to_world`], z the exact
+/// in-cell height ([`Mcnk::height_in_cell`]); a sink that only counts gets
+/// a zero position.
 pub(crate) fn emit<S: Sink>(
     stats: &mut PlacementStats,
     sink: &mut S,
+    mcnk: &Mcnk,
     model: u16,
-    p: Placement,
+    drawn: Drawn,
     origin: Origin,
 ) {
+    let Drawn {
+        u,
+        v,
+        yaw,
+        scale,
+        seed,
+    } = drawn;
+    let (row, col) = (origin.row, origin.col);
+    let position = if S::WANTS_PLACEMENTS {
+        let (x, y) =
+            mcnk.local_to_world(f64::from(col) + f64::from(u), f64::from(row) + f64::from(v));
+        [x as f32, y as f32, mcnk.height_in_cell(row, col, u, v)]
+    } else {
+        [0.0; 3]
+    };
     stats.placements += 1;
     if let Some(c) = stats.per_model.get_mut(model as usize) {
         *c += 1;
     }
+    let p = Placement {
+        position,
+        yaw,
+        scale,
+        seed,
+    };
     sink.push(model, p, origin);
 }
 

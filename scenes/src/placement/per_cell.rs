@@ -17,7 +17,7 @@
 //! `hash(gx, gy, c, a)`, draws a uniform position in the cell, a model from
 //! the effect's four slots by weight, yaw, scale (0.9..1.1) and a phase seed.
 
-use super::{cell_effect, emit, MarginKind, Origin, Placement, PlacementStats, Sink};
+use super::{cell_effect, emit, Drawn, MarginKind, Origin, PlacementStats, Sink};
 use crate::effects::{ResolvedEffects, MAX_DENSITY};
 use crate::rng::{hash_words, unit_f32, Rng32};
 use crate::world::{ChunkCoord, Mcnk};
@@ -125,18 +125,14 @@ pub(crate) fn place<S: Sink>(
                     }
                     continue;
                 };
-                let position = if S::WANTS_PLACEMENTS {
-                    let (x, y) = mcnk.local_to_world(col as f64 + u as f64, row as f64 + v as f64);
-                    [x as f32, y as f32, mcnk.height_in_cell(row, col, u, v)]
-                } else {
-                    [0.0; 3]
-                };
                 emit(
                     stats,
                     sink,
+                    mcnk,
                     model,
-                    Placement {
-                        position,
+                    Drawn {
+                        u,
+                        v,
                         yaw,
                         scale,
                         seed,
