@@ -17,8 +17,7 @@ fn hiz_sphere_occluded(
     center: vec3<f32>,
     radius: f32,
 ) -> bool {
-    let t = hiz_sphere_test(pyramid, view_proj, size, levels, center, radius);
-    return t.w > 0.5 && t.x < t.y;
+    return hiz_box_occluded(pyramid, view_proj, size, levels, center - vec3<f32>(radius), center + vec3<f32>(radius));
 }
 
 // The test's inputs to its verdict: (the sphere's nearest depth, the
@@ -35,7 +34,8 @@ fn hiz_sphere_test(
     return hiz_box_test(pyramid, view_proj, size, levels, center - vec3<f32>(radius), center + vec3<f32>(radius));
 }
 
-// Whether an axis-aligned box is hidden (terrain MCNK bounds).
+// Whether an axis-aligned box is hidden (terrain MCNK bounds; a sphere's
+// cube for `hiz_sphere_occluded`).
 fn hiz_box_occluded(
     pyramid: texture_2d<f32>,
     view_proj: mat4x4<f32>,

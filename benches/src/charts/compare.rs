@@ -15,8 +15,9 @@ use crate::report::Report;
 use super::draw::{self, LegendEntry, Swatch};
 use super::style::{Palette, Pattern, Style};
 use super::{
-    axis_max, bar_height, pass_names, pass_styles, render_svg, row_frame, row_y, stacked_passes,
-    write_svg, Chart, ChartError, Rendered, CPU_COLOR, GPU_COLOR, REFERENCE_GREY, THREAD_COLOR,
+    axis_max, bar_height, pass_legend, pass_names, pass_styles, render_svg, row_frame, row_y,
+    stacked_passes, write_svg, Chart, ChartError, Rendered, CPU_COLOR, GPU_COLOR, REFERENCE_GREY,
+    THREAD_COLOR,
 };
 
 /// Timer ratios with intervals.
@@ -130,13 +131,7 @@ pub fn compare_passes_svg(
         for (i, pass_ms) in rows.iter().enumerate() {
             stacked_passes(plot, &at, &passes, &styles, pass_ms, row_y(n, i), 36)?;
         }
-        let legend: Vec<LegendEntry> = passes
-            .iter()
-            .zip(&styles)
-            .map(|(p, s)| LegendEntry::new(p.clone(), *s, Swatch::Bar))
-            .collect();
-        draw::legend(side, "GPU pass", &legend)?;
-        Ok(legend)
+        pass_legend(side, &passes, &styles)
     })
 }
 

@@ -257,6 +257,22 @@ fn pass_styles(passes: &[String]) -> Vec<style::Style> {
     passes.iter().map(|p| palette.pass_bar(p)).collect()
 }
 
+/// Draws the legend of the pass bars (one bar swatch per pass of `passes`,
+/// in `styles`) in `side` and returns its entries.
+fn pass_legend(
+    side: &Area,
+    passes: &[String],
+    styles: &[style::Style],
+) -> Result<Vec<LegendEntry>, Box<dyn std::error::Error>> {
+    let legend: Vec<LegendEntry> = passes
+        .iter()
+        .zip(styles)
+        .map(|(p, s)| LegendEntry::new(p.clone(), *s, Swatch::Bar))
+        .collect();
+    draw::legend(side, "GPU pass", &legend)?;
+    Ok(legend)
+}
+
 /// Draws the GPU pass medians of `pass_ms` stacked left to right (passes in
 /// name order) in row `y` of a bar chart.
 fn stacked_passes<C>(
@@ -317,13 +333,7 @@ pub fn gpu_passes_svg(report: &Report) -> Result<Rendered, String> {
                 30,
             )?;
         }
-        let legend: Vec<LegendEntry> = passes
-            .iter()
-            .zip(&styles)
-            .map(|(p, s)| LegendEntry::new(p.clone(), *s, Swatch::Bar))
-            .collect();
-        draw::legend(side, "GPU pass", &legend)?;
-        Ok(legend)
+        pass_legend(side, &passes, &styles)
     })
 }
 

@@ -717,4 +717,6 @@ pub enum EffectError {
 }
 
 #[cfg(test)]
+pub(crate) mod fixtures;
+#[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Unit tests of the ground-effect tables: layouts, plausibility, dangling
 //! references and resolution.
 
+use super::fixtures::{lettered_doodads, MODEL_PATHS};
 use super::*;
 
 fn record(id: u32) -> GroundEffectTexture {
@@ -84,23 +85,10 @@ fn client_density_has_no_cap() {
     let fx = GroundEffects::new(
         GroundEffectLayout::Classic1121,
         vec![rec],
-        vec![
-            GroundEffectDoodad {
-                id: 11,
-                model: "A.mdl".into(),
-                flags: 0,
-            },
-            GroundEffectDoodad {
-                id: 12,
-                model: "B.mdl".into(),
-                flags: 0,
-            },
-        ],
+        lettered_doodads(2),
     )
     .expect("tables");
-    let r = fx
-        .resolve(&["World\\NoDXT\\Detail\\A.m2", "World\\NoDXT\\Detail\\B.m2"])
-        .expect("resolves");
+    let r = fx.resolve(&MODEL_PATHS[..2]).expect("resolves");
     let e = r.get(1).expect("1");
     assert_eq!((e.density, e.client_density()), (24, 40));
 }

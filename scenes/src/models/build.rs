@@ -2,7 +2,7 @@
 //! star clusters, flowers and ferns, sized like the Elwynn detail models of the client
 //! (mostly 0.288..0.620 units tall, ElwGra02 a 1.593-unit outlier).
 
-use super::texture::{DetailTexture, Motif};
+use super::texture::{box_mips, rounded_average, DetailTexture, Motif};
 use super::{Aabb, DetailModel, DetailVertex, BLEND_ALPHA_KEY, RENDER_FLAG_TWO_SIDED};
 use crate::effects::DETAIL_DIR;
 
@@ -168,46 +168,56 @@ fn build(index: u32, spec: &Spec) -> DetailModel {
     let mut indices = Vec::new();
     // Rotate every model a little differently so clumps do not align.
     let base_angle = index as f32 * 0.37;
-    match spec.shape {
-        Shape::Star(n) => star(
-            &mut vertices,
-            &mut indices,
-            n,
-            base_angle,
-            [0.0, 0.0],
-            spec.width,
-            spec.height,
-        ),
-        Shape::Cluster(n) => {
+    // Both shapes start with the centre star; a cluster adds three smaller
+    // offset crossed pairs around it.
+    let (Shape::Star(n) | Shape::Cluster(n)) = spec.shape;
+    star(
+        &mut vertices,
+        &mut indices,
+        n,
+        base_angle,
+        [0.0, 0.0],
+        spec.width,
+        spec.height,
+    );
+    if let Shape::Cluster(_) = spec.shape {
+        for k in 0..3 {
+            let a = base_angle + k as f32 * std::f32::consts::TAU / 3.0;
+            let off = [a.cos() * spec.width * 0.35, a.sin() * spec.width * 0.35];
             star(
                 &mut vertices,
                 &mut indices,
-                n,
-                base_angle,
-                [0.0, 0.0],
-                spec.width,
-                spec.height,
+                2,
+                a + 0.6,
+                off,
+                spec.width * 0.6,
+                spec.height * 0.75,
             );
-            for k in 0..3 {
-                let a = base_angle + k as f32 * std::f32::consts::TAU / 3.0;
-                let off = [a.cos() * spec.width * 0.35, a.sin() * spec.width * 0.35];
-                star(
-                    &mut vertices,
-                    &mut indices,
-                    2,
-                    a + 0.6,
-                    off,
-                    spec.width * 0.6,
-                    spec.height * 0.75,
-                );
-            }
         }
     }
+    quad_model(
+        spec.name.to_owned(),
+        format!("{DETAIL_DIR}{}.m2", spec.name),
+        DetailTexture::draw(TEXTURE_SIZE, spec.motif, spec.tint, index + 1),
+        vertices,
+        indices,
+    )
+}
+
+/// A procedural detail model of upright quads: two-sided, alpha-keyed, one
+/// bone, its bounds those of its vertices and its height their top.
+fn quad_model(
+    name: String,
+    path: String,
+    texture: DetailTexture,
+    vertices: Vec<DetailVertex>,
+    indices: Vec<u16>,
+) -> DetailModel {
     let bounds = Aabb::from_points(vertices.iter().map(|v| v.position));
     DetailModel {
-        name: spec.name.to_owned(),
-        path: format!("{DETAIL_DIR}{}.m2", spec.name),
-        texture: DetailTexture::draw(TEXTURE_SIZE, spec.motif, spec.tint, index + 1),
+        name,
+        path,
+        texture,
         vertices,
         indices,
         render_flags: RENDER_FLAG_TWO_SIDED,
@@ -245,25 +255,13 @@ pub fn placeholder_model(path: &str, height: f32) -> DetailModel {
         height,
         height,
     );
-    let bounds = Aabb::from_points(vertices.iter().map(|v| v.position));
     let name = path
         .rsplit(['\\', '/'])
         .next()
         .unwrap_or(path)
         .trim_end_matches(".m2")
         .to_owned();
-    DetailModel {
-        name,
-        path: path.to_owned(),
-        texture: checker_texture(),
-        vertices,
-        indices,
-        render_flags: RENDER_FLAG_TWO_SIDED,
-        blend_mode: BLEND_ALPHA_KEY,
-        bones: 1,
-        height: bounds.max[2],
-        bounds,
-    }
+    quad_model(name, path.to_owned(), checker_texture(), vertices, indices)
 }
 
 /// The placeholder checker with its full mip chain (each level the box
@@ -281,26 +279,7 @@ pub fn checker_texture() -> DetailTexture {
             });
         }
     }
-    let mut mips = vec![level0];
-    let mut s = SIDE;
-    while s > 1 {
-        let prev = &mips[mips.len() - 1];
-        let n = s / 2;
-        let mut next = Vec::with_capacity((n * n * 4) as usize);
-        for y in 0..n {
-            for x in 0..n {
-                for ch in 0..4 {
-                    let at = |dx: u32, dy: u32| {
-                        u32::from(prev[(((2 * y + dy) * s + 2 * x + dx) * 4 + ch) as usize])
-                    };
-                    next.push(((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8);
-                }
-            }
-        }
-        mips.push(next);
-        s = n;
-    }
-    DetailTexture::rgba(SIDE, SIDE, mips)
+    DetailTexture::rgba(SIDE, SIDE, box_mips(level0, SIDE, rounded_average))
 }
 
 /// Appends `n` vertical quads through `centre` at even angles from `angle`.

@@ -16,6 +16,7 @@ pub use bc::{BcFormat, BcMips};
 pub use build::{
     checker_texture, elwynn_models, placeholder_model, ELWYNN_MODEL_NAMES, PLACEHOLDER_HEIGHT,
 };
+pub(crate) use texture::box_mips;
 pub use texture::{DetailTexture, TexturePixels};
 
 /// M2 render flag: draw both faces.

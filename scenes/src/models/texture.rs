@@ -234,29 +234,7 @@ impl DetailTexture {
                 px[3] = (a * 255.0) as u8;
             }
         }
-        let mut mips = vec![base];
-        let (mut w, mut h) = (size, size);
-        while w > 1 || h > 1 {
-            let prev = mips.last().map(Vec::as_slice).unwrap_or_default();
-            let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
-            let mut next_level = vec![0u8; (nw * nh * 4) as usize];
-            for y in 0..nh {
-                for x in 0..nw {
-                    for ch in 0..4 {
-                        let mut sum = 0u32;
-                        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                            let sx = (2 * x + dx).min(w - 1);
-                            let sy = (2 * y + dy).min(h - 1);
-                            sum += prev[((sy * w + sx) * 4 + ch) as usize] as u32;
-                        }
-                        next_level[((y * nw + x) * 4 + ch) as usize] = ((sum + 2) / 4) as u8;
-                    }
-                }
-            }
-            mips.push(next_level);
-            (w, h) = (nw, nh);
-        }
-        Self::rgba(size, size, mips)
+        Self::rgba(size, size, box_mips(base, size, rounded_average))
     }
 
     /// Level 0 as RGBA8 (empty when it cannot be decoded; [`Self::validate`]
@@ -284,4 +262,44 @@ impl DetailTexture {
         }
         sum.map(|s| (s / n.max(1) as f64) as f32)
     }
+}
+
+/// The mip chain of a square RGBA8 image `side` texels wide (level 0 first,
+/// down to 1x1): each texel of a level is `average(channel, [top-left,
+/// top-right, bottom-left, bottom-right])` of the 2x2 texels it covers in
+/// the level above.
+pub(crate) fn box_mips(
+    level0: Vec<u8>,
+    side: u32,
+    average: impl Fn(usize, [u8; 4]) -> u8,
+) -> Vec<Vec<u8>> {
+    let mut mips = vec![level0];
+    let mut s = side;
+    while s > 1 {
+        let prev = &mips[mips.len() - 1];
+        let n = s / 2;
+        let mut next = Vec::with_capacity((n * n * 4) as usize);
+        for y in 0..n {
+            for x in 0..n {
+                for ch in 0..4 {
+                    let at = |dx: u32, dy: u32| {
+                        prev[(((2 * y + dy) * s + 2 * x + dx) * 4 + ch) as usize]
+                    };
+                    next.push(average(
+                        ch as usize,
+                        [at(0, 0), at(1, 0), at(0, 1), at(1, 1)],
+                    ));
+                }
+            }
+        }
+        mips.push(next);
+        s = n;
+    }
+    mips
+}
+
+/// The plain box filter of [`box_mips`]: the four bytes' mean, rounded to
+/// nearest (every channel alike).
+pub(crate) fn rounded_average(_channel: usize, t: [u8; 4]) -> u8 {
+    ((t.iter().map(|&v| u32::from(v)).sum::<u32>() + 2) / 4) as u8
 }

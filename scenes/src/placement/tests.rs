@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::effects::{GroundEffectDoodad, GroundEffectLayout, GroundEffectTexture, GroundEffects};
+use crate::effects::fixtures::{lettered_doodads, MODEL_PATHS};
+use crate::effects::{GroundEffectLayout, GroundEffectTexture, GroundEffects};
 use crate::world::{coords, hole_mask_for_cell, AdtTile, AlphaMap, Layer, TileCoord, World};
 
 const GRASS: u32 = 1;
@@ -17,21 +18,9 @@ fn effects(density: u32) -> ResolvedEffects {
         density,
         ..Default::default()
     };
-    let doodads = vec![
-        GroundEffectDoodad {
-            id: 11,
-            model: "A.mdl".into(),
-            flags: 0,
-        },
-        GroundEffectDoodad {
-            id: 12,
-            model: "B.mdl".into(),
-            flags: 0,
-        },
-    ];
-    let fx = GroundEffects::new(GroundEffectLayout::Wotlk335, vec![tex], doodads).expect("tables");
-    fx.resolve(&["World\\NoDXT\\Detail\\A.m2", "World\\NoDXT\\Detail\\B.m2"])
-        .expect("resolved")
+    let fx = GroundEffects::new(GroundEffectLayout::Wotlk335, vec![tex], lettered_doodads(2))
+        .expect("tables");
+    fx.resolve(&MODEL_PATHS[..2]).expect("resolved")
 }
 
 fn hills(gx: f64, gy: f64) -> f32 {
@@ -567,19 +556,8 @@ fn inspect_rejects_bad_mcnks() {
 /// slot places nothing and is counted.
 #[test]
 fn a_dangling_slot_keeps_its_draws_and_places_nothing() {
-    let doodads: Vec<GroundEffectDoodad> = [(11, "A"), (12, "B"), (13, "C")]
-        .iter()
-        .map(|&(id, m)| GroundEffectDoodad {
-            id,
-            model: format!("{m}.mdl"),
-            flags: 0,
-        })
-        .collect();
-    let models = [
-        "World\\NoDXT\\Detail\\A.m2",
-        "World\\NoDXT\\Detail\\B.m2",
-        "World\\NoDXT\\Detail\\C.m2",
-    ];
+    let doodads = lettered_doodads(3);
+    let models = MODEL_PATHS;
     let table = |third: u32| {
         let tex = GroundEffectTexture {
             id: GRASS,
@@ -947,19 +925,8 @@ fn client335_skips_holes_suppressed_and_invalid_cells_and_is_deterministic() {
 /// it names a real doodad; it places nothing and is counted.
 #[test]
 fn client335_dangling_slot_keeps_the_stream() {
-    let doodads: Vec<GroundEffectDoodad> = [(11, "A"), (12, "B"), (13, "C")]
-        .iter()
-        .map(|&(id, m)| GroundEffectDoodad {
-            id,
-            model: format!("{m}.mdl"),
-            flags: 0,
-        })
-        .collect();
-    let models = [
-        "World\\NoDXT\\Detail\\A.m2",
-        "World\\NoDXT\\Detail\\B.m2",
-        "World\\NoDXT\\Detail\\C.m2",
-    ];
+    let doodads = lettered_doodads(3);
+    let models = MODEL_PATHS;
     let table = |third: u32| {
         let tex = GroundEffectTexture {
             id: GRASS,

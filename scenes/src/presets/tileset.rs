@@ -5,7 +5,7 @@
 //! so an exported preset read back through `--data` samples the same
 //! texels.
 
-use crate::models::DetailTexture;
+use crate::models::{box_mips, DetailTexture};
 
 /// Side of a layer texture in texels.
 pub const LAYER_SIZE: u32 = 256;
@@ -138,38 +138,15 @@ pub fn layer_texture(kind: LayerKind, size: u32) -> Vec<u8> {
 /// The full mip chain of a square sRGB RGBA8 image (mip 0 first), each level
 /// a 2x2 box filter of the previous one in linear space.
 pub fn mip_chain(level0: Vec<u8>, size: u32) -> Vec<Vec<u8>> {
-    let mut levels = vec![level0];
-    let mut s = size;
-    while s > 1 {
-        let prev = &levels[levels.len() - 1];
-        let n = s / 2;
-        let mut next = Vec::with_capacity((n * n * 4) as usize);
-        for y in 0..n {
-            for x in 0..n {
-                for ch in 0..4 {
-                    let at = |dx: u32, dy: u32| {
-                        prev[(((2 * y + dy) * s + 2 * x + dx) * 4 + ch) as usize]
-                    };
-                    if ch == 3 {
-                        let sum: u32 = [at(0, 0), at(1, 0), at(0, 1), at(1, 1)]
-                            .iter()
-                            .map(|&a| a as u32)
-                            .sum();
-                        next.push((sum / 4) as u8);
-                    } else {
-                        let sum: f32 = [at(0, 0), at(1, 0), at(0, 1), at(1, 1)]
-                            .into_iter()
-                            .map(srgb_decode)
-                            .sum();
-                        next.push(srgb_encode(sum / 4.0));
-                    }
-                }
-            }
+    box_mips(level0, size, |ch, t| {
+        if ch == 3 {
+            let sum: u32 = t.iter().map(|&a| a as u32).sum();
+            (sum / 4) as u8
+        } else {
+            let sum: f32 = t.into_iter().map(srgb_decode).sum();
+            srgb_encode(sum / 4.0)
         }
-        levels.push(next);
-        s = n;
-    }
-    levels
+    })
 }
 
 /// Mip levels of a `size` texture (down to 1x1).
