@@ -355,18 +355,7 @@ pub fn load_scene_with(
 
 fn views(world: &World, centre: TileCoord) -> (Vec<ViewPose>, CameraPath) {
     let [fx, fy] = coords::tile_centre(centre);
-    let mut views = Vec::new();
-    for (name, yaw) in [("ground-yaw0", 0.0), ("ground-yaw90", 90.0)] {
-        views.extend(ViewPose::on_ground(world, name, fx, fy, yaw, -8.0));
-    }
-    if let Some(z) = world.height_at(fx, fy) {
-        views.push(ViewPose {
-            name: "aerial".into(),
-            eye: [(fx - 160.0) as f32, fy as f32, z + 140.0],
-            yaw_deg: 0.0,
-            pitch_deg: -38.0,
-        });
-    }
+    let views = ViewPose::tile_views(world, fx, fy);
     let border_x = fx + TILE_SIZE * 0.5;
     let path = CameraPath::walk(
         world,

@@ -473,20 +473,7 @@ impl Preset {
             (fx, fy)
         };
         let (fx, fy) = (fx + offset[0], fy + offset[1]);
-        let mut views = Vec::new();
-        let names = [("ground-yaw0", 0.0), ("ground-yaw90", 90.0)];
-        for (name, yaw) in names {
-            views.extend(ViewPose::on_ground(world, name, fx, fy, yaw, -8.0));
-        }
-        let back = 160.0;
-        if let Some(z) = world.height_at(fx, fy) {
-            views.push(ViewPose {
-                name: "aerial".into(),
-                eye: [(fx - back) as f32, fy as f32, z + 140.0],
-                yaw_deg: 0.0,
-                pitch_deg: -38.0,
-            });
-        }
+        let mut views = ViewPose::tile_views(world, fx, fy);
         if seams {
             // Look back across the tile corner from the other side.
             views.extend(ViewPose::on_ground(
@@ -589,14 +576,7 @@ pub fn grass_views(scene: &Scene) -> Vec<ViewPose> {
     let mut views: Vec<ViewPose> = ViewPose::on_ground(world, "grass", x - 6.0, y, 0.0, -12.0)
         .into_iter()
         .collect();
-    if let Some(z) = world.height_at(x, y) {
-        views.push(ViewPose {
-            name: "grass-aerial".into(),
-            eye: [(x - 45.0) as f32, y as f32, z + 35.0],
-            yaw_deg: 0.0,
-            pitch_deg: -38.0,
-        });
-    }
+    views.extend(ViewPose::aerial(world, "grass-aerial", x, y, 45.0, 35.0));
     views
 }
 

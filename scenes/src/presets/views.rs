@@ -75,6 +75,31 @@ impl ViewPose {
             pitch_deg,
         })
     }
+
+    /// A pose looking along +X (yaw 0) 38 degrees down from `back` units
+    /// behind and `up` above the terrain at `(x, y)` (`None` where the
+    /// world has no height).
+    pub fn aerial(world: &World, name: &str, x: f64, y: f64, back: f64, up: f32) -> Option<Self> {
+        let z = world.height_at(x, y)?;
+        Some(Self {
+            name: name.to_owned(),
+            eye: [(x - back) as f32, y as f32, z + up],
+            yaw_deg: 0.0,
+            pitch_deg: -38.0,
+        })
+    }
+
+    /// The views every tile scene has at `(x, y)`: `ground-yaw0` and
+    /// `ground-yaw90` standing there, `aerial` 160 units behind and 140
+    /// above (each where the world has a height).
+    pub fn tile_views(world: &World, x: f64, y: f64) -> Vec<Self> {
+        let mut views = Vec::new();
+        for (name, yaw) in [("ground-yaw0", 0.0), ("ground-yaw90", 90.0)] {
+            views.extend(Self::on_ground(world, name, x, y, yaw, -8.0));
+        }
+        views.extend(Self::aerial(world, "aerial", x, y, 160.0, 140.0));
+        views
+    }
 }
 
 /// Share of the ground points 15 to 200 units ahead of `pose` (a 50 degree
