@@ -229,6 +229,24 @@ fn placed_piece(k: u32) -> vec4<i32> {
     return cu.trims[min(k - cu.count, 23u)];
 }
 
+// Piece `k` decoded: its placed origin, level, kind (w bits 0-7), stitched
+// edges (bits 8-11), and its kind's quads and split (sub-blocks per side).
+struct Piece {
+    origin: vec2<i32>,
+    level: u32,
+    kind: u32,
+    stitch: u32,
+    q: vec2<i32>,
+    n: i32,
+}
+
+fn piece_at(k: u32) -> Piece {
+    let p = placed_piece(k);
+    let kind = u32(p.w) & 0xffu;
+    let kk = kinds[kind];
+    return Piece(p.xy, u32(p.z), kind, (u32(p.w) >> 8u) & 0xfu, kk.quads, i32(kk.split & 0xffu));
+}
+
 // The box of a part of `level` (min corner `o`, `q` quads): xy from its
 // extent, z from the height tiles under it.
 struct PartBox {
@@ -285,21 +303,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     if (k >= cu.count + cu.trim_count) {
         return;
     }
-    let p = placed_piece(k);
-    let level = u32(p.z);
-    let kind = u32(p.w) & 0xffu;
-    let stitch = (u32(p.w) >> 8u) & 0xfu;
-    let kk = kinds[kind];
-    let q = kk.quads;
-    let n = i32(kk.split & 0xffu);
+    let pc = piece_at(k);
     // A split kind: each sub-block is tested and drawn on its own, keeping
     // the stitched edges of the piece that are its own edges (Rust:
     // cull::parts).
-    for (var sa = 0; sa < n; sa++) {
-        for (var sb = 0; sb < n; sb++) {
-            let o = p.xy + vec2<i32>(sa, sb) * q;
-            let word = part_word(stitch, sa, sb, n, q);
-            let d = drawn_part(kind, word & 0xfu, level, o, q);
+    for (var sa = 0; sa < pc.n; sa++) {
+        for (var sb = 0; sb < pc.n; sb++) {
+            let o = pc.origin + vec2<i32>(sa, sb) * pc.q;
+            let word = part_word(pc.stitch, sa, sb, pc.n, pc.q);
+            let d = drawn_part(pc.kind, word & 0xfu, pc.level, o, pc.q);
             if (!part_in_view(d.bmin, d.bmax)) {
                 continue;
             }
@@ -340,24 +352,18 @@ fn part_hidden(bmin: vec3<f32>, bmax: vec3<f32>) -> bool {
 @compute @workgroup_size(64)
 fn phase_one(@builtin(global_invocation_id) id: vec3<u32>) {
     let total = cu.count + cu.trim_count;
-    let p = placed_piece(min(id.x, max(total, 1u) - 1u));
-    let level = u32(p.z);
-    let kind = u32(p.w) & 0xffu;
-    let stitch = (u32(p.w) >> 8u) & 0xfu;
-    let kk = kinds[kind];
-    let q = kk.quads;
-    let n = i32(kk.split & 0xffu);
+    let pc = piece_at(min(id.x, max(total, 1u) - 1u));
     let counters = 2u * arrayLength(&kinds);
     for (var sa = 0; sa < 4; sa++) {
         for (var sb = 0; sb < 4; sb++) {
-            let o = p.xy + vec2<i32>(min(sa, n - 1), min(sb, n - 1)) * q;
-            let word = part_word(stitch, min(sa, n - 1), min(sb, n - 1), n, q);
-            let d = drawn_part(kind, word & 0xfu, level, o, q);
+            let o = pc.origin + vec2<i32>(min(sa, pc.n - 1), min(sb, pc.n - 1)) * pc.q;
+            let word = part_word(pc.stitch, min(sa, pc.n - 1), min(sb, pc.n - 1), pc.n, pc.q);
+            let d = drawn_part(pc.kind, word & 0xfu, pc.level, o, pc.q);
             var hidden = false;
             if (PREVIOUS) {
                 hidden = part_hidden(d.bmin, d.bmax);
             }
-            if (id.x >= total || sa >= n || sb >= n || !part_in_view(d.bmin, d.bmax)) {
+            if (id.x >= total || sa >= pc.n || sb >= pc.n || !part_in_view(d.bmin, d.bmax)) {
                 continue;
             }
             if (hidden) {
