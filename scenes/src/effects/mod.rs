@@ -415,6 +415,21 @@ pub struct GroundEffects {
     doodad_index: HashMap<u32, usize>,
 }
 
+/// The position of each of `ids` (the rows of `table`, in order); an id
+/// that appears twice is an error naming the table.
+fn index_by_id(
+    table: &'static str,
+    ids: impl ExactSizeIterator<Item = u32>,
+) -> Result<HashMap<u32, usize>, EffectError> {
+    let mut index = HashMap::with_capacity(ids.len());
+    for (i, id) in ids.enumerate() {
+        if index.insert(id, i).is_some() {
+            return Err(EffectError::DuplicateId { table, id });
+        }
+    }
+    Ok(index)
+}
+
 impl GroundEffects {
     /// Builds indexed tables; ids must be unique within each table.
     pub fn new(
@@ -422,24 +437,8 @@ impl GroundEffects {
         textures: Vec<GroundEffectTexture>,
         doodads: Vec<GroundEffectDoodad>,
     ) -> Result<Self, EffectError> {
-        let mut texture_index = HashMap::with_capacity(textures.len());
-        for (i, t) in textures.iter().enumerate() {
-            if texture_index.insert(t.id, i).is_some() {
-                return Err(EffectError::DuplicateId {
-                    table: "GroundEffectTexture",
-                    id: t.id,
-                });
-            }
-        }
-        let mut doodad_index = HashMap::with_capacity(doodads.len());
-        for (i, d) in doodads.iter().enumerate() {
-            if doodad_index.insert(d.id, i).is_some() {
-                return Err(EffectError::DuplicateId {
-                    table: "GroundEffectDoodad",
-                    id: d.id,
-                });
-            }
-        }
+        let texture_index = index_by_id("GroundEffectTexture", textures.iter().map(|t| t.id))?;
+        let doodad_index = index_by_id("GroundEffectDoodad", doodads.iter().map(|d| d.id))?;
         Ok(Self {
             layout,
             textures,

@@ -151,30 +151,33 @@ pub struct WorldSelection {
 
 /// Parses `X,Y` as two numbers.
 pub fn parse_xy(s: &str) -> Result<[f64; 2], String> {
+    parse_pair(s, "two numbers", |f: &f64| f.is_finite())
+}
+
+/// Parses `X,Y` as two `T`s that `valid` accepts; the error names `what`
+/// they should be.
+fn parse_pair<T: std::str::FromStr>(
+    s: &str,
+    what: &str,
+    valid: impl Fn(&T) -> bool,
+) -> Result<[T; 2], String> {
     let (x, y) = s
         .split_once(',')
         .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
     let num = |v: &str| {
         v.trim()
-            .parse::<f64>()
+            .parse::<T>()
             .ok()
-            .filter(|f| f.is_finite())
-            .ok_or_else(|| format!("expected X,Y (two numbers), got {s:?}"))
+            .filter(&valid)
+            .ok_or_else(|| format!("expected X,Y ({what}), got {s:?}"))
     };
     Ok([num(x)?, num(y)?])
 }
 
 /// Parses `X,Y` as a tile coordinate on the 64x64 grid.
 pub fn parse_tile(s: &str) -> Result<TileCoord, String> {
-    let (x, y) = s
-        .split_once(',')
-        .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
-    let num = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("expected X,Y (two tile indices 0..63), got {s:?}"))
-    };
-    let t = TileCoord::new(num(x)?, num(y)?);
+    let [x, y] = parse_pair(s, "two tile indices 0..63", |_: &u32| true)?;
+    let t = TileCoord::new(x, y);
     if !t.is_valid() {
         return Err(format!("tile {s:?} is outside the 64x64 grid"));
     }
