@@ -497,38 +497,58 @@ mod tests {
 
     #[test]
     fn bad_options_are_named_before_the_gpu() {
-        let bad = |o: ScaleOptions| check(&o).unwrap_err().to_string();
         let base = ScaleOptions::default;
-        assert!(bad(ScaleOptions {
-            scales: vec![0.0],
-            ..base()
-        })
-        .contains("--scales 0"));
-        assert!(bad(ScaleOptions {
-            scales: vec![],
-            ..base()
-        })
-        .contains("no factor"));
-        assert!(bad(ScaleOptions {
-            tiers: Some("gpu-cull+clipmap".into()),
-            ..base()
-        })
-        .contains("grass tiers only"));
-        assert!(bad(ScaleOptions {
-            tiers: Some("nope".into()),
-            ..base()
-        })
-        .contains("nope"));
-        assert!(bad(ScaleOptions {
-            tiers: Some("off".into()),
-            ..base()
-        })
-        .contains("not `off`"));
-        assert!(bad(ScaleOptions {
-            frames: 0,
-            ..base()
-        })
-        .contains("--frames"));
+        let cases = [
+            (
+                ScaleOptions {
+                    scales: vec![0.0],
+                    ..base()
+                },
+                "--scales 0",
+            ),
+            (
+                ScaleOptions {
+                    scales: vec![],
+                    ..base()
+                },
+                "no factor",
+            ),
+            (
+                ScaleOptions {
+                    tiers: Some("gpu-cull+clipmap".into()),
+                    ..base()
+                },
+                "grass tiers only",
+            ),
+            (
+                ScaleOptions {
+                    tiers: Some("nope".into()),
+                    ..base()
+                },
+                "nope",
+            ),
+            (
+                ScaleOptions {
+                    tiers: Some("off".into()),
+                    ..base()
+                },
+                "not `off`",
+            ),
+            (
+                ScaleOptions {
+                    frames: 0,
+                    ..base()
+                },
+                "--frames",
+            ),
+        ];
+        for (options, says) in cases {
+            let err = check(&options).unwrap_err().to_string();
+            assert!(
+                err.contains(says),
+                "{options:?}: `{err}` should say `{says}`"
+            );
+        }
         // Every registered grass tier by default, each with terrain off.
         let all = check(&base()).unwrap();
         let names: Vec<String> = all.iter().map(ToString::to_string).collect();

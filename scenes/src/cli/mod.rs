@@ -102,18 +102,8 @@ impl DataArgs {
             }
             opts.selection = maps::WorldSelection {
                 map: self.map.clone(),
-                at: self
-                    .at
-                    .as_deref()
-                    .map(maps::parse_xy)
-                    .transpose()
-                    .map_err(|e| CliError::Usage(format!("--at: {e}")))?,
-                tile: self
-                    .tile
-                    .as_deref()
-                    .map(maps::parse_tile)
-                    .transpose()
-                    .map_err(|e| CliError::Usage(format!("--tile: {e}")))?,
+                at: parsed_flag("--at", self.at.as_deref(), maps::parse_xy)?,
+                tile: parsed_flag("--tile", self.tile.as_deref(), maps::parse_tile)?,
             };
         }
         if let Some(v) = self.client.as_deref() {
@@ -128,6 +118,19 @@ impl DataArgs {
         }
         Ok(opts)
     }
+}
+
+/// `value`, when given, parsed by `parse`; a bad value is a usage error
+/// naming `flag`.
+fn parsed_flag<T>(
+    flag: &str,
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, CliError> {
+    value
+        .map(parse)
+        .transpose()
+        .map_err(|e| CliError::Usage(format!("{flag}: {e}")))
 }
 
 /// `--density`, shared by bench, shot, capture, run and inspect placements.
