@@ -1,6 +1,8 @@
 //! What every technique gets each frame: the camera-derived view
-//! ([`FrameView`]), the user-facing render settings ([`RenderSettings`]) and
-//! the graph handles of the frame's render targets ([`PassTargets`]).
+//! ([`FrameView`]), the user-facing render settings ([`RenderSettings`]),
+//! the graph handles of the frame's render targets ([`PassTargets`]), and
+//! the three together with the device as one value ([`Frame`]) that every
+//! technique's `record` takes.
 //!
 //! Techniques never own the render targets; the [`crate::renderer`] facade (or a
 //! test) imports them into the graph and tells each technique whether it is the
@@ -8,7 +10,7 @@
 
 use glam::{Mat4, Vec3};
 use sward_engine::graph::TextureId;
-use sward_engine::{Camera, Frustum, DEPTH_CLEAR};
+use sward_engine::{Camera, Frustum, GpuContext, DEPTH_CLEAR};
 
 /// Grass constants and the scene's look.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,6 +158,26 @@ pub struct PassTargets {
     pub resolve: Option<TextureId>,
     /// Whether this pass is the first to touch the targets (clears them).
     pub clear: bool,
+}
+
+/// What recording one frame hands a technique: the device, the view and the
+/// targets it draws into (with its duties towards them). Every technique's
+/// `record` takes it whole, beside the graph.
+#[derive(Clone, Copy)]
+pub struct Frame<'a> {
+    /// The device.
+    pub gpu: &'a GpuContext,
+    /// The camera-derived view of the frame.
+    pub view: &'a FrameView,
+    /// The frame's targets and this technique's duties towards them.
+    pub targets: PassTargets,
+}
+
+impl<'a> Frame<'a> {
+    /// The frame on `gpu` seen as `view`, drawing into `targets`.
+    pub fn new(gpu: &'a GpuContext, view: &'a FrameView, targets: PassTargets) -> Self {
+        Frame { gpu, view, targets }
+    }
 }
 
 /// Vertical field of view of every preset camera (degrees).

@@ -1,6 +1,6 @@
 //! sward's rendering techniques. Each technique is a struct that owns its GPU
 //! resources and adds its passes to the frame's render graph with a
-//! `record(&mut self, graph, view, targets)` method; every GPU formula has its
+//! `record(&mut self, frame, graph)` method; every GPU formula has its
 //! CPU reference beside it.
 //!
 //! - [`frame`]: per-frame view, settings and target handles shared by all passes.
@@ -36,5 +36,5 @@ static ALLOC: sward_profiling::alloc::CountingAlloc = sward_profiling::alloc::Co
 pub(crate) mod testkit;
 
 pub use error::PassError;
-pub use frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+pub use frame::{camera_from_pose, Frame, FrameView, PassTargets, RenderSettings};
 pub use technique::{Subsystem, Tier, TierCombo, TierParseError};

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets, RenderSettings};
+use crate::frame::{Frame, FrameView, PassTargets, RenderSettings};
 use crate::grass::{GrassModels, TextureUpload, TextureUploadStats};
 pub use crate::technique::{PlacementSource, SceneData};
 
@@ -569,7 +569,7 @@ impl SceneRenderer {
         gpu: &'a GpuContext,
         scene: SceneData<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
+        view: &'a FrameView,
         targets: TargetIds,
     ) {
         let duty = |clear: bool, last: bool| PassTargets {
@@ -598,8 +598,8 @@ impl SceneRenderer {
                 .record(|_| {});
             return;
         }
-        let inputs = RecordInputs {
-            gpu,
+        let inputs = |targets| RecordInputs {
+            frame: Frame { gpu, view, targets },
             scene,
             resources,
             shared,
@@ -607,10 +607,10 @@ impl SceneRenderer {
         let grass_on = grass.is_some();
         let terrain_on = terrain.is_some();
         if let Some(t) = terrain {
-            t.record(inputs, graph, view, duty(true, !grass_on));
+            t.record(inputs(duty(true, !grass_on)), graph);
         }
         if let Some(g) = grass {
-            g.record(inputs, graph, view, duty(!terrain_on, true));
+            g.record(inputs(duty(!terrain_on, true)), graph);
         }
     }
 }

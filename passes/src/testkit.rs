@@ -11,13 +11,13 @@
 //!
 //! A frame is recorded by a closure that gets the graph and the target
 //! handles, so a test drives a technique exactly as the renderer does
-//! (`tier.record(gpu, g, &view, targets, models)`), and several techniques
+//! (`tier.record(Frame::new(gpu, &view, targets), g, models)`), and several techniques
 //! can share one frame (terrain first, grass over its depth):
 //!
 //! ```ignore
 //! let mut off = Offscreen::for_view(gpu, &view);
 //! for _ in 0..frames {
-//!     off.frame(gpu, |g, targets| tier.record(gpu, g, &view, targets, models));
+//!     off.frame(gpu, |g, targets| tier.record(Frame::new(gpu, &view, targets), g, models));
 //! }
 //! let image = off.image(gpu);
 //! ```

@@ -23,7 +23,8 @@ use super::models::GrassModels;
 use super::static_batch::{check_buffer_size, uniform_buffer};
 use super::wind::max_sway;
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::{Frame, FrameView};
+use crate::technique::RecordInputs;
 
 /// Name of the upload pass.
 pub const PASS_UPLOAD: &str = "grass.upload";
@@ -132,12 +133,11 @@ impl LegacyCpu {
     /// visible instances and the uniforms) and `grass.draw`.
     pub fn record<'a>(
         &'a mut self,
-        gpu: &'a GpuContext,
+        frame: Frame<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
         models: &'a GrassModels,
     ) {
+        let Frame { gpu, view, targets } = frame;
         self.draw.prepare(gpu, models, view);
         let this: &'a LegacyCpu = self;
         let frame = GrassFrame::new(view);
@@ -284,15 +284,9 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 };
 
 impl crate::technique::Technique for LegacyCpu {
-    fn record<'a>(
-        &'a mut self,
-        inputs: crate::technique::RecordInputs<'a>,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
+    fn record<'a>(&'a mut self, inputs: RecordInputs<'a>, graph: &mut RenderGraph<'a>) {
         let models = GrassModels::recorded(inputs.resources);
-        LegacyCpu::record(self, inputs.gpu, graph, view, targets, models);
+        LegacyCpu::record(self, inputs.frame, graph, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {

@@ -24,7 +24,8 @@ use super::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use super::instance::{instance_matrix, placement_models, INSTANCE_BYTES};
 use super::models::GrassModels;
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
+use crate::technique::RecordInputs;
 
 /// The immutable instances of one model in one tile: a run of the tile's
 /// instance buffer.
@@ -241,12 +242,11 @@ impl StaticBatch {
     /// model batch.
     pub fn record<'a>(
         &'a mut self,
-        gpu: &'a GpuContext,
+        frame: Frame<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
         models: &'a GrassModels,
     ) {
+        let Frame { gpu, view, targets } = frame;
         self.draw.prepare(gpu, models, view);
         let this: &'a StaticBatch = self;
         let frame = GrassFrame::new(view);
@@ -326,15 +326,9 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 };
 
 impl crate::technique::Technique for StaticBatch {
-    fn record<'a>(
-        &'a mut self,
-        inputs: crate::technique::RecordInputs<'a>,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
+    fn record<'a>(&'a mut self, inputs: RecordInputs<'a>, graph: &mut RenderGraph<'a>) {
         let models = GrassModels::recorded(inputs.resources);
-        StaticBatch::record(self, inputs.gpu, graph, view, targets, models);
+        StaticBatch::record(self, inputs.frame, graph, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {

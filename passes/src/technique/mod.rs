@@ -41,7 +41,7 @@ use sward_engine::GpuContext;
 use sward_scenes::world::coords::{ChunkCoord, TileCoord};
 
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
 
 /// What a technique's constructor gets.
 #[derive(Clone, Copy)]
@@ -64,8 +64,8 @@ pub struct BuildInputs<'a> {
 /// What a technique's `record` gets besides the graph.
 #[derive(Clone, Copy)]
 pub struct RecordInputs<'a> {
-    /// The device.
-    pub gpu: &'a GpuContext,
+    /// The device, the view and the targets this technique draws into.
+    pub frame: Frame<'a>,
     /// The resident world and its grass.
     pub scene: SceneData<'a>,
     /// The shared resources the technique was built with.
@@ -156,14 +156,9 @@ pub enum Residency {
 /// One rendering technique of one subsystem (grass or terrain), built from
 /// the resident world by its [`TechniqueEntry::build`].
 pub trait Technique {
-    /// Adds this frame's passes to `graph`, drawing into `targets`.
-    fn record<'a>(
-        &'a mut self,
-        inputs: RecordInputs<'a>,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    );
+    /// Adds this frame's passes to `graph`, drawing into
+    /// `inputs.frame.targets`.
+    fn record<'a>(&'a mut self, inputs: RecordInputs<'a>, graph: &mut RenderGraph<'a>);
 
     /// GPU memory held by the technique's own buffers and textures (bytes).
     fn gpu_memory_bytes(&self) -> u64;

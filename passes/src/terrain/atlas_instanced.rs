@@ -32,7 +32,7 @@ use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
 use crate::atlas::{AtlasChunkGpu, AtlasReach, HeightAtlas};
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
 
 /// Technique name used in errors.
 pub const TECHNIQUE: &str = "terrain.atlas-instanced";
@@ -185,13 +185,8 @@ impl AtlasInstanced {
 
     /// Adds `terrain.draw`: CPU cull, upload of the visible instance records,
     /// one instanced indexed draw of the template.
-    pub fn record<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
+    pub fn record<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        let Frame { gpu, view, targets } = frame;
         self.draw.ensure_pipeline(&gpu.device, view.sample_count);
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
@@ -282,14 +277,8 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 impl super::tiled::TiledTerrain for AtlasInstanced {
     type Tile = super::splat_gpu::SplatTile;
 
-    fn draw<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
-        self.record(gpu, graph, view, targets);
+    fn draw<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        self.record(frame, graph);
     }
 
     fn memory_bytes(&self) -> u64 {

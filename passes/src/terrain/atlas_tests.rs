@@ -22,7 +22,7 @@ use super::gpu_cull::MdiVariant;
 use super::testutil::cliff_world;
 use super::{AtlasInstanced, GpuCullTerrain, StaticChunks};
 use crate::atlas::HeightAtlas;
-use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+use crate::frame::{camera_from_pose, Frame, FrameView, RenderSettings};
 use crate::technique::ResidencyChange;
 
 const SIZE: [u32; 2] = [256, 160];
@@ -39,17 +39,11 @@ enum Tier {
 }
 
 impl Tier {
-    fn record<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        g: &mut RenderGraph<'a>,
-        view: &FrameView,
-        t: PassTargets,
-    ) {
+    fn record<'a>(&'a mut self, frame: Frame<'a>, g: &mut RenderGraph<'a>) {
         match self {
-            Tier::Static(x) => x.record(gpu, g, view, t),
-            Tier::Atlas(x) => x.record(gpu, g, view, t),
-            Tier::Culled(x) => x.as_mut().record(gpu, g, view, t),
+            Tier::Static(x) => x.record(frame, g),
+            Tier::Atlas(x) => x.record(frame, g),
+            Tier::Culled(x) => x.as_mut().record(frame, g),
         }
     }
 }
@@ -64,7 +58,9 @@ fn render(
 ) -> (Vec<u8>, FrameReport) {
     let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
     let mut off = Offscreen::for_view(gpu, &view);
-    let report = off.frame(gpu, |g, targets| tier.record(gpu, g, &view, targets));
+    let report = off.frame(gpu, |g, targets| {
+        tier.record(Frame::new(gpu, &view, targets), g)
+    });
     let image = off.image(gpu);
     crate::testkit::keep(&image, &format!("terrain-{name}"));
     (image.into_raw(), report)

@@ -29,7 +29,7 @@ use super::mesh::{expand_mcnk, Aabb, TerrainVertex, VERTEX_ATTRIBUTES};
 use super::splat_gpu::{SplatGpu, SplatTile};
 use super::{PASS_DRAW, TECHNIQUE};
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
 
 /// One resident MCNK on the GPU: `vertex_count` vertices from
 /// `first_vertex` of `vertices` (its own buffer, or its tile's in a
@@ -482,13 +482,8 @@ impl StaticChunks {
 
     /// Adds `terrain.draw`: CPU frustum + distance culling of the MCNKs inside
     /// the pass closure, one draw per visible MCNK, uniforms written there too.
-    pub fn record<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
+    pub fn record<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        let Frame { gpu, view, targets } = frame;
         self.pipeline_for(&gpu.device, view.sample_count);
         let view = *view;
         let (color_load, depth_load) = targets.load_ops(&view.settings);
@@ -596,14 +591,8 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 impl super::tiled::TiledTerrain for StaticChunks {
     type Tile = ChunksTile;
 
-    fn draw<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
-        self.record(gpu, graph, view, targets);
+    fn draw<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        self.record(frame, graph);
     }
 
     fn memory_bytes(&self) -> u64 {

@@ -16,7 +16,7 @@ use sward_scenes::{Preset, TileSource, World};
 use super::gpu::TerrainUniforms;
 use super::testutil::{cliff_world, CLIFF_TILE};
 use super::{StaticChunks, PASS_DRAW};
-use crate::frame::{FrameView, RenderSettings};
+use crate::frame::{Frame, FrameView, RenderSettings};
 
 const SIZE: [u32; 2] = [256, 160];
 
@@ -62,7 +62,9 @@ fn render(
 ) -> (Shot, FrameReport, FrameView) {
     let view = FrameView::new(camera, SIZE, samples, 0.0, black_settings());
     let mut off = Offscreen::for_view(gpu, &view);
-    let report = off.frame(gpu, |g, targets| terrain.record(gpu, g, &view, targets));
+    let report = off.frame(gpu, |g, targets| {
+        terrain.record(Frame::new(gpu, &view, targets), g)
+    });
     let image = off.image(gpu);
     crate::testkit::keep(&image, &format!("terrain-{name}-msaa{samples}"));
     (Shot(image.into_raw()), report, view)
@@ -497,7 +499,9 @@ fn elwynn_window_holds_every_mcnk_without_its_holes() {
         };
         let view = FrameView::new(camera, SIZE, 1, 0.0, RenderSettings::default());
         let mut off = Offscreen::for_view(gpu, &view);
-        let report = off.frame(gpu, |g, targets| terrain.record(gpu, g, &view, targets));
+        let report = off.frame(gpu, |g, targets| {
+            terrain.record(Frame::new(gpu, &view, targets), g)
+        });
         crate::testkit::keep(&off.image(gpu), &format!("terrain-elwynn-{name}"));
         let counters = report.counters;
         assert!(

@@ -13,7 +13,7 @@ use sward_scenes::world::coords::TileCoord;
 use sward_scenes::World;
 
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
 use crate::technique::{
     BuildInputs, PreparedTiles, RecordInputs, Residency, ResidencyChange, SceneData,
     SharedPreparer, SharedResources, Technique,
@@ -26,13 +26,7 @@ pub(crate) trait TiledTerrain: 'static {
     type Tile: std::any::Any;
 
     /// Adds the frame's passes.
-    fn draw<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    );
+    fn draw<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>);
 
     /// GPU memory of its buffers and textures (bytes).
     fn memory_bytes(&self) -> u64;
@@ -73,14 +67,8 @@ pub(crate) trait TiledTerrain: 'static {
 }
 
 impl<T: TiledTerrain> Technique for T {
-    fn record<'a>(
-        &'a mut self,
-        inputs: RecordInputs<'a>,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
-        self.draw(inputs.gpu, graph, view, targets);
+    fn record<'a>(&'a mut self, inputs: RecordInputs<'a>, graph: &mut RenderGraph<'a>) {
+        self.draw(inputs.frame, graph);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {

@@ -120,11 +120,9 @@ impl crate::technique::Technique for CameraGrid {
         &'a mut self,
         inputs: crate::technique::RecordInputs<'a>,
         graph: &mut sward_engine::graph::RenderGraph<'a>,
-        view: &crate::frame::FrameView,
-        targets: crate::frame::PassTargets,
     ) {
         let models = crate::grass::GrassModels::recorded(inputs.resources);
-        CameraGrid::record(self, inputs.gpu, graph, view, targets, models);
+        CameraGrid::record(self, inputs.frame, graph, models);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {

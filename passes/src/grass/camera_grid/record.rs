@@ -15,7 +15,7 @@ use super::params::GridMode;
 use super::pipelines::{PASS_COMPACT, PASS_OFFSETS, PASS_READBACK, PASS_SCATTER};
 use super::resources::{ARGS_WORDS, UNIFORM_BYTES};
 use super::tier::{CameraGrid, READBACK_EVERY};
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::{Frame, FrameView};
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use crate::grass::material::{material_pipeline_desc, MaterialState};
@@ -62,12 +62,11 @@ impl CameraGrid {
     /// and `grass.draw` (one draw per grid model, plus fallback batches).
     pub fn record<'a>(
         &'a mut self,
-        gpu: &'a GpuContext,
+        frame: Frame<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
         models: &'a GrassModels,
     ) {
+        let Frame { gpu, view, targets } = frame;
         self.prepare(gpu, models, view);
         let uniform = self.uniform(view, models.len());
         self.last_uniform = Some(uniform);

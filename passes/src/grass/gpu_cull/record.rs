@@ -12,7 +12,7 @@ use super::draw::{CULL_WORKGROUP, PASS_CULL, PASS_READBACK, READBACK_EVERY};
 use super::generated::PASS_PLACE;
 use super::instances::State;
 use super::{Compaction, GpuCull, MultiDraw, ARGS_BYTES};
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::Frame;
 use crate::grass::draw::add_draw_pass;
 use crate::grass::gpu::{GrassFrame, GRASS_FRAME_BYTES};
 use crate::grass::models::GrassModels;
@@ -40,12 +40,11 @@ impl GpuCull {
     /// [`READBACK_EVERY`] frames, `grass.readback` after them).
     pub fn record<'a>(
         &'a mut self,
-        gpu: &'a GpuContext,
+        frame: Frame<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
         models: &'a GrassModels,
     ) {
+        let Frame { gpu, view, targets } = frame;
         self.pipelines.prepare(gpu, models, view);
         let frame_no = self.frame;
         let readback_now = frame_no % READBACK_EVERY == 0;

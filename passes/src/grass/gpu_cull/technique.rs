@@ -246,25 +246,27 @@ impl crate::technique::Technique for GpuCullTier {
         &'a mut self,
         inputs: crate::technique::RecordInputs<'a>,
         graph: &mut sward_engine::graph::RenderGraph<'a>,
-        view: &crate::frame::FrameView,
-        targets: crate::frame::PassTargets,
     ) {
         if self.cull.generates() {
-            let s = &view.settings;
+            let s = &inputs.frame.view.settings;
             let amplitude = if s.wind { s.wind_amplitude } else { 0.0 };
             let grown = inputs
                 .shared
                 .bound_height_atlas("grass.gpu-cull")
                 .and_then(|atlas| {
-                    self.cull
-                        .reserve_generation(inputs.gpu, atlas, s.grass_distance, amplitude)
+                    self.cull.reserve_generation(
+                        inputs.frame.gpu,
+                        atlas,
+                        s.grass_distance,
+                        amplitude,
+                    )
                 });
             if let Err(e) = grown {
                 log::error!("grass.gpu-cull: placement=gpu cannot grow its buffers: {e}");
             }
         }
         let models = crate::grass::GrassModels::recorded(inputs.resources);
-        self.cull.record(inputs.gpu, graph, view, targets, models);
+        self.cull.record(inputs.frame, graph, models);
     }
 
     /// The cull's own memory (the shared height atlas is the renderer's).

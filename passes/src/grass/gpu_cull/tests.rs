@@ -23,7 +23,7 @@ use super::instances::{cpu_cull_instances, State};
 use super::patches::{PatchSet, PatchSize};
 use super::{CullMode, DistanceLod, GpuCull, GpuCullOptions, MultiDraw};
 use crate::atlas::HeightAtlas;
-use crate::frame::{camera_from_pose, FrameView, PassTargets, RenderSettings};
+use crate::frame::{camera_from_pose, Frame, FrameView, PassTargets, RenderSettings};
 use crate::grass::gpu::GRASS_FRAME_BYTES;
 use crate::grass::{GrassModels, StaticBatch};
 
@@ -109,23 +109,23 @@ fn render(
     let mut report = None;
     for _ in 0..frames.max(1) {
         report = Some(off.frame(gpu, |g, targets| match &mut *drawer {
-            Drawer::Static(t) => t.record(gpu, g, view, targets, models),
-            Drawer::Cull(t) => t.record(gpu, g, view, targets, models),
+            Drawer::Static(t) => t.record(Frame::new(gpu, view, targets), g, models),
+            Drawer::Cull(t) => t.record(Frame::new(gpu, view, targets), g, models),
             Drawer::OverTerrain(terrain, t) => {
-                terrain.record(gpu, g, view, targets);
+                terrain.record(Frame::new(gpu, view, targets), g);
                 let after = PassTargets {
                     clear: false,
                     ..targets
                 };
-                t.record(gpu, g, view, after, models);
+                t.record(Frame::new(gpu, view, after), g, models);
             }
             Drawer::OverCulledTerrain(terrain, t) => {
-                terrain.record(gpu, g, view, targets);
+                terrain.record(Frame::new(gpu, view, targets), g);
                 let after = PassTargets {
                     clear: false,
                     ..targets
                 };
-                t.record(gpu, g, view, after, models);
+                t.record(Frame::new(gpu, view, after), g, models);
             }
         }));
     }

@@ -19,7 +19,7 @@ use sward_engine::{Camera, GpuContext};
 use sward_scenes::Scene;
 
 use super::{GrassModels, LegacyCpu, StaticBatch};
-use crate::frame::{FrameView, RenderSettings};
+use crate::frame::{Frame, FrameView, RenderSettings};
 use crate::testkit::Offscreen;
 
 pub(crate) const W: u32 = 256;
@@ -83,8 +83,8 @@ fn render(
     let mut report = None;
     for _ in 0..frames.max(1) {
         report = Some(off.frame(gpu, |g, targets| match &mut *tier {
-            Tier::Static(t) => t.record(gpu, g, view, targets, models),
-            Tier::Legacy(t) => t.record(gpu, g, view, targets, models),
+            Tier::Static(t) => t.record(Frame::new(gpu, view, targets), g, models),
+            Tier::Legacy(t) => t.record(Frame::new(gpu, view, targets), g, models),
         }));
     }
     Shot {

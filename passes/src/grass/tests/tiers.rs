@@ -267,9 +267,9 @@ fn grass_draws_over_terrain_after_it() {
                 clear,
                 ..t
             };
-            terrain.record(gpu, g, &v, duty(true, !with_grass));
+            terrain.record(Frame::new(gpu, &v, duty(true, !with_grass)), g);
             if with_grass {
-                st.record(gpu, g, &v, duty(false, true), &models);
+                st.record(Frame::new(gpu, &v, duty(false, true)), g, &models);
             }
         });
         (off.image(gpu), report)

@@ -29,7 +29,9 @@ fn grass_work(
     let mut last = 0;
     for _ in 0..2 {
         last = off
-            .frame(gpu, |g, targets| tier.record(gpu, g, view, targets, models))
+            .frame(gpu, |g, targets| {
+                tier.record(Frame::new(gpu, view, targets), g, models)
+            })
             .frame;
     }
     let times = off.executor().flush(gpu);

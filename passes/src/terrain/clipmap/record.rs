@@ -21,7 +21,7 @@ use super::layout::{
 use super::mesh::ClipmapMeshes;
 use super::state::{Clipmap, ClipmapStats, CullOcclusion, CullState, FillState, LevelGpu};
 use super::{PASS_COMPUTE, PASS_CULL_READBACK, PASS_CULL_TWO};
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::{Frame, FrameView, PassTargets};
 use crate::terrain::gpu::TerrainUniforms;
 
 /// Frames between two copies of the draw counts for the lagged readback.
@@ -79,13 +79,12 @@ impl Clipmap {
     /// (baked into the far grid when the level set changes).
     pub fn record<'a>(
         &'a mut self,
-        gpu: &'a GpuContext,
+        frame: Frame<'a>,
         graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
         world: &'a World,
         far: Option<&'a dyn TileSource>,
     ) {
+        let Frame { gpu, view, targets } = frame;
         let plan = self.plan_frame(gpu, view, world, far);
         let view = *view;
         let Clipmap {

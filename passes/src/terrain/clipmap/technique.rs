@@ -14,8 +14,7 @@ use super::lod;
 use super::state::{Clipmap, Occlusion};
 use super::TECHNIQUE;
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
-use crate::technique::{Residency, ResidencyChange};
+use crate::technique::{RecordInputs, Residency, ResidencyChange};
 
 /// The `block` parameter of `clipmap`.
 const BLOCK_PARAM: crate::technique::ParamSpec = crate::technique::ParamSpec {
@@ -136,22 +135,9 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 };
 
 impl crate::technique::Technique for Clipmap {
-    fn record<'a>(
-        &'a mut self,
-        inputs: crate::technique::RecordInputs<'a>,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
-        Clipmap::record(
-            self,
-            inputs.gpu,
-            graph,
-            view,
-            targets,
-            inputs.scene.world,
-            inputs.scene.far,
-        );
+    fn record<'a>(&'a mut self, inputs: RecordInputs<'a>, graph: &mut RenderGraph<'a>) {
+        let scene = inputs.scene;
+        Clipmap::record(self, inputs.frame, graph, scene.world, scene.far);
     }
 
     fn gpu_memory_bytes(&self) -> u64 {
@@ -210,6 +196,7 @@ impl crate::technique::Technique for Clipmap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::FrameView;
     use crate::technique::{Subsystem, Tier, TierCombo};
 
     fn distance(text: &str) -> Result<Option<f32>, PassError> {

@@ -25,7 +25,7 @@ use super::refine::RefineMask;
 use super::source::TerrainSampler;
 use super::store::{LevelFilter, LevelStore};
 use super::Clipmap;
-use crate::frame::{FrameView, RenderSettings};
+use crate::frame::{Frame, FrameView, RenderSettings};
 use crate::terrain::testutil::cliff_world;
 use crate::terrain::StaticChunks;
 
@@ -372,9 +372,11 @@ fn render<'t>(
     let view = FrameView::new(camera, SIZE, 1, 0.0, settings);
     let mut off = Offscreen::for_view(gpu, &view);
     off.frame(gpu, |g, targets| match tech {
-        Tech::Clip(c, world) => c.record(gpu, g, &view, targets, world, None),
-        Tech::Stream(c, world, far) => c.record(gpu, g, &view, targets, world, Some(far)),
-        Tech::Static(s) => s.record(gpu, g, &view, targets),
+        Tech::Clip(c, world) => c.record(Frame::new(gpu, &view, targets), g, world, None),
+        Tech::Stream(c, world, far) => {
+            c.record(Frame::new(gpu, &view, targets), g, world, Some(far))
+        }
+        Tech::Static(s) => s.record(Frame::new(gpu, &view, targets), g),
     });
     let image = off.image(gpu);
     crate::testkit::keep(&image, &format!("clipmap-{name}"));
@@ -1683,7 +1685,7 @@ fn level_work_adds_up_to_the_frames_pipeline_statistics() {
     for _ in 0..2 {
         last = off
             .frame(gpu, |g, targets| {
-                clipmap.record(gpu, g, &view, targets, &world, None)
+                clipmap.record(Frame::new(gpu, &view, targets), g, &world, None)
             })
             .frame;
     }

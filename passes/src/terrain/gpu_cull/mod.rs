@@ -47,7 +47,7 @@ use super::template::TEMPLATE_TRIANGLES;
 use super::PASS_DRAW;
 use crate::atlas::{AtlasReach, HeightAtlas};
 use crate::error::PassError;
-use crate::frame::{FrameView, PassTargets};
+use crate::frame::{Frame, FrameView, PassTargets};
 
 /// Technique name used in errors.
 pub const TECHNIQUE: &str = "terrain.gpu-cull";
@@ -435,13 +435,8 @@ impl GpuCullTerrain {
 
     /// Adds `terrain.cull.clear`, `terrain.cull`, (sometimes)
     /// `terrain.cull.readback` and `terrain.draw`.
-    pub fn record<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
+    pub fn record<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        let Frame { gpu, view, targets } = frame;
         self.draw.ensure_pipeline(&gpu.device, view.sample_count);
         self.frame += 1;
         let frame = self.frame;
@@ -845,14 +840,8 @@ pub const ENTRY: crate::technique::TechniqueEntry = crate::technique::TechniqueE
 impl super::tiled::TiledTerrain for GpuCullTerrain {
     type Tile = super::splat_gpu::SplatTile;
 
-    fn draw<'a>(
-        &'a mut self,
-        gpu: &'a GpuContext,
-        graph: &mut RenderGraph<'a>,
-        view: &FrameView,
-        targets: PassTargets,
-    ) {
-        self.record(gpu, graph, view, targets);
+    fn draw<'a>(&'a mut self, frame: Frame<'a>, graph: &mut RenderGraph<'a>) {
+        self.record(frame, graph);
     }
 
     fn memory_bytes(&self) -> u64 {

@@ -29,7 +29,7 @@ use sward_scenes::Scene;
 use super::blade::{Blade, Status};
 use super::gpu::GridUniform;
 use super::{CameraGrid, GridParams, GridScene};
-use crate::frame::{FrameView, RenderSettings};
+use crate::frame::{Frame, FrameView, RenderSettings};
 use crate::grass::GrassModels;
 
 pub(super) fn elwynn() -> &'static Scene {
@@ -149,7 +149,9 @@ pub(super) fn render_frames(
     let mut off = crate::testkit::Offscreen::for_view(gpu, view);
     let mut report = None;
     for _ in 0..frames.max(1) {
-        report = Some(off.frame(gpu, |g, targets| grid.record(gpu, g, view, targets, models)));
+        report = Some(off.frame(gpu, |g, targets| {
+            grid.record(Frame::new(gpu, view, targets), g, models)
+        }));
     }
     (off.image(gpu), report.expect("at least one frame"))
 }
