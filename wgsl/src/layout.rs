@@ -1,9 +1,10 @@
 //! Struct layout guard: compares a Rust struct's size and field offsets with
 //! the layout naga reflects for the WGSL struct of the same role.
 //!
-//! Use [`check_layout!`](crate::check_layout) in a test for every struct shared
-//! with WGSL, so a change on either side fails the build's tests instead of
-//! corrupting GPU data.
+//! Use [`check_layout!`](crate::check_layout) (or, for the structs of one
+//! library module together, [`assert_layouts!`](crate::assert_layouts)) in a
+//! test for every struct shared with WGSL, so a change on either side fails
+//! the build's tests instead of corrupting GPU data.
 
 /// Size and member offsets of a WGSL struct as naga lays it out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +122,32 @@ macro_rules! check_layout {
     };
 }
 
+/// `assert_layouts!(modules::NAME, "WgslA" => RustA { a, b }, "WgslB" =>
+/// RustB { c })` composes and validates the library module `NAME`, then
+/// compares every listed Rust struct with its WGSL struct as
+/// [`check_layout!`](crate::check_layout) does. For tests: it panics with
+/// every mismatch at once (or the composition error), naming the shader file.
+#[macro_export]
+macro_rules! assert_layouts {
+    ($module:expr, $($wgsl:literal => $ty:ty { $($field:ident),* $(,)? }),+ $(,)?) => {{
+        let module: $crate::Module = $module;
+        let (_, naga) = $crate::compose_and_validate(module)
+            .unwrap_or_else(|e| panic!("{}.wgsl: {e}", module.name));
+        let problems: ::std::vec::Vec<::std::string::String> = [
+            $($crate::check_layout!(&naga, $wgsl, $ty { $($field),* })),+
+        ]
+        .into_iter()
+        .filter_map(|checked| checked.err().map(|e| e.to_string()))
+        .collect();
+        assert!(
+            problems.is_empty(),
+            "{}.wgsl: {}",
+            module.name,
+            problems.join("\n")
+        );
+    }};
+}
+
 #[cfg(test)]
 mod tests {
     use crate::validate::validate_source;
@@ -174,5 +201,28 @@ mod tests {
             "{missing}"
         );
         assert!(crate::check_layout!(&module, "Nope", Good { a }).is_err());
+    }
+
+    /// [`SRC`] as a library module: `assert_layouts!` composes it itself.
+    const PROBE: crate::Module = crate::Module {
+        name: "probe",
+        source: SRC,
+    };
+
+    #[test]
+    fn assert_layouts_passes_matching_structs() {
+        crate::assert_layouts!(PROBE, "Probe" => Good { a, b, c });
+    }
+
+    #[test]
+    #[should_panic(expected = "probe.wgsl: layout of `Probe` differs")]
+    fn assert_layouts_names_the_file_and_the_struct() {
+        crate::assert_layouts!(PROBE, "Probe" => Good { a, b, c }, "Probe" => Bad { a, b, c });
+    }
+
+    #[test]
+    #[should_panic(expected = "probe.wgsl: no WGSL struct named `Nope`")]
+    fn assert_layouts_reports_a_missing_struct() {
+        crate::assert_layouts!(PROBE, "Nope" => Good { a });
     }
 }

@@ -325,21 +325,10 @@ mod tests {
 
     #[test]
     fn chunk_record_matches_wgsl() {
-        let (_, module) = sward_wgsl::compose_and_validate(sward_wgsl::modules::PROBE_HEIGHT_ATLAS)
-            .unwrap_or_else(|e| panic!("probe_height_atlas.wgsl: {e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "AtlasChunk",
-            AtlasChunkGpu {
-                chunk,
-                tile,
-                bounds_min,
-                base_z,
-                bounds_max,
-                holes
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::PROBE_HEIGHT_ATLAS,
+            "AtlasChunk" => AtlasChunkGpu { chunk, tile, bounds_min, base_z, bounds_max, holes },
+        );
     }
 
     #[test]

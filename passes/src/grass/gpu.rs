@@ -191,33 +191,13 @@ mod tests {
 
     #[test]
     fn uniform_structs_match_wgsl_layout() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_INSTANCED).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GrassFrame",
-            GrassFrame {
-                view_proj,
-                eye,
-                wind,
-                fade,
-                sun_dir,
-                fog_color,
-                fog_range
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GrassModelUniform",
-            GrassModelUniform {
-                z_min,
-                height,
-                alpha_cutoff,
-                flags
-            }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::GRASS_INSTANCED,
+            "GrassFrame" => GrassFrame {
+                view_proj, eye, wind, fade, sun_dir, fog_color, fog_range
+            },
+            "GrassModelUniform" => GrassModelUniform { z_min, height, alpha_cutoff, flags },
+        );
     }
 
     #[test]

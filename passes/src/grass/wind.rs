@@ -153,24 +153,14 @@ mod tests {
 
     #[test]
     fn probe_structs_match_wgsl_layout() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::PROBE_GRASS).unwrap();
-        sward_wgsl::check_layout!(&module, "ProbeInput", ProbeInput { a, b, c, d }).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "ProbeOutput",
-            ProbeOutput {
-                offset,
-                fade,
-                coverage,
-                dither,
-                mip_alpha,
-                _pad1,
-                _pad2
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(&module, "Wind", Wind { params, phase_dir }).unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::PROBE_GRASS,
+            "ProbeInput" => ProbeInput { a, b, c, d },
+            "ProbeOutput" => ProbeOutput {
+                offset, fade, coverage, dither, mip_alpha, _pad1, _pad2
+            },
+            "Wind" => Wind { params, phase_dir },
+        );
     }
 
     fn inputs() -> Vec<ProbeInput> {

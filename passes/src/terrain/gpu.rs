@@ -88,17 +88,10 @@ mod tests {
 
     #[test]
     fn chunk_record_matches_wgsl() {
-        sward_wgsl::check_layout!(
-            &module!(),
-            "TerrainChunk",
-            TerrainChunkGpu {
-                alpha_origin,
-                alpha_scale,
-                layer_count,
-                textures
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::TERRAIN_STATIC,
+            "TerrainChunk" => TerrainChunkGpu { alpha_origin, alpha_scale, layer_count, textures },
+        );
     }
 
     /// Encase writes each field where naga says the WGSL member lives:

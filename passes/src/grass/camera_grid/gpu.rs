@@ -140,52 +140,14 @@ mod tests {
 
     #[test]
     fn structs_match_wgsl_layout() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_CAMERA_GRID).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GridUniform",
-            GridUniform {
-                camera_slot,
-                chunk_origin,
-                side,
-                candidates,
-                spacing_cells,
-                keep_scale,
-                phase_spread,
-                policy,
-                model_count,
-                frustum_cull,
-                eye,
-                bounds,
-                wind_phase,
-                frustum
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GridEffect",
-            GridEffectGpu {
-                models,
-                weights,
-                total,
-                density,
-                pad0,
-                pad1
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GridDraw",
-            GridDraw {
-                model,
-                pad0,
-                pad1,
-                pad2
-            }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::GRASS_CAMERA_GRID,
+            "GridUniform" => GridUniform {
+                camera_slot, chunk_origin, side, candidates, spacing_cells, keep_scale,
+                phase_spread, policy, model_count, frustum_cull, eye, bounds, wind_phase, frustum
+            },
+            "GridEffect" => GridEffectGpu { models, weights, total, density, pad0, pad1 },
+            "GridDraw" => GridDraw { model, pad0, pad1, pad2 },
+        );
     }
 }

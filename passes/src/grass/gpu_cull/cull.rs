@@ -371,62 +371,21 @@ mod tests {
 
     #[test]
     fn layouts_match_wgsl() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_CULL_TYPES).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "PatchEntry",
-            PatchEntry {
-                bounds_min,
-                first,
-                bounds_max,
-                count,
-                model,
-                patch_index,
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::GRASS_CULL_TYPES,
+            "PatchEntry" => PatchEntry {
+                bounds_min, first, bounds_max, count, model, patch_index, _pad
+            },
+            "CullModel" => CullModel {
+                index_count, first_index, base_vertex, args_base, sway_height, radius, visible_base,
                 _pad
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "CullModel",
-            CullModel {
-                index_count,
-                first_index,
-                base_vertex,
-                args_base,
-                sway_height,
-                radius,
-                visible_base,
-                _pad
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GrassCull",
-            GrassCull {
-                frustum,
-                eye,
-                sway_amplitude,
-                entry_count,
-                model_count,
-                zero_args,
-                max_groups,
-                lod_start,
-                lod_end,
-                lod_floor,
-                view_proj,
-                hiz
-            }
-        )
-        .unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GrassPatch",
-            super::super::patches::GrassPatchGpu { world, grid }
-        )
-        .unwrap();
+            },
+            "GrassCull" => GrassCull {
+                frustum, eye, sway_amplitude, entry_count, model_count, zero_args, max_groups,
+                lod_start, lod_end, lod_floor, view_proj, hiz
+            },
+            "GrassPatch" => super::super::patches::GrassPatchGpu { world, grid },
+        );
         assert_eq!(std::mem::size_of::<PatchEntry>(), 48);
         assert_eq!(std::mem::size_of::<CullModel>(), 32);
         assert_eq!(GRASS_CULL_BYTES, 224);

@@ -173,19 +173,10 @@ mod tests {
     #[test]
     fn layout_matches_wgsl() {
         assert_eq!(DESCRIPTOR_BYTES, 16);
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_CULL_TYPES).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "GrassDescriptor",
-            GrassDescriptor {
-                local,
-                yaw_scale,
-                seed,
-                patch_index
-            }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::GRASS_CULL_TYPES,
+            "GrassDescriptor" => GrassDescriptor { local, yaw_scale, seed, patch_index },
+        );
     }
 
     #[test]

@@ -279,19 +279,10 @@ mod tests {
 
     #[test]
     fn bounds_layout_matches_wgsl() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::GRASS_PLACE_SINK).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "PlaceBounds",
-            PlaceBoundsGpu {
-                bounds_min,
-                patch_index,
-                bounds_max,
-                sway_height
-            }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::GRASS_PLACE_SINK,
+            "PlaceBounds" => PlaceBoundsGpu { bounds_min, patch_index, bounds_max, sway_height },
+        );
     }
 
     /// The bound that sizes the generated buffers holds every MCNK's

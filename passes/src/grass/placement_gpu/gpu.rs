@@ -223,93 +223,27 @@ mod tests {
 
     #[test]
     fn structs_match_wgsl() {
-        let (_, module) = sward_wgsl::compose_and_validate(sward_wgsl::modules::PLACEMENT_GENERATE)
-            .unwrap_or_else(|e| panic!("placement_generate.wgsl: {e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "PlaceParams",
-            PlaceParamsGpu {
-                record_count,
-                capacity,
-                picks,
-                fence,
-                coverage_min,
-                road_min,
-                density_cap,
-                max_clumps,
-                density_scale,
-                _pad0,
-                _pad1,
-                _pad2
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "PlaceChunk",
-            PlaceChunkGpu {
-                chunk,
-                slot_holes,
-                origin,
-                pred_tex,
-                no_effect,
-                layers
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "PlaceEffect",
-            PlaceEffectGpu {
-                doodads,
-                weights,
-                stored_weights,
-                models,
-                density,
-                client_density
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "Placed",
-            PlacedGpu {
-                position,
-                yaw,
-                scale,
-                seed,
-                record,
-                pick,
-                n,
-                cell_slot,
-                model,
-                doodad
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "ChunkStats",
-            ChunkStatsGpu {
-                placements,
-                cells_visited,
-                cells_no_effect_doodad,
-                cells_hole,
-                cells_invalid_layer,
-                cells_no_effect,
-                cells_unknown_effect,
-                cells_empty_effect,
-                cells_low_coverage,
-                cells_road,
-                cells_placed,
-                empty_slots,
-                dangling_slots,
-                steep_slopes,
-                draws,
-                _pad
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::PLACEMENT_GENERATE,
+            "PlaceParams" => PlaceParamsGpu {
+                record_count, capacity, picks, fence, coverage_min, road_min, density_cap,
+                max_clumps, density_scale, _pad0, _pad1, _pad2
+            },
+            "PlaceChunk" => PlaceChunkGpu {
+                chunk, slot_holes, origin, pred_tex, no_effect, layers
+            },
+            "PlaceEffect" => PlaceEffectGpu {
+                doodads, weights, stored_weights, models, density, client_density
+            },
+            "Placed" => PlacedGpu {
+                position, yaw, scale, seed, record, pick, n, cell_slot, model, doodad
+            },
+            "ChunkStats" => ChunkStatsGpu {
+                placements, cells_visited, cells_no_effect_doodad, cells_hole, cells_invalid_layer,
+                cells_no_effect, cells_unknown_effect, cells_empty_effect, cells_low_coverage,
+                cells_road, cells_placed, empty_slots, dangling_slots, steep_slopes, draws, _pad
+            },
+        );
         assert_eq!(std::mem::size_of::<PlaceChunkGpu>(), 48);
         assert_eq!(std::mem::size_of::<PlaceEffectGpu>(), 64);
         assert_eq!(std::mem::size_of::<PlacedGpu>(), 48);

@@ -701,29 +701,12 @@ mod tests {
 
     #[test]
     fn uniforms_match_wgsl() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::CLIPMAP_CULL).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "CullUniforms",
-            CullUniforms {
-                frustum,
-                eye,
-                count,
-                trim_count,
-                levels,
-                tiles,
-                update,
-                second,
-                _pad1,
-                _pad2,
-                origins,
-                trims,
-                view_proj,
-                hiz,
-                refine
-            }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::CLIPMAP_CULL,
+            "CullUniforms" => CullUniforms {
+                frustum, eye, count, trim_count, levels, tiles, update, second, _pad1, _pad2,
+                origins, trims, view_proj, hiz, refine
+            },
+        );
     }
 }

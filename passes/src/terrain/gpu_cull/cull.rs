@@ -94,33 +94,15 @@ mod tests {
 
     #[test]
     fn structs_match_wgsl() {
-        let (_, module) = sward_wgsl::compose_and_validate(sward_wgsl::modules::TERRAIN_CULL)
-            .unwrap_or_else(|e| panic!("terrain_cull.wgsl: {e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "TerrainCullUniforms",
-            TerrainCullUniforms {
-                frustum,
-                eye,
-                max_distance,
-                chunk_count,
-                index_count,
-                _pad
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        sward_wgsl::check_layout!(
-            &module,
-            "DrawIndexedArgs",
-            DrawIndexedArgs {
-                index_count,
-                instance_count,
-                first_index,
-                base_vertex,
-                first_instance
-            }
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::TERRAIN_CULL,
+            "TerrainCullUniforms" => TerrainCullUniforms {
+                frustum, eye, max_distance, chunk_count, index_count, _pad
+            },
+            "DrawIndexedArgs" => DrawIndexedArgs {
+                index_count, instance_count, first_index, base_vertex, first_instance
+            },
+        );
         // The layout wgpu's indirect draws read.
         assert_eq!(std::mem::size_of::<DrawIndexedArgs>(), 20);
     }

@@ -84,14 +84,10 @@ mod tests {
 
     #[test]
     fn uniforms_match_wgsl() {
-        let (_, module) =
-            sward_wgsl::compose_and_validate(sward_wgsl::modules::TERRAIN_CULL_OCCLUSION).unwrap();
-        sward_wgsl::check_layout!(
-            &module,
-            "TerrainOcclusion",
-            TerrainOcclusion { view_proj, hiz }
-        )
-        .unwrap();
+        sward_wgsl::assert_layouts!(
+            sward_wgsl::modules::TERRAIN_CULL_OCCLUSION,
+            "TerrainOcclusion" => TerrainOcclusion { view_proj, hiz },
+        );
         assert_eq!(std::mem::size_of::<TerrainOcclusion>(), 80);
     }
 }
