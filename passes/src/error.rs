@@ -53,3 +53,20 @@ pub enum PassError {
         reason: String,
     },
 }
+
+impl PassError {
+    /// A [`PassError::Shader`] of `technique`, for `map_err`.
+    pub fn shader(technique: &'static str) -> impl Fn(sward_wgsl::ShaderError) -> PassError {
+        move |source| PassError::Shader { technique, source }
+    }
+}
+
+/// `technique`'s shader `module` composed, validated and created on
+/// `device`; a failure is a [`PassError::Shader`] naming the technique.
+pub fn create_shader(
+    device: &wgpu::Device,
+    module: sward_wgsl::Module,
+    technique: &'static str,
+) -> Result<wgpu::ShaderModule, PassError> {
+    sward_engine::shader::create_shader(device, module).map_err(PassError::shader(technique))
+}

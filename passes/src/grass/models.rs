@@ -127,11 +127,7 @@ impl GrassModels {
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
         let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_INSTANCED)
-                .map_err(|source| PassError::Shader {
-                    technique: "grass",
-                    source,
-                })?;
+            crate::error::create_shader(device, sward_wgsl::modules::GRASS_INSTANCED, "grass")?;
         let vs_fs = wgpu::ShaderStages::VERTEX_FRAGMENT;
         let fs = wgpu::ShaderStages::FRAGMENT;
         // Group 0: the frame's uniforms.

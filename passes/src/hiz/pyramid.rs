@@ -78,11 +78,7 @@ impl HiZ {
     /// The pipelines of a pyramid built by pass `name` (e.g. [`PASS_HIZ`]);
     /// the pyramid is made by [`Self::ensure`].
     pub fn new(device: &wgpu::Device, name: &'static str) -> Result<Self, PassError> {
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::HIZ)
-            .map_err(|source| PassError::Shader {
-                technique: "hi-z pyramid",
-                source,
-            })?;
+        let shader = crate::error::create_shader(device, sward_wgsl::modules::HIZ, "hi-z pyramid")?;
         let depth = Slot::depth_texture(wgpu::TextureViewDimension::D2);
         let depth_ms = Slot::Texture {
             sample: wgpu::TextureSampleType::Depth,

@@ -122,8 +122,7 @@ impl AtlasDraw {
             mapped_at_creation: false,
         });
         let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_ATLAS)
-                .map_err(|source| PassError::Shader { technique, source })?;
+            crate::error::create_shader(device, sward_wgsl::modules::TERRAIN_ATLAS, technique)?;
         let culled = matches!(feed, Feed::Culled);
         let vs = wgpu::ShaderStages::VERTEX;
         // Terrain uniforms (0), then the splat's textures and sampler.

@@ -362,11 +362,7 @@ impl StaticChunks {
         gpu_bytes += uniforms.size();
 
         let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_STATIC)
-                .map_err(|source| PassError::Shader {
-                    technique: TECHNIQUE,
-                    source,
-                })?;
+            crate::error::create_shader(device, sward_wgsl::modules::TERRAIN_STATIC, TECHNIQUE)?;
         let bind_layout = bind_group_layout(device);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,

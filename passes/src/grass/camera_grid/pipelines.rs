@@ -7,14 +7,6 @@ use sward_engine::bind;
 
 use crate::error::PassError;
 
-/// A shader of `camera-grid` that failed to compose or validate.
-pub(crate) fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
-    PassError::Shader {
-        technique: "grass.camera-grid",
-        source,
-    }
-}
-
 /// Name of the evaluation pass: every candidate evaluated, tagged and
 /// counted per model.
 pub const PASS_COMPACT: &str = "grass.grid.compact";
@@ -40,11 +32,11 @@ impl CompactPipelines {
         device: &wgpu::Device,
         compute_layout: &wgpu::BindGroupLayout,
     ) -> Result<Self, PassError> {
-        let module = sward_engine::shader::create_shader(
+        let module = crate::error::create_shader(
             device,
             sward_wgsl::modules::GRASS_CAMERA_GRID_COMPACT,
-        )
-        .map_err(shader_error)?;
+            "grass.camera-grid",
+        )?;
         // The compaction reads only group 2; groups 0 and 1 stay empty.
         let empty = bind::layout(device, "grass.grid.empty", &[]);
         let layout = bind::pipeline_layout(

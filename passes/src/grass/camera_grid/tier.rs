@@ -22,7 +22,7 @@ use super::effects::{EffectTable, TileControl};
 use super::fallback::{fallback_models, Fallback};
 use super::gpu::{GridUniform, POLICY_ROTATION, POLICY_WEIGHTED};
 use super::params::{camera_slot, candidates_for, GridMode, GridParams, MAX_CANDIDATES};
-use super::pipelines::{shader_error, CompactPipelines};
+use super::pipelines::CompactPipelines;
 use super::resources::{CompactSizes, GridResources, ARGS_WORDS};
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -202,9 +202,11 @@ impl CameraGrid {
             &render_layout,
             (mode == GridMode::Compact).then_some(&compute_layout),
         )?;
-        let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CAMERA_GRID)
-                .map_err(shader_error)?;
+        let shader = crate::error::create_shader(
+            device,
+            sward_wgsl::modules::GRASS_CAMERA_GRID,
+            "grass.camera-grid",
+        )?;
         let pipeline_layout = bind::pipeline_layout(
             device,
             "grass.grid.draw",

@@ -27,13 +27,6 @@ pub const READBACK_EVERY: u64 = 4;
 /// Workgroup size of `cull_entries`.
 pub const CULL_WORKGROUP: u32 = 64;
 
-fn shader_error(source: sward_wgsl::ShaderError) -> PassError {
-    PassError::Shader {
-        technique: "grass.gpu-cull",
-        source,
-    }
-}
-
 /// The compute pipelines of `grass.cull`.
 pub struct CullPipelines {
     /// Group 0: uniforms, entries, models, args, counts.
@@ -46,8 +39,8 @@ pub struct CullPipelines {
 
 /// Builds [`CullPipelines`].
 pub fn cull_pipelines(device: &wgpu::Device) -> Result<CullPipelines, PassError> {
-    let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL)
-        .map_err(shader_error)?;
+    let shader =
+        crate::error::create_shader(device, sward_wgsl::modules::GRASS_CULL, "grass.gpu-cull")?;
     let layout = bind::layout(
         device,
         PASS_CULL,
@@ -122,9 +115,11 @@ pub struct InstancePipelines {
 
 /// Builds [`InstancePipelines`].
 pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, PassError> {
-    let shader =
-        sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_CULL_INSTANCES)
-            .map_err(shader_error)?;
+    let shader = crate::error::create_shader(
+        device,
+        sward_wgsl::modules::GRASS_CULL_INSTANCES,
+        "grass.gpu-cull",
+    )?;
     let cs = wgpu::ShaderStages::COMPUTE;
     let layout = bind::layout(
         device,
@@ -201,9 +196,11 @@ impl DrawPipelines {
         group2: &wgpu::BindGroupLayout,
         entry: &'static str,
     ) -> Result<Self, PassError> {
-        let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::GRASS_GPU_CULL)
-                .map_err(shader_error)?;
+        let shader = crate::error::create_shader(
+            device,
+            sward_wgsl::modules::GRASS_GPU_CULL,
+            "grass.gpu-cull",
+        )?;
         let layout = bind::pipeline_layout(
             device,
             "grass.gpu-cull.draw",

@@ -121,10 +121,7 @@ fn storage(gpu: &GpuContext, label: &str, bytes: u64) -> wgpu::Buffer {
 /// given, replaces `grass_place_sink` (a deliberately wrong variant: tests).
 fn shader(gpu: &GpuContext, sink: Option<&'static str>) -> Result<wgpu::ShaderModule, PassError> {
     use sward_wgsl::modules as m;
-    let shader_error = |source| PassError::Shader {
-        technique: PASS_PLACE,
-        source,
-    };
+    let shader_error = PassError::shader(PASS_PLACE);
     let library: Vec<sward_wgsl::Module> = m::ALL
         .iter()
         .map(|module| {

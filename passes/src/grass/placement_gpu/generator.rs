@@ -109,14 +109,11 @@ fn output(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
 impl PlacementGenerator {
     /// The pipeline of `policy`'s kind on `gpu` (needs compute).
     pub fn new(gpu: &GpuContext, policy: &Policy) -> Result<Self, PlacementGpuError> {
-        let shader = sward_engine::shader::create_shader(
+        let shader = crate::error::create_shader(
             &gpu.device,
             sward_wgsl::modules::PLACEMENT_GENERATE,
-        )
-        .map_err(|source| PassError::Shader {
-            technique: PASS_PLACE,
-            source,
-        })?;
+            PASS_PLACE,
+        )?;
         Self::with_shader(gpu, policy, shader)
     }
 
@@ -129,10 +126,7 @@ impl PlacementGenerator {
         policy: &Policy,
         library: &[sward_wgsl::Module],
     ) -> Result<Self, PlacementGpuError> {
-        let shader_error = |source| PassError::Shader {
-            technique: PASS_PLACE,
-            source,
-        };
+        let shader_error = PassError::shader(PASS_PLACE);
         let source =
             sward_wgsl::link::compose_with(sward_wgsl::modules::PLACEMENT_GENERATE, library)
                 .map_err(|e| shader_error(e.into()))?;

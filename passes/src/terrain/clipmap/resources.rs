@@ -44,11 +44,8 @@ impl CullState {
         multi: bool,
         occlusion: Occlusion,
     ) -> Result<Self, PassError> {
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL)
-            .map_err(|source| PassError::Shader {
-                technique: TECHNIQUE,
-                source,
-            })?;
+        let shader =
+            crate::error::create_shader(device, sward_wgsl::modules::CLIPMAP_CULL, TECHNIQUE)?;
         // Group 0: uniforms, kind table, pieces (read); draw args,
         // instances, rejected parts (written).
         let bind_layout = bind::layout(
@@ -182,11 +179,8 @@ impl CullState {
 
 impl FillState {
     pub(super) fn new(device: &wgpu::Device) -> Result<Self, PassError> {
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL)
-            .map_err(|source| PassError::Shader {
-                technique: TECHNIQUE,
-                source,
-            })?;
+        let shader =
+            crate::error::create_shader(device, sward_wgsl::modules::CLIPMAP_FILL, TECHNIQUE)?;
         // Uniforms, jobs, the far grid, the level texels (written); then
         // the height atlas (4..=7) and the refinement index.
         let mut entries = bind::entries(

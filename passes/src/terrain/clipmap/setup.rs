@@ -173,11 +173,7 @@ impl Clipmap {
             None => SplatGpu::new(gpu, world, upload)?,
         };
         let shader =
-            sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP)
-                .map_err(|source| PassError::Shader {
-                    technique: TECHNIQUE,
-                    source,
-                })?;
+            crate::error::create_shader(device, sward_wgsl::modules::TERRAIN_CLIPMAP, TECHNIQUE)?;
         let bind_layout = bind_group_layout(device);
         let layout = bind::pipeline_layout(device, PASS, &[&bind_layout]);
         let fill = FillState::new(device)?;

@@ -208,14 +208,11 @@ impl GpuCullTerrain {
 
     fn build_occlusion(&self, gpu: &GpuContext) -> Result<Occlusion, PassError> {
         let device = &gpu.device;
-        let shader = sward_engine::shader::create_shader(
+        let shader = crate::error::create_shader(
             device,
             sward_wgsl::modules::TERRAIN_CULL_OCCLUSION,
-        )
-        .map_err(|source| PassError::Shader {
-            technique: TECHNIQUE,
-            source,
-        })?;
+            TECHNIQUE,
+        )?;
         // Cull uniforms, chunk records, draw args, draw count, occlusion
         // uniforms, rejected chunk list.
         let layout0 = bind::layout(
@@ -361,11 +358,8 @@ impl GpuCullTerrain {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let shader = sward_engine::shader::create_shader(device, sward_wgsl::modules::TERRAIN_CULL)
-            .map_err(|source| PassError::Shader {
-                technique: TECHNIQUE,
-                source,
-            })?;
+        let shader =
+            crate::error::create_shader(device, sward_wgsl::modules::TERRAIN_CULL, TECHNIQUE)?;
         // Cull uniforms, chunk records, draw args, draw count.
         let bind_layout = bind::layout(
             device,
