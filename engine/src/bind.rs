@@ -202,6 +202,24 @@ pub fn group(
     group_of(device, label, layout, &entries)
 }
 
+/// [`group`] of whole buffers: `buffers[i]` at binding `i`.
+pub fn buffer_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    group_of(device, label, layout, &entries)
+}
+
 /// A bind group of `layout` binding each `(binding, resource)` pair (for
 /// layouts whose bindings are not `0..n`).
 pub fn group_at(
@@ -279,6 +297,23 @@ pub fn compute_pipeline_constants(
             ..Default::default()
         },
         cache: None,
+    })
+}
+
+/// The compute pipeline of `entry_point` for both values of the boolean
+/// override constant `flag`: `[off, on]` (a shader's two variants, e.g.
+/// with and without a previous frame's pyramid).
+pub fn compute_pipelines_flagged(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry_point: &str,
+    flag: &str,
+) -> [wgpu::ComputePipeline; 2] {
+    [false, true].map(|on| {
+        let constants = [(flag, f64::from(u8::from(on)))];
+        compute_pipeline_constants(device, label, layout, module, entry_point, &constants)
     })
 }
 

@@ -5,10 +5,13 @@
 //! on the GPU: a slot is only read once its map callback has fired (the device
 //! is polled by whoever waits for frames, e.g. the bench or the viewer). The
 //! figures are therefore those of a frame a few frames back. Every technique
-//! that reads counts back uses this one type.
+//! that reads counts back uses this one type, and records the copy with
+//! [`add_copy_pass`].
 
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use crate::graph::{BufferId, RenderGraph};
 
 /// Slots in the ring.
 const SLOTS: usize = 4;
@@ -23,6 +26,26 @@ struct Slot {
     state: Arc<AtomicU8>,
     /// Frame whose commands hold the copy into this slot.
     copied_in: u64,
+}
+
+/// Adds the transfer pass `name` that copies the graph buffer `counts` into
+/// a free slot of `readback` in frame `frame` ([`LaggedReadback::copy`]; a
+/// poisoned lock skips the copy, as a full ring does).
+pub fn add_copy_pass<'a>(
+    graph: &mut RenderGraph<'a>,
+    name: &str,
+    readback: &'a Mutex<LaggedReadback>,
+    counts: BufferId,
+    frame: u64,
+) {
+    graph
+        .add_transfer_pass(name)
+        .read(counts)
+        .record(move |ctx| {
+            if let Ok(mut readback) = readback.lock() {
+                readback.copy(ctx.encoder, ctx.res.buffer(counts), frame);
+            }
+        });
 }
 
 /// The ring of readback buffers and the latest words read.

@@ -57,7 +57,17 @@ fn texture(
     size: [u32; 2],
     format: wgpu::TextureFormat,
 ) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
+    device.create_texture(&sampled_texture(label, size, format))
+}
+
+/// A 2D texture of `size` texels, one mip, that shaders sample and the
+/// queue writes: the atlas's and the clipmap's lookup textures.
+pub(crate) fn sampled_texture(
+    label: &str,
+    size: [u32; 2],
+    format: wgpu::TextureFormat,
+) -> wgpu::TextureDescriptor<'_> {
+    wgpu::TextureDescriptor {
         label: Some(label),
         size: wgpu::Extent3d {
             width: size[0],
@@ -70,7 +80,7 @@ fn texture(
         format,
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
-    })
+    }
 }
 
 /// The `size` texels of mip 0 of 2D `texture` at `origin`, as a copy

@@ -28,7 +28,7 @@ mod slots;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use height_atlas::{region, write_region, write_region_staged};
+pub(crate) use height_atlas::{region, sampled_texture, write_region, write_region_staged};
 pub use height_atlas::{AtlasReach, AtlasTile, HeightAtlas};
 pub use layout::{AtlasChunkGpu, AtlasLayout, IndexWindow, NO_CHUNK, TILE_H, TILE_W};
 pub use slots::TileSlotMap;

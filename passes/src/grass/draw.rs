@@ -36,31 +36,54 @@ pub struct Batch<'b> {
 pub struct DrawState {
     /// Pipelines built so far.
     pub pipelines: GrassPipelines,
-    key: Option<(u32, bool)>,
-    states: Vec<MaterialState>,
+    states: ModelStates,
 }
 
 impl DrawState {
     /// Makes sure every model has its pipeline for `view`.
     pub fn prepare(&mut self, gpu: &GpuContext, models: &GrassModels, view: &FrameView) {
+        if self.states.update(models, view) {
+            for &state in self.states.states() {
+                self.pipelines
+                    .ensure(&gpu.device, &models.pipeline_layout, &models.shader, state);
+            }
+        }
+    }
+
+    /// The pipeline state of each model (after [`Self::prepare`]).
+    pub fn states(&self) -> &[MaterialState] {
+        self.states.states()
+    }
+}
+
+/// Every model's pipeline state for a frame's sample count and
+/// alpha-to-coverage setting, recomputed only when those (or the number of
+/// models) change: what each tier's pipeline cache is keyed by.
+#[derive(Default)]
+pub struct ModelStates {
+    key: Option<(u32, bool)>,
+    states: Vec<MaterialState>,
+}
+
+impl ModelStates {
+    /// Recomputes the states for `view` when its key or the model count
+    /// changed, answering `true` (the caller then builds the pipelines it
+    /// lacks); `false` when they stand.
+    pub fn update(&mut self, models: &GrassModels, view: &FrameView) -> bool {
         let key = (view.sample_count, view.settings.alpha_to_coverage);
         if self.key == Some(key) && self.states.len() == models.len() {
-            return;
+            return false;
         }
         self.states = models
             .models
             .iter()
-            .map(|m| {
-                let state = material_pipeline_desc(&m.material, key.0, key.1);
-                self.pipelines
-                    .ensure(&gpu.device, &models.pipeline_layout, &models.shader, state);
-                state
-            })
+            .map(|m| material_pipeline_desc(&m.material, key.0, key.1))
             .collect();
         self.key = Some(key);
+        true
     }
 
-    /// The pipeline state of each model (after [`Self::prepare`]).
+    /// The pipeline state of each model (after [`Self::update`]).
     pub fn states(&self) -> &[MaterialState] {
         &self.states
     }
@@ -102,7 +125,7 @@ pub fn draw_batches<'b>(
     pass.set_vertex_buffer(0, models.vertex_buffer.slice(..));
     pass.set_index_buffer(models.index_buffer.slice(..), wgpu::IndexFormat::Uint16);
     for b in ordered {
-        let (Some(model), Some(state)) = (models.models.get(b.model), draw.states.get(b.model))
+        let (Some(model), Some(state)) = (models.models.get(b.model), draw.states().get(b.model))
         else {
             log::error!(
                 "grass.draw: batch names model {} of {}",

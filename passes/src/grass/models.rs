@@ -304,11 +304,6 @@ impl GrassModels {
         device: &wgpu::Device,
         buffer: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        bind::group(
-            device,
-            "grass.frame",
-            &self.frame_layout,
-            &[buffer.as_entire_binding()],
-        )
+        bind::buffer_group(device, "grass.frame", &self.frame_layout, &[buffer])
     }
 }

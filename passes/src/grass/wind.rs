@@ -198,59 +198,31 @@ mod tests {
 
     #[test]
     fn gpu_wind_and_fade_match_cpu() {
-        use wgpu::util::DeviceExt;
         let Some(gpu) = sward_engine::testing::gpu() else {
             return;
         };
+        let inputs = inputs();
+        let base = wind(0.0);
+        let out_size = (inputs.len() * std::mem::size_of::<ProbeOutput>()) as u64;
         let d = &gpu.device;
         let shader =
             sward_engine::shader::create_shader(d, sward_wgsl::modules::PROBE_GRASS).unwrap();
         let pipeline = sward_engine::bind::compute_pipeline_auto(d, "grass.probe", &shader, "main");
-        let inputs = inputs();
-        let base = wind(0.0);
-        let buf = |label, contents: &[u8], usage| {
-            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let wind_buf = buf(
-            "grass.probe.wind",
+        let [wind_buf, in_buf, out_buf] = sward_engine::testing::probe_buffers(
+            &gpu,
+            "grass.probe",
             bytemuck::bytes_of(&base),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let in_buf = buf(
-            "grass.probe.in",
             bytemuck::cast_slice(&inputs),
-            wgpu::BufferUsages::STORAGE,
+            out_size,
         );
-        let out_size = (inputs.len() * std::mem::size_of::<ProbeOutput>()) as u64;
-        let out_buf = d.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("grass.probe.out"),
-            size: out_size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let bind = sward_engine::bind::group(
+        let bind = sward_engine::bind::buffer_group(
             d,
             "grass.probe",
             &pipeline.get_bind_group_layout(0),
-            &[
-                wind_buf.as_entire_binding(),
-                in_buf.as_entire_binding(),
-                out_buf.as_entire_binding(),
-            ],
+            &[&wind_buf, &in_buf, &out_buf],
         );
-        let mut enc = d.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
-        }
-        gpu.queue.submit([enc.finish()]);
-        let bytes = sward_engine::targets::read_buffer(d, &gpu.queue, &out_buf, out_size).unwrap();
+        let groups = (inputs.len() as u32).div_ceil(64);
+        let bytes = sward_engine::testing::run_probe(&gpu, &pipeline, &[&bind], groups, &out_buf);
         let out: Vec<ProbeOutput> = bytemuck::pod_collect_to_vec(&bytes);
 
         let (mut wind_err, mut fade_err, mut cov_err, mut mip_err) =

@@ -28,9 +28,6 @@ pub fn sun_lighting(normal: Vec3, sun_dir: Vec3) -> Vec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sward_engine::shader::create_shader;
-    use sward_engine::targets::read_buffer;
-    use wgpu::util::DeviceExt;
 
     #[test]
     fn fog_and_light_bounds() {
@@ -50,7 +47,6 @@ mod tests {
             return;
         };
         let gpu: &sward_engine::GpuContext = &gpu;
-        let device = &gpu.device;
         let sun = Vec3::new(0.35, 0.25, 0.9);
         let inputs: Vec<[f32; 4]> = (0..256)
             .map(|i| {
@@ -64,51 +60,31 @@ mod tests {
                 ]
             })
             .collect();
-        let shader = create_shader(device, sward_wgsl::modules::PROBE_SHADING)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let device = &gpu.device;
+        let shader =
+            sward_engine::shader::create_shader(device, sward_wgsl::modules::PROBE_SHADING)
+                .unwrap_or_else(|e| panic!("{e}"));
         let pipeline = sward_engine::bind::compute_pipeline_auto(
             device,
             "terrain.probe_shading",
             &shader,
             "main",
         );
-        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain.probe_shading.params"),
-            contents: bytemuck::cast_slice(&[sun.extend(0.0).to_array()]),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("terrain.probe_shading.in"),
-            contents: bytemuck::cast_slice(&inputs),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let size = (inputs.len() * 16) as u64;
-        let output = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("terrain.probe_shading.out"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let bind = sward_engine::bind::group(
+        let [params, input, output] = sward_engine::testing::probe_buffers(
+            gpu,
+            "terrain.probe_shading",
+            bytemuck::cast_slice(&[sun.extend(0.0).to_array()]),
+            bytemuck::cast_slice(&inputs),
+            (inputs.len() * 16) as u64,
+        );
+        let bind = sward_engine::bind::buffer_group(
             device,
             "terrain.probe_shading",
             &pipeline.get_bind_group_layout(0),
-            &[
-                params.as_entire_binding(),
-                input.as_entire_binding(),
-                output.as_entire_binding(),
-            ],
+            &[&params, &input, &output],
         );
-        let mut enc = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups((inputs.len() as u32).div_ceil(64), 1, 1);
-        }
-        gpu.queue.submit([enc.finish()]);
-        let bytes =
-            read_buffer(device, &gpu.queue, &output, size).unwrap_or_else(|e| panic!("{e}"));
+        let groups = (inputs.len() as u32).div_ceil(64);
+        let bytes = sward_engine::testing::run_probe(gpu, &pipeline, &[&bind], groups, &output);
         let out: &[[f32; 4]] = bytemuck::cast_slice(&bytes);
         for (i, (x, got)) in inputs.iter().zip(out).enumerate() {
             let light = sun_lighting(Vec3::new(x[0], x[1], x[2]), sun);

@@ -205,20 +205,11 @@ fn alpha_texture(
             limit: u64::from(max_dim),
         });
     }
-    Ok(device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("terrain.alpha_atlas"),
-        size: wgpu::Extent3d {
-            width: aw,
-            height: ah,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba8Unorm,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    }))
+    Ok(device.create_texture(&crate::atlas::sampled_texture(
+        "terrain.alpha_atlas",
+        [aw, ah],
+        wgpu::TextureFormat::Rgba8Unorm,
+    )))
 }
 
 /// One streamed tile's alpha block, ready to upload: its 16x16 MCNKs'
@@ -569,40 +560,18 @@ impl SplatGpu {
 
     /// Bind group entries matching [`Self::layout_entries`].
     pub fn bind_entries(&self) -> [wgpu::BindGroupEntry<'_>; 8] {
+        use wgpu::BindingResource::{Sampler, TextureView};
         let views = self.tileset.views();
+        let entry = |binding, resource| wgpu::BindGroupEntry { binding, resource };
         [
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: self.records.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: wgpu::BindingResource::TextureView(&self.alpha_view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(&views[0]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 4,
-                resource: wgpu::BindingResource::Sampler(&self.alpha_sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 5,
-                resource: wgpu::BindingResource::Sampler(&self.layer_sampler),
-            },
-            wgpu::BindGroupEntry {
-                binding: 20,
-                resource: wgpu::BindingResource::TextureView(&views[1]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 21,
-                resource: wgpu::BindingResource::TextureView(&views[2]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 22,
-                resource: wgpu::BindingResource::TextureView(&views[3]),
-            },
+            entry(1, self.records.as_entire_binding()),
+            entry(2, TextureView(&self.alpha_view)),
+            entry(3, TextureView(&views[0])),
+            entry(4, Sampler(&self.alpha_sampler)),
+            entry(5, Sampler(&self.layer_sampler)),
+            entry(20, TextureView(&views[1])),
+            entry(21, TextureView(&views[2])),
+            entry(22, TextureView(&views[3])),
         ]
     }
 }

@@ -8,6 +8,7 @@
 use std::sync::atomic::Ordering;
 
 use sward_engine::graph::RenderGraph;
+use sward_engine::lagged::add_copy_pass;
 use sward_engine::GpuContext;
 
 use super::gpu::DRAW_STRIDE;
@@ -147,14 +148,7 @@ impl CameraGrid {
                     });
             }
             if readback_now {
-                graph
-                    .add_transfer_pass(PASS_READBACK)
-                    .read(args)
-                    .record(move |ctx| {
-                        if let Ok(mut readback) = this.readback.lock() {
-                            readback.copy(ctx.encoder, ctx.res.buffer(args), frame_no);
-                        }
-                    });
+                add_copy_pass(graph, PASS_READBACK, &this.readback, args, frame_no);
             }
             reads.extend([args, list, regions]);
             render_binds.push(list.into());

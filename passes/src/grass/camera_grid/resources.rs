@@ -109,20 +109,11 @@ impl GridResources {
         compute_layout: Option<&wgpu::BindGroupLayout>,
     ) -> Result<Self, PassError> {
         let device = &gpu.device;
-        let control_texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("grass.grid.control"),
-            size: wgpu::Extent3d {
-                width: control.width,
-                height: control.height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::R32Uint,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
+        let control_texture = device.create_texture(&crate::atlas::sampled_texture(
+            "grass.grid.control",
+            [control.width, control.height],
+            wgpu::TextureFormat::R32Uint,
+        ));
         let max = device.limits().max_texture_dimension_2d;
         if control.width > max || control.height > max {
             return Err(PassError::DeviceLimit {

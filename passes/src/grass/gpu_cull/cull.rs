@@ -334,7 +334,7 @@ pub fn cpu_cull(set: &PatchSet, models: &[CullModel], c: &GrassCull) -> Vec<u32>
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn entry(min: [f32; 3], max: [f32; 3]) -> PatchEntry {
@@ -346,7 +346,14 @@ mod tests {
         }
     }
 
-    fn cull_for(eye: Vec3, yaw_deg: f32, distance: f32) -> GrassCull {
+    /// The cull of a level camera at `eye` looking along `yaw_deg`, grass
+    /// drawn to `distance`, one entry of one model (the instance cull's
+    /// tests share it).
+    pub(in crate::grass::gpu_cull) fn cull_for(
+        eye: Vec3,
+        yaw_deg: f32,
+        distance: f32,
+    ) -> GrassCull {
         let camera = sward_engine::Camera {
             eye,
             yaw_deg,

@@ -10,8 +10,9 @@ use std::collections::HashMap;
 use sward_engine::bind::{self, Slot};
 use sward_engine::GpuContext;
 
+use super::super::draw::ModelStates;
 use super::super::gpu::vertex_layouts;
-use super::super::material::{material_pipeline_desc, MaterialState};
+use super::super::material::MaterialState;
 use super::super::models::GrassModels;
 use crate::atlas::HeightAtlas;
 use crate::error::PassError;
@@ -153,21 +154,18 @@ pub fn instance_pipelines(device: &wgpu::Device) -> Result<InstancePipelines, Pa
     let pipeline = |layout: &wgpu::PipelineLayout, entry: &str| {
         bind::compute_pipeline_with(device, PASS_CULL, layout, &shader, entry)
     };
-    let instances = |occlusion: bool| {
-        let constants = [("OCCLUSION", f64::from(u8::from(occlusion)))];
-        bind::compute_pipeline_constants(
-            device,
-            PASS_CULL,
-            &pipeline_layout,
-            &shader,
-            "cull_instances",
-            &constants,
-        )
-    };
+    let [instances, instances_occluded] = bind::compute_pipelines_flagged(
+        device,
+        PASS_CULL,
+        &pipeline_layout,
+        &shader,
+        "cull_instances",
+        "OCCLUSION",
+    );
     Ok(InstancePipelines {
         patches: pipeline(&patch_pipeline_layout, "cull_patches"),
-        instances: instances(false),
-        instances_occluded: instances(true),
+        instances,
+        instances_occluded,
         layout,
         patch_layout,
         hiz,
@@ -182,8 +180,7 @@ pub struct DrawPipelines {
     entry: &'static str,
     layout: wgpu::PipelineLayout,
     pipelines: HashMap<MaterialState, wgpu::RenderPipeline>,
-    key: Option<(u32, bool)>,
-    states: Vec<MaterialState>,
+    states: ModelStates,
 }
 
 impl DrawPipelines {
@@ -211,40 +208,32 @@ impl DrawPipelines {
             entry,
             layout,
             pipelines: HashMap::new(),
-            key: None,
-            states: Vec::new(),
+            states: ModelStates::default(),
         })
     }
 
     /// Picks every model's state for `view` (as static-batch does) and builds
     /// missing pipelines; a no-op while sample count and ATOC are unchanged.
     pub fn prepare(&mut self, gpu: &GpuContext, models: &GrassModels, view: &FrameView) {
-        let key = (view.sample_count, view.settings.alpha_to_coverage);
-        if self.key == Some(key) && self.states.len() == models.len() {
+        if !self.states.update(models, view) {
             return;
         }
-        self.states = models
-            .models
-            .iter()
-            .map(|m| material_pipeline_desc(&m.material, key.0, key.1))
-            .collect();
-        for state in &self.states {
+        for state in self.states.states() {
             if !self.pipelines.contains_key(state) {
                 let p = build_pipeline(&gpu.device, &self.layout, &self.shader, self.entry, state);
                 self.pipelines.insert(*state, p);
             }
         }
-        self.key = Some(key);
     }
 
     /// The state of each model (after [`Self::prepare`]).
     pub fn states(&self) -> &[MaterialState] {
-        &self.states
+        self.states.states()
     }
 
     /// The pipeline of model `model`, if prepared.
     pub fn for_model(&self, model: usize) -> Option<&wgpu::RenderPipeline> {
-        self.states.get(model).and_then(|s| self.pipelines.get(s))
+        self.states().get(model).and_then(|s| self.pipelines.get(s))
     }
 }
 

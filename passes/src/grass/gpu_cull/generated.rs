@@ -325,20 +325,20 @@ impl Generated {
             &self.atlas_layout,
             &atlas.bind_entries(0),
         );
-        self.group2 = Some(bind::group(
+        self.group2 = Some(bind::buffer_group(
             device,
             "grass.place.cull",
             &self.layout2,
             &[
-                uniform.as_entire_binding(),
-                self.bounds.as_entire_binding(),
-                patches.as_entire_binding(),
-                descriptors.as_entire_binding(),
-                entries.as_entire_binding(),
-                state.as_entire_binding(),
-                dispatch.as_entire_binding(),
-                self.counts.as_entire_binding(),
-                models.as_entire_binding(),
+                uniform,
+                &self.bounds,
+                patches,
+                descriptors,
+                entries,
+                state,
+                dispatch,
+                &self.counts,
+                models,
             ],
         ));
     }

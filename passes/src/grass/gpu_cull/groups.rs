@@ -22,18 +22,8 @@ pub(super) fn no_hiz_group(
     pipelines: &InstancePipelines,
 ) -> wgpu::BindGroup {
     let stand_in = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("grass.hiz.off"),
-        size: wgpu::Extent3d {
-            width: 1,
-            height: 1,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: crate::hiz::HIZ_FORMAT,
         usage: wgpu::TextureUsages::TEXTURE_BINDING,
-        view_formats: &[],
+        ..crate::atlas::sampled_texture("grass.hiz.off", [1, 1], crate::hiz::HIZ_FORMAT)
     });
     crate::hiz::pyramid_group(
         device,
@@ -48,17 +38,11 @@ pub(super) fn patch_group(
     pipelines: &CullPipelines,
     [uniform, entries, models, args, counts]: [&wgpu::Buffer; 5],
 ) -> wgpu::BindGroup {
-    bind::group(
+    bind::buffer_group(
         device,
         draw::PASS_CULL,
         &pipelines.layout,
-        &[
-            uniform.as_entire_binding(),
-            entries.as_entire_binding(),
-            models.as_entire_binding(),
-            args.as_entire_binding(),
-            counts.as_entire_binding(),
-        ],
+        &[uniform, entries, models, args, counts],
     )
 }
 
@@ -83,17 +67,11 @@ pub(super) fn instance_groups(
             (5, dispatch.as_entire_binding()),
         ],
     );
-    let bind_group = bind::group(
+    let bind_group = bind::buffer_group(
         device,
         draw::PASS_CULL,
         &pipelines.layout,
-        &[
-            uniform.as_entire_binding(),
-            entries.as_entire_binding(),
-            models.as_entire_binding(),
-            state.as_entire_binding(),
-            visible.as_entire_binding(),
-        ],
+        &[uniform, entries, models, state, visible],
     );
     let mut roots = vec![
         (0, descriptors.as_entire_binding()),

@@ -182,25 +182,9 @@ mod tests {
     use super::*;
 
     fn cull_at_origin(lod: GrassLod) -> GrassCull {
-        let camera = sward_engine::Camera {
-            eye: Vec3::ZERO,
-            yaw_deg: 0.0,
-            pitch_deg: 0.0,
-            ..sward_engine::Camera::default()
-        };
         GrassCull {
-            frustum: camera.frustum(1.6),
-            eye: [0.0, 0.0, 0.0, 100.0],
             sway_amplitude: 0.0,
-            entry_count: 1,
-            model_count: 1,
-            zero_args: 0,
-            max_groups: 0,
-            lod_start: 0.0,
-            lod_end: 0.0,
-            lod_floor: 1.0,
-            view_proj: [[0.0; 4]; 4],
-            hiz: [0.0; 4],
+            ..super::super::cull::tests::cull_for(Vec3::ZERO, 0.0, 100.0)
         }
         .with_instances(65_535, lod)
     }

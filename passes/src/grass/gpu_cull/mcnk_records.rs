@@ -326,6 +326,18 @@ mod tests {
         }
     }
 
+    /// The records' configuration the tests build `scene` with.
+    fn config_of(scene: &sward_scenes::Scene) -> RecordConfig {
+        RecordConfig {
+            policy: *scene.policy(),
+            effects: scene.resolved.clone(),
+            patch: PatchSize::Block2,
+            reach: 1.0,
+            sway_height: 0.5,
+            window_origin: [0, 0],
+        }
+    }
+
     /// A tile's records as a worker prepares them and the render thread
     /// resolves them (atlas slots, palette slots, patch rows) equal the
     /// records packed whole from the palette's table (`place_chunk`), on
@@ -339,14 +351,7 @@ mod tests {
             let tiles = scene.world().tiles();
             let (_, table) = EffectTable::for_tiles(tiles.iter().map(|t| &***t), &scene.resolved)
                 .expect("table");
-            let config = RecordConfig {
-                policy: *scene.policy(),
-                effects: scene.resolved.clone(),
-                patch: PatchSize::Block2,
-                reach: 1.0,
-                sway_height: 0.5,
-                window_origin: [0, 0],
-            };
+            let config = config_of(scene);
             let slot_at = |x: u32, y: u32| Some(300 + y * 16 + x);
             for (k, tile) in tiles.iter().enumerate() {
                 let prepared = || config.prepare(tile.coord, tile).expect("prepared");
@@ -393,14 +398,7 @@ mod tests {
     fn a_missing_atlas_slot_is_an_error() {
         let scene = preset("elwynn-client");
         let tile = &scene.world().tiles()[0];
-        let config = RecordConfig {
-            policy: *scene.policy(),
-            effects: scene.resolved.clone(),
-            patch: PatchSize::Block2,
-            reach: 1.0,
-            sway_height: 0.5,
-            window_origin: [0, 0],
-        };
+        let config = config_of(scene);
         let mut p = config.prepare(tile.coord, tile).expect("prepared");
         let codes = vec![0u16; p.effects.len()];
         let e = p

@@ -5,6 +5,7 @@
 //! (and now and then one buffer copy).
 
 use sward_engine::graph::{BindGroupId, BufferId, Counters, RenderGraph, Resources};
+use sward_engine::lagged::add_copy_pass;
 use sward_engine::{Capability, GpuContext};
 
 use super::cull::{GrassCull, GRASS_CULL_BYTES};
@@ -241,14 +242,7 @@ impl GpuCull {
             },
         );
         if readback_now {
-            graph
-                .add_transfer_pass(PASS_READBACK)
-                .read(first_id)
-                .record(move |ctx| {
-                    if let Ok(mut readback) = this.readback.lock() {
-                        readback.copy(ctx.encoder, ctx.res.buffer(first_id), frame_no);
-                    }
-                });
+            add_copy_pass(graph, PASS_READBACK, &this.readback, first_id, frame_no);
         }
     }
 

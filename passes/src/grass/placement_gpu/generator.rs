@@ -268,18 +268,12 @@ impl PlacementGenerator {
             "grass.place.stats",
             u64::from(record_count) * std::mem::size_of::<ChunkStatsGpu>() as u64,
         );
-        let group = bind::group(
+        let group = bind::buffer_group(
             device,
             PASS_PLACE,
             &self.layout,
             &[
-                uniform.as_entire_binding(),
-                records.as_entire_binding(),
-                effects.as_entire_binding(),
-                cover.as_entire_binding(),
-                placed.as_entire_binding(),
-                counts.as_entire_binding(),
-                stats.as_entire_binding(),
+                &uniform, &records, &effects, &cover, &placed, &counts, &stats,
             ],
         );
         Ok(Generation {

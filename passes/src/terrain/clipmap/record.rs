@@ -8,6 +8,7 @@
 use std::sync::atomic::Ordering;
 
 use sward_engine::graph::{BindGroupId, BufferId, ComputeCtx, RenderGraph, TextureId};
+use sward_engine::lagged::add_copy_pass;
 use sward_engine::GpuContext;
 use sward_scenes::{TileSource, World};
 
@@ -150,7 +151,7 @@ impl Clipmap {
             draws.record(graph, &view, after, 1, None, |_| {});
         }
         if copy_now {
-            record_readback(graph, ids.args, cull, frame);
+            add_copy_pass(graph, PASS_CULL_READBACK, &cull.readback, ids.args, frame);
         }
     }
 
@@ -506,24 +507,6 @@ fn record_phase_two<'a>(
             ctx.pass.set_bind_group(2, ctx.res.bind_group(group), &[]);
             ctx.pass
                 .dispatch_workgroups((parts as u32).div_ceil(64).max(1), 1, 1);
-        });
-}
-
-/// Every [`READBACK_EVERY`]th frame: copies the draw counts for the lagged
-/// readback.
-fn record_readback<'a>(
-    graph: &mut RenderGraph<'a>,
-    args: BufferId,
-    cull: &'a CullState,
-    frame: u64,
-) {
-    graph
-        .add_transfer_pass(PASS_CULL_READBACK)
-        .read(args)
-        .record(move |ctx| {
-            if let Ok(mut readback) = cull.readback.lock() {
-                readback.copy(ctx.encoder, ctx.res.buffer(args), frame);
-            }
         });
 }
 

@@ -79,21 +79,18 @@ impl CullState {
             let hiz_layout = crate::hiz::pyramid_layout(device, "terrain.clipmap.cull.hiz");
             let groups = [&bind_layout, &levels_layout, &hiz_layout];
             let layout = bind::pipeline_layout(device, PASS_CULL, &groups);
-            let phase_one = |previous: bool| {
-                let constants = [("PREVIOUS", f64::from(u8::from(previous)))];
-                bind::compute_pipeline_constants(
-                    device,
-                    PASS_CULL,
-                    &layout,
-                    &shader,
-                    "phase_one",
-                    &constants,
-                )
-            };
+            let [phase_one_fresh, phase_one] = bind::compute_pipelines_flagged(
+                device,
+                PASS_CULL,
+                &layout,
+                &shader,
+                "phase_one",
+                "PREVIOUS",
+            );
             Some(CullOcclusion {
                 hiz: crate::hiz::HiZ::new(device, PASS_HIZ)?,
-                phase_one: phase_one(true),
-                phase_one_fresh: phase_one(false),
+                phase_one,
+                phase_one_fresh,
                 phase_two: pipeline_for(&groups, "phase_two"),
                 hiz_layout,
                 hiz_group: None,
@@ -141,18 +138,11 @@ impl CullState {
                 | wgpu::BufferUsages::COPY_DST
                 | wgpu::BufferUsages::COPY_SRC,
         });
-        let bind = bind::group(
+        let bind = bind::buffer_group(
             device,
             PASS_CULL,
             &bind_layout,
-            &[
-                uniforms.as_entire_binding(),
-                kind_table.as_entire_binding(),
-                pieces.as_entire_binding(),
-                args.as_entire_binding(),
-                instances.as_entire_binding(),
-                rejected.as_entire_binding(),
-            ],
+            &[&uniforms, &kind_table, &pieces, &args, instances, &rejected],
         );
         let readback = LaggedReadback::new(device, "terrain.clipmap.args_readback", args.size());
         Ok(CullState {
@@ -347,20 +337,7 @@ pub(super) fn data_texture(
 ) -> wgpu::Texture {
     gpu.device.create_texture_with_data(
         &gpu.queue,
-        &wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: size[0],
-                height: size[1],
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        },
+        &crate::atlas::sampled_texture(label, size, format),
         wgpu::util::TextureDataOrder::LayerMajor,
         texels,
     )

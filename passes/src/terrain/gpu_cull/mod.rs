@@ -33,7 +33,7 @@ use std::sync::Mutex;
 
 use sward_engine::bind::{self, Slot};
 use sward_engine::graph::{BufferId, RenderGraph};
-use sward_engine::lagged::LaggedReadback;
+use sward_engine::lagged::{add_copy_pass, LaggedReadback};
 use sward_engine::targets::read_buffer;
 use sward_engine::{Capability, GpuContext};
 use sward_scenes::formats::TextureUpload;
@@ -243,17 +243,17 @@ impl GpuCullTerrain {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let bind = bind::group(
+        let bind = bind::buffer_group(
             device,
             "terrain.cull.occlusion",
             &layout0,
             &[
-                self.cull_uniforms.as_entire_binding(),
-                self.atlas_records.as_entire_binding(),
-                self.args.as_entire_binding(),
-                self.count.as_entire_binding(),
-                uniforms.as_entire_binding(),
-                rejected.as_entire_binding(),
+                &self.cull_uniforms,
+                &self.atlas_records,
+                &self.args,
+                &self.count,
+                &uniforms,
+                &rejected,
             ],
         );
         let layout =
@@ -261,17 +261,14 @@ impl GpuCullTerrain {
         let pipeline = |entry_point: &str| {
             bind::compute_pipeline_with(device, PASS_CULL, &layout, &shader, entry_point)
         };
-        let phase_one = |previous: bool| {
-            let constants = [("PREVIOUS", f64::from(u8::from(previous)))];
-            bind::compute_pipeline_constants(
-                device,
-                PASS_CULL,
-                &layout,
-                &shader,
-                "phase_one",
-                &constants,
-            )
-        };
+        let [phase_one_fresh, phase_one] = bind::compute_pipelines_flagged(
+            device,
+            PASS_CULL,
+            &layout,
+            &shader,
+            "phase_one",
+            "PREVIOUS",
+        );
         Ok(Occlusion {
             hiz: crate::hiz::HiZ::new(device, occlusion::PASS_HIZ)?,
             uniforms,
@@ -279,8 +276,8 @@ impl GpuCullTerrain {
             bind,
             hiz_layout,
             hiz_group: None,
-            phase_one: phase_one(true),
-            phase_one_fresh: phase_one(false),
+            phase_one,
+            phase_one_fresh,
             phase_two: pipeline("phase_two"),
             previous: false,
         })
@@ -595,14 +592,7 @@ impl GpuCullTerrain {
             self::record_draw(this, graph, &view, after, draw_ids, 1);
         }
         if copy_now {
-            graph
-                .add_transfer_pass(PASS_READBACK)
-                .read(count)
-                .record(move |ctx| {
-                    if let Ok(mut readback) = this.readback.lock() {
-                        readback.copy(ctx.encoder, ctx.res.buffer(count), frame);
-                    }
-                });
+            add_copy_pass(graph, PASS_READBACK, &this.readback, count, frame);
         }
     }
 
