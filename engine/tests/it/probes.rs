@@ -35,23 +35,13 @@ fn probe(
     let pipeline =
         sward_engine::bind::compute_pipeline_auto(&gpu.device, module.name, &shader, "main");
     let out = probe_output(gpu, "probe.out", (out_words * 4) as u64);
-    let mut entries: Vec<wgpu::BindGroupEntry> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: i as u32,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    entries.push(wgpu::BindGroupEntry {
-        binding: inputs.len() as u32,
-        resource: out.as_entire_binding(),
-    });
-    let bind = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("probe"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    });
+    let buffers: Vec<&wgpu::Buffer> = inputs.iter().chain([&out]).collect();
+    let bind = sward_engine::bind::buffer_group(
+        &gpu.device,
+        "probe",
+        &pipeline.get_bind_group_layout(0),
+        &buffers,
+    );
     let workgroups = (out_words as u32).div_ceil(64);
     bytemuck::cast_slice(&run_probe(gpu, &pipeline, &[&bind], workgroups, &out)).to_vec()
 }

@@ -210,9 +210,13 @@ impl AtlasDraw {
         self.splat.facts()
     }
 
-    /// Whether the atlas and splat data stream (tiles can change).
-    pub fn is_streaming(&self) -> bool {
-        self.splat.is_streaming()
+    /// The per-tile preparation of a tier drawn through this (the tile's
+    /// splat alpha block, [`super::TerrainTile::splat_preparer`]), when the
+    /// atlas and splat data stream (tiles can change); `None` otherwise.
+    pub fn tile_preparer(&self) -> Option<crate::technique::SharedPreparer> {
+        self.splat
+            .is_streaming()
+            .then(super::TerrainTile::splat_preparer)
     }
 
     /// Creates the pipeline for `samples` if missing (same states as

@@ -853,8 +853,6 @@ impl super::tiled::TiledTerrain for GpuCullTerrain {
     }
 
     fn preparer(&self) -> Option<crate::technique::SharedPreparer> {
-        self.draw
-            .is_streaming()
-            .then(super::TerrainTile::splat_preparer)
+        self.draw.tile_preparer()
     }
 }
